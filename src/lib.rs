@@ -1,0 +1,10 @@
+//! abex core: finds what a change's tests do not pin down.
+//!
+//! The pipeline (DESIGN.md): targets from a diff → an executor per target → boundary exploration
+//! into a MAP-Elites archive → report. The library never prints and never exits; it reports
+//! progress as [`event::Event`]s and returns typed errors. Front ends (`cargo abex`,
+//! `pytest --abex`) render them.
+
+pub mod archive;
+pub mod exec;
+pub mod value;

@@ -1,0 +1,397 @@
+//! The value model shared by every front end: parameter types, argument values as JSON, outcomes,
+//! and the canonical stringification that descriptors and the program derivative are computed on.
+//!
+//! Rules (also in `docs/values.md`):
+//! - an argument list is a JSON array, one element per parameter (the receiver is not an argument);
+//! - integers of any width are JSON integers (`u128::MAX` included); floats are JSON numbers, and
+//!   the three non-finite floats are the strings `"NaN"`, `"inf"` and `"-inf"`;
+//! - `char` and strings are JSON strings; `Option::None` is `null`; sequences, arrays and tuples
+//!   are JSON arrays;
+//! - the stringified input is the text itself when the list holds one string argument, otherwise
+//!   the compact JSON of the whole list (`[2024,2,29]`);
+//! - the stringified outcome is the rendered return value (`Debug` in Rust, `repr` in Python), or
+//!   `Type: message` for an error, `panic: message` for a panic, `timeout`, `crash: detail`.
+
+use std::fmt::{self, Write as _};
+
+use serde::{Deserialize, Serialize};
+
+/// A parameter type that abex can generate values for.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Ty {
+    /// An integer of `bits` width (8..=128), signed or not.
+    Int { bits: u8, signed: bool },
+    /// A float of 32 or 64 bits.
+    Float { bits: u8 },
+    /// `bool`.
+    Bool,
+    /// A Unicode scalar value (`char`).
+    Char,
+    /// A string (`String`, `&str`, Python `str`).
+    Str,
+    /// Bytes (Python `bytes`, rendered as a list of integers 0..=255).
+    Bytes,
+    /// A sequence of any length (`Vec<T>`, `&[T]`, Python `list[T]`).
+    List { item: Box<Ty> },
+    /// A fixed-length array (`[T; N]`).
+    Array { item: Box<Ty>, len: usize },
+    /// An optional value (`Option<T>`, Python `T | None`).
+    Option { item: Box<Ty> },
+    /// A tuple of fixed arity.
+    Tuple { items: Vec<Ty> },
+    /// A dictionary with string-rendered keys (Python `dict[K, V]`).
+    Map { key: Box<Ty>, value: Box<Ty> },
+    /// Any JSON value (unannotated Python parameters).
+    Any,
+}
+
+impl Ty {
+    /// The signed or unsigned integer type of `bits` width.
+    pub fn int(bits: u8, signed: bool) -> Ty {
+        Ty::Int { bits, signed }
+    }
+
+    /// Inclusive range of an integer type, as `i128` bounds plus the true upper bound for `u128`.
+    pub fn int_range(bits: u8, signed: bool) -> (i128, u128) {
+        if signed {
+            let max = if bits >= 128 { i128::MAX } else { (1i128 << (bits - 1)) - 1 };
+            (-max - 1, max as u128)
+        } else {
+            let max = if bits >= 128 { u128::MAX } else { (1u128 << bits) - 1 };
+            (0, max)
+        }
+    }
+
+    /// Whether every value of this type is a plain number (for the Euclidean input distance).
+    pub fn is_numeric(&self) -> bool {
+        matches!(self, Ty::Int { .. } | Ty::Float { .. })
+    }
+}
+
+impl fmt::Display for Ty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Ty::Int { bits, signed } => write!(f, "{}{bits}", if *signed { 'i' } else { 'u' }),
+            Ty::Float { bits } => write!(f, "f{bits}"),
+            Ty::Bool => f.write_str("bool"),
+            Ty::Char => f.write_str("char"),
+            Ty::Str => f.write_str("str"),
+            Ty::Bytes => f.write_str("bytes"),
+            Ty::List { item } => write!(f, "list[{item}]"),
+            Ty::Array { item, len } => write!(f, "[{item}; {len}]"),
+            Ty::Option { item } => write!(f, "option[{item}]"),
+            Ty::Tuple { items } => {
+                f.write_char('(')?;
+                for (i, t) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{t}")?;
+                }
+                f.write_char(')')
+            }
+            Ty::Map { key, value } => write!(f, "dict[{key}, {value}]"),
+            Ty::Any => f.write_str("any"),
+        }
+    }
+}
+
+/// One argument value. Integers keep their exact value for every width.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// JSON `null` (`None`).
+    Null,
+    /// A boolean.
+    Bool(bool),
+    /// A signed integer, or an unsigned one up to `i128::MAX`.
+    Int(i128),
+    /// An unsigned integer above `i128::MAX` (only `u128` reaches it).
+    BigUint(u128),
+    /// A float; non-finite ones are written as strings.
+    Float(f64),
+    /// A string or a `char`.
+    Str(String),
+    /// A list, array, tuple or byte string.
+    List(Vec<Value>),
+    /// A dictionary with string keys, in insertion order.
+    Map(Vec<(String, Value)>),
+}
+
+impl Value {
+    /// The integer value, if this is an integer that fits `i128`.
+    pub fn as_int(&self) -> Option<i128> {
+        match self {
+            Value::Int(i) => Some(*i),
+            _ => None,
+        }
+    }
+
+    /// Numeric view used by the Euclidean distance.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Int(i) => Some(*i as f64),
+            Value::BigUint(u) => Some(*u as f64),
+            Value::Float(x) => Some(*x),
+            _ => None,
+        }
+    }
+
+    /// The compact JSON text of this value (no spaces), as sent to workers and stored in reports.
+    pub fn to_json(&self) -> String {
+        let mut s = String::new();
+        self.write_json(&mut s);
+        s
+    }
+
+    fn write_json(&self, s: &mut String) {
+        match self {
+            Value::Null => s.push_str("null"),
+            Value::Bool(b) => s.push_str(if *b { "true" } else { "false" }),
+            Value::Int(i) => {
+                let _ = write!(s, "{i}");
+            }
+            Value::BigUint(u) => {
+                let _ = write!(s, "{u}");
+            }
+            Value::Float(x) => {
+                if x.is_nan() {
+                    s.push_str("\"NaN\"");
+                } else if x.is_infinite() {
+                    s.push_str(if *x > 0.0 { "\"inf\"" } else { "\"-inf\"" });
+                } else if x.fract() == 0.0 && x.abs() < 1e15 {
+                    // Keep a float recognisable as one: `2.0`, not `2`.
+                    let _ = write!(s, "{x:.1}");
+                } else {
+                    let _ = write!(s, "{x:?}");
+                }
+            }
+            Value::Str(t) => write_json_str(s, t),
+            Value::List(items) => {
+                s.push('[');
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 {
+                        s.push(',');
+                    }
+                    v.write_json(s);
+                }
+                s.push(']');
+            }
+            Value::Map(entries) => {
+                s.push('{');
+                for (i, (k, v)) in entries.iter().enumerate() {
+                    if i > 0 {
+                        s.push(',');
+                    }
+                    write_json_str(s, k);
+                    s.push(':');
+                    v.write_json(s);
+                }
+                s.push('}');
+            }
+        }
+    }
+
+    /// Converts a parsed JSON value. Integers beyond `u64`/`i64` are read from their text.
+    pub fn from_json(j: &serde_json::Value) -> Value {
+        match j {
+            serde_json::Value::Null => Value::Null,
+            serde_json::Value::Bool(b) => Value::Bool(*b),
+            serde_json::Value::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    Value::Int(i as i128)
+                } else if let Some(u) = n.as_u64() {
+                    Value::Int(u as i128)
+                } else {
+                    Value::Float(n.as_f64().unwrap_or(f64::NAN))
+                }
+            }
+            serde_json::Value::String(s) => Value::Str(s.clone()),
+            serde_json::Value::Array(a) => Value::List(a.iter().map(Value::from_json).collect()),
+            serde_json::Value::Object(o) => {
+                Value::Map(o.iter().map(|(k, v)| (k.clone(), Value::from_json(v))).collect())
+            }
+        }
+    }
+}
+
+impl Serialize for Value {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self {
+            Value::Null => ser.serialize_unit(),
+            Value::Bool(b) => ser.serialize_bool(*b),
+            Value::Int(i) => ser.serialize_i128(*i),
+            Value::BigUint(u) => ser.serialize_u128(*u),
+            Value::Float(x) if x.is_nan() => ser.serialize_str("NaN"),
+            Value::Float(x) if x.is_infinite() => {
+                ser.serialize_str(if *x > 0.0 { "inf" } else { "-inf" })
+            }
+            Value::Float(x) => ser.serialize_f64(*x),
+            Value::Str(s) => ser.serialize_str(s),
+            Value::List(items) => {
+                let mut seq = ser.serialize_seq(Some(items.len()))?;
+                for v in items {
+                    seq.serialize_element(v)?;
+                }
+                seq.end()
+            }
+            Value::Map(entries) => {
+                let mut map = ser.serialize_map(Some(entries.len()))?;
+                for (k, v) in entries {
+                    map.serialize_entry(k, v)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Value {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        serde_json::Value::deserialize(de).map(|j| Value::from_json(&j))
+    }
+}
+
+/// Writes `t` as a JSON string literal.
+pub fn write_json_str(s: &mut String, t: &str) {
+    s.push('"');
+    for c in t.chars() {
+        match c {
+            '"' => s.push_str("\\\""),
+            '\\' => s.push_str("\\\\"),
+            '\n' => s.push_str("\\n"),
+            '\r' => s.push_str("\\r"),
+            '\t' => s.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(s, "\\u{:04x}", c as u32);
+            }
+            c => s.push(c),
+        }
+    }
+    s.push('"');
+}
+
+/// An argument list: one value per parameter, in order.
+pub type Args = Vec<Value>;
+
+/// The canonical stringified input: a lone string argument is its text; otherwise the compact JSON
+/// of the argument list.
+pub fn stringify_input(args: &[Value]) -> String {
+    match args {
+        [Value::Str(s)] => s.clone(),
+        _ => Value::List(args.to_vec()).to_json(),
+    }
+}
+
+/// The stringified value of one argument, for the per-argument input distance.
+pub fn stringify_arg(v: &Value) -> String {
+    match v {
+        Value::Str(s) => s.clone(),
+        other => other.to_json(),
+    }
+}
+
+/// What one call of the function under test did.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Outcome {
+    /// Returned normally; `value` is the rendered return value.
+    Ok { value: String },
+    /// Returned an error (`Err(e)` in Rust) or raised an exception (Python).
+    Error {
+        #[serde(rename = "type")]
+        ty: String,
+        message: String,
+    },
+    /// Panicked (Rust).
+    Panic { message: String },
+    /// Did not finish within the per-call time limit.
+    Timeout,
+    /// The worker died during the call (stack overflow, abort, out of memory).
+    Crash { detail: String },
+}
+
+impl Outcome {
+    /// Whether the call raised: every outcome except `ok`.
+    pub fn raised(&self) -> bool {
+        !matches!(self, Outcome::Ok { .. })
+    }
+
+    /// The canonical stringified outcome.
+    pub fn stringify(&self) -> String {
+        match self {
+            Outcome::Ok { value } => value.clone(),
+            Outcome::Error { ty, message } => format!("{ty}: {message}"),
+            Outcome::Panic { message } => format!("panic: {message}"),
+            Outcome::Timeout => "timeout".to_string(),
+            Outcome::Crash { detail } => format!("crash: {detail}"),
+        }
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.stringify())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lone_string_argument_stringifies_to_its_text() {
+        assert_eq!(stringify_input(&[Value::Str("a@b.co".into())]), "a@b.co");
+    }
+
+    #[test]
+    fn other_argument_lists_stringify_to_compact_json() {
+        let args = vec![Value::Int(2024), Value::Int(2), Value::Int(29)];
+        assert_eq!(stringify_input(&args), "[2024,2,29]");
+        let mixed = vec![Value::Str("x".into()), Value::Float(1.5), Value::Null];
+        assert_eq!(stringify_input(&mixed), r#"["x",1.5,null]"#);
+        let list = vec![Value::List(vec![Value::Bool(true)])];
+        assert_eq!(stringify_input(&list), "[[true]]");
+    }
+
+    #[test]
+    fn floats_stay_floats_and_non_finite_ones_are_strings() {
+        assert_eq!(Value::Float(2.0).to_json(), "2.0");
+        assert_eq!(Value::Float(f64::NAN).to_json(), "\"NaN\"");
+        assert_eq!(Value::Float(f64::NEG_INFINITY).to_json(), "\"-inf\"");
+        assert_eq!(Value::Float(1e300).to_json(), "1e300");
+    }
+
+    #[test]
+    fn strings_are_escaped_as_json() {
+        assert_eq!(Value::Str("a\"b\n".into()).to_json(), r#""a\"b\n""#);
+        assert_eq!(Value::Str("\u{1}".into()).to_json(), r#""\u0001""#);
+    }
+
+    #[test]
+    fn wide_integers_round_trip_exactly_through_serde() {
+        let v = Value::List(vec![Value::BigUint(u128::MAX), Value::Int(i128::MIN)]);
+        let text = serde_json::to_string(&v).unwrap();
+        assert_eq!(text, v.to_json());
+        assert_eq!(text, format!("[{},{}]", u128::MAX, i128::MIN));
+    }
+
+    #[test]
+    fn outcomes_stringify_as_type_colon_message() {
+        let e = Outcome::Error { ty: "ValueError".into(), message: "Invalid email format.".into() };
+        assert_eq!(e.stringify(), "ValueError: Invalid email format.");
+        assert_eq!(Outcome::Panic { message: "boom".into() }.stringify(), "panic: boom");
+        assert_eq!(Outcome::Ok { value: "Some(3)".into() }.stringify(), "Some(3)");
+        assert!(!Outcome::Ok { value: String::new() }.raised());
+        assert!(Outcome::Timeout.raised());
+    }
+
+    #[test]
+    fn integer_ranges_cover_every_width() {
+        assert_eq!(Ty::int_range(8, true), (-128, 127));
+        assert_eq!(Ty::int_range(8, false), (0, 255));
+        assert_eq!(Ty::int_range(128, false), (0, u128::MAX));
+        assert_eq!(Ty::int_range(128, true), (i128::MIN, i128::MAX as u128));
+    }
+}
