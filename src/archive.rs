@@ -242,7 +242,8 @@ mod tests {
 
     #[test]
     fn the_papers_email_example_lands_in_cell_1_28_11_0() {
-        let err = Outcome::Error { ty: "ValueError".into(), message: "Invalid email format.".into() };
+        let err =
+            Outcome::Error { ty: "ValueError".into(), message: "Invalid email format.".into() };
         let p = Pair::new(vec![s("a@b.co")], vec![s("a@b.c")], ok("Valid"), err).unwrap();
         assert_eq!(p.descriptor, Descriptor(1, 28, 11, 0));
         assert_eq!(p.group(), Group::VE);

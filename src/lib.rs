@@ -2,9 +2,17 @@
 //!
 //! The pipeline (DESIGN.md): targets from a diff → an executor per target → boundary exploration
 //! into a MAP-Elites archive → report. The library never prints and never exits; it reports
-//! progress as [`event::Event`]s and returns typed errors. Front ends (`cargo abex`,
+//! progress as [`run::Event`]s and returns typed errors. Front ends (`cargo abex`,
 //! `pytest --abex`) render them.
 
 pub mod archive;
 pub mod exec;
+pub mod explore;
+pub mod inputs;
+pub mod report;
+pub mod run;
+pub mod rust;
+pub mod safety;
+pub mod scratch;
+pub mod targets;
 pub mod value;

@@ -1,1 +1,165 @@
-fn main(){}
+//! `cargo abex`: the cargo subcommand. Thin: parses the command line, resolves it into a
+//! [`abex::run::RunConfig`], runs the core, and renders its events and report for people
+//! (stderr, progress bars, colour when a terminal) and for programs (`--json` on stdout).
+
+mod render;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use abex::run::{self, RunConfig, Selection};
+use clap::{Args, Parser};
+
+/// Cargo runs `cargo-abex abex …`; `cargo-abex …` alone works too.
+#[derive(Parser)]
+#[command(name = "cargo", bin_name = "cargo")]
+enum Cargo {
+    /// Find what the tests of a change do not pin down.
+    Abex(Cli),
+}
+
+/// Explore the behavioural boundaries of the functions a change touches.
+///
+/// With no options, abex analyses the functions changed against the base branch (the merge-base
+/// with `origin/main`, else `main`, else `master`; `GITHUB_BASE_REF` in GitHub Actions), plus
+/// uncommitted changes. Everything is built and run in a scratch copy under `.abex/`; your working
+/// tree is never modified. Results go to `.abex/out/report.json`.
+///
+/// Exit codes: 0 finished, 2 usage or configuration error, 3 infrastructure failure.
+#[derive(Args, Debug)]
+#[command(version, about, long_about)]
+struct Cli {
+    #[command(flatten)]
+    select: SelectArgs,
+    #[command(flatten)]
+    explore: ExploreArgs,
+    #[command(flatten)]
+    exec: ExecArgs,
+    #[command(flatten)]
+    output: OutputArgs,
+    /// Use only the built-in offline engine (search and rule-based; no model, no network).
+    /// This is currently the only engine, so it is also the default.
+    #[arg(long)]
+    offline: bool,
+}
+
+#[derive(Args, Debug)]
+#[command(next_help_heading = "Targets")]
+struct SelectArgs {
+    /// Analyse the named function instead of the diff: `FILE::NAME`, e.g.
+    /// `src/date.rs::next_date` or `src/range.rs::Thermostat::mode`. Repeatable.
+    #[arg(long, value_name = "FILE::NAME")]
+    function: Vec<String>,
+    /// Analyse every function of the selected packages instead of the diff.
+    #[arg(long, conflicts_with = "function")]
+    all: bool,
+    /// Compare against this git ref instead of the default base.
+    #[arg(long, value_name = "REF")]
+    base: Option<String>,
+    /// Only these packages of the workspace. Repeatable.
+    #[arg(short, long, value_name = "SPEC")]
+    package: Vec<String>,
+    /// Path to `Cargo.toml`.
+    #[arg(long, value_name = "PATH")]
+    manifest_path: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+#[command(next_help_heading = "Exploration")]
+struct ExploreArgs {
+    /// Input pairs to evaluate per function.
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    pairs: usize,
+    /// Wall-time budget for the whole run, e.g. `90s`, `10m`; split evenly over functions.
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    time_budget: Option<Duration>,
+    /// Random seed: the same seed on the same code gives the same result.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    seed: u64,
+}
+
+#[derive(Args, Debug)]
+#[command(next_help_heading = "Execution")]
+struct ExecArgs {
+    /// Time limit of one call of the function under test.
+    #[arg(long, default_value = "1s", value_name = "DURATION", value_parser = humantime::parse_duration)]
+    call_timeout: Duration,
+    /// Memory (address space) limit of the harness process, in MiB; 0 for none.
+    #[arg(long, default_value_t = 4096, value_name = "MIB")]
+    memory_limit: u64,
+}
+
+#[derive(Args, Debug)]
+#[command(next_help_heading = "Output")]
+struct OutputArgs {
+    /// Output folder [default: `.abex/out` at the workspace root].
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Print the report as JSON on stdout.
+    #[arg(long)]
+    json: bool,
+    /// Boundaries shown per validity group in the terminal.
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    show: usize,
+    /// Print only errors and the summary.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+fn parse() -> Cli {
+    let mut argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // `cargo abex …` passes `abex` first; accept plain `cargo-abex …` too.
+    if argv.get(1).is_none_or(|a| a != "abex") {
+        argv.insert(1, "abex".into());
+    }
+    let Cargo::Abex(cli) = Cargo::parse_from(argv);
+    cli
+}
+
+fn main() -> ExitCode {
+    let cli = parse();
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let selection = if cli.select.all {
+        Selection::All
+    } else if !cli.select.function.is_empty() {
+        Selection::Functions(cli.select.function.clone())
+    } else {
+        Selection::Diff
+    };
+    let cfg = RunConfig {
+        manifest_path: cli.select.manifest_path.clone(),
+        packages: cli.select.package.clone(),
+        selection,
+        base: cli.select.base.clone(),
+        out: cli.output.out.as_ref().map(|p| cwd.join(p)),
+        pairs: cli.explore.pairs,
+        time_budget: cli.explore.time_budget,
+        seed: cli.explore.seed,
+        call_timeout: cli.exec.call_timeout,
+        memory_limit_mib: cli.exec.memory_limit,
+        cwd,
+    };
+    let mut ui = render::Terminal::new(cli.output.quiet, cli.output.show);
+    let result = run::run(&cfg, &mut |e| ui.event(e));
+    ui.finish_bars();
+    match result {
+        Ok((report, out)) => {
+            ui.summary(&report, &out);
+            if cli.output.json {
+                match serde_json::to_string_pretty(&report) {
+                    Ok(text) => println!("{text}"),
+                    Err(e) => {
+                        eprintln!("error: failed to render the report as JSON: {e}");
+                        return ExitCode::from(3);
+                    }
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            render::error(&e.to_string());
+            ExitCode::from(e.exit_code() as u8)
+        }
+    }
+}

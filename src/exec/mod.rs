@@ -3,6 +3,8 @@
 //! speaking JSON lines, with a per-call time limit, a memory limit and restart after a crash or
 //! timeout.
 
+pub mod worker;
+
 use crate::value::{Args, Outcome};
 
 /// Anything that can run a function on a batch of argument lists.

@@ -1,0 +1,223 @@
+//! Terminal rendering of a run for people: a progress bar per function while it is explored
+//! (hidden when stderr is not a terminal), then its boundaries grouped by validity group,
+//! strongest first. Everything goes to stderr; stdout is reserved for `--json`.
+
+use std::path::Path;
+use std::time::Duration;
+
+use abex::archive::Group;
+use abex::report::{Cell, Report, TargetReport};
+use abex::run::Event;
+use abex::targets::{Drive, Target};
+use console::style;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// Renders events as they come.
+pub struct Terminal {
+    quiet: bool,
+    show: usize,
+    bar: Option<ProgressBar>,
+    in_ci: bool,
+}
+
+/// Prints an error, with its `hint:` lines highlighted.
+pub fn error(message: &str) {
+    let mut lines = message.lines();
+    if let Some(first) = lines.next() {
+        eprintln!("{} {first}", style("error:").red().bold());
+    }
+    for l in lines {
+        match l.strip_prefix("hint:") {
+            Some(h) => eprintln!("{}{h}", style("hint:").cyan().bold()),
+            None => eprintln!("{l}"),
+        }
+    }
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    let s = s.replace('\n', "\\n");
+    if s.chars().count() <= max {
+        s
+    } else {
+        format!("{}…", s.chars().take(max - 1).collect::<String>())
+    }
+}
+
+impl Terminal {
+    /// A renderer; `quiet` prints only the summary, `show` boundaries per group.
+    pub fn new(quiet: bool, show: usize) -> Terminal {
+        let in_ci =
+            std::env::var_os("CI").is_some() || std::env::var_os("GITHUB_ACTIONS").is_some();
+        Terminal { quiet, show, bar: None, in_ci }
+    }
+
+    fn line(&self, text: impl AsRef<str>) {
+        match &self.bar {
+            Some(b) => b.suspend(|| eprintln!("{}", text.as_ref())),
+            None => eprintln!("{}", text.as_ref()),
+        }
+    }
+
+    /// Renders one event.
+    pub fn event(&mut self, e: Event<'_>) {
+        match e {
+            Event::Targets { root, targets } => {
+                let driven = targets.iter().filter(|t| t.drive == Drive::Supported).count();
+                if targets.is_empty() {
+                    self.line(format!(
+                        "{} no function to analyse in `{}`: the diff touches no function of a library or binary target\nhint: name one with `--function FILE::NAME`, or use `--all`",
+                        style("warning:").yellow().bold(),
+                        root.display()
+                    ));
+                } else if !self.quiet {
+                    self.line(format!(
+                        "{} {} function{} ({driven} to explore)",
+                        style("abex").bold(),
+                        targets.len(),
+                        if targets.len() == 1 { "" } else { "s" }
+                    ));
+                }
+            }
+            Event::Building { package, functions } => {
+                if !self.quiet {
+                    self.line(format!(
+                        "{} harness for `{package}` ({functions} function{})",
+                        style("   Building").green().bold(),
+                        if functions == 1 { "" } else { "s" }
+                    ));
+                }
+            }
+            Event::Built { package, time } => {
+                if !self.quiet {
+                    self.line(format!(
+                        "{} harness for `{package}` in {:.1} s",
+                        style("      Built").green().bold(),
+                        time.as_secs_f64()
+                    ));
+                }
+            }
+            Event::Exploring { target, pairs, .. } => {
+                if self.quiet || self.in_ci {
+                    return;
+                }
+                let bar =
+                    ProgressBar::with_draw_target(Some(pairs as u64), ProgressDrawTarget::stderr());
+                bar.set_style(
+                    ProgressStyle::with_template(
+                        "  {prefix:.bold} [{bar:30}] {pos}/{len} pairs {msg}",
+                    )
+                    .unwrap_or_else(|_| ProgressStyle::default_bar())
+                    .progress_chars("=> "),
+                );
+                bar.set_prefix(target.qualified_name.clone());
+                bar.enable_steady_tick(Duration::from_millis(200));
+                self.bar = Some(bar);
+            }
+            Event::Progress { progress, .. } => {
+                if let Some(b) = &self.bar {
+                    b.set_position(progress.pairs_evaluated as u64);
+                    b.set_message(format!(
+                        "· {} boundaries · QD {:.1}",
+                        progress.bc_count, progress.qd_score
+                    ));
+                }
+            }
+            Event::Done { report, .. } => {
+                if let Some(b) = self.bar.take() {
+                    b.finish_and_clear();
+                }
+                if !self.quiet {
+                    self.target(report);
+                }
+            }
+        }
+    }
+
+    /// Clears any bar left (after an error).
+    pub fn finish_bars(&mut self) {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+    }
+
+    fn header(&self, t: &Target) {
+        eprintln!();
+        eprintln!(
+            "{}  {}",
+            style(&t.qualified_name).bold(),
+            style(format!("{}:{}-{}", t.file.display(), t.span.start_line, t.span.end_line)).dim()
+        );
+        eprintln!("  {}", style(truncate(&t.signature, 110)).dim());
+    }
+
+    fn target(&self, r: &TargetReport) {
+        self.header(&r.target);
+        let Some(x) = &r.exploration else {
+            if let Drive::Unsupported { reason } = &r.target.drive {
+                eprintln!("  {} {}", style("not explored:").yellow(), truncate(reason, 200));
+            }
+            return;
+        };
+        eprintln!(
+            "  {} pairs, {} calls in {:.2} s · QD-score {:.2} · {} boundaries in {} cells",
+            x.pairs_evaluated,
+            x.evaluations,
+            x.time_ms as f64 / 1000.0,
+            x.qd_score,
+            x.bc_count,
+            x.cells_total
+        );
+        for group in [Group::VE, Group::VV, Group::EE] {
+            let cells: Vec<&Cell> = x.boundaries().filter(|c| c.group == Some(group)).collect();
+            if cells.is_empty() {
+                continue;
+            }
+            let label = match group {
+                Group::VV => "VV  both valid, different outputs",
+                Group::VE => "VE  valid on one side, error on the other",
+                Group::EE => "EE  different errors",
+            };
+            eprintln!("  {} ({})", style(label).cyan(), cells.len());
+            for c in cells.iter().take(self.show) {
+                eprintln!(
+                    "    PD {:<5.2} {} → {}",
+                    c.pd,
+                    truncate(&c.strings.inputs[0], 40),
+                    truncate(&c.strings.outputs[0], 60)
+                );
+                eprintln!(
+                    "             {} → {}",
+                    truncate(&c.strings.inputs[1], 40),
+                    truncate(&c.strings.outputs[1], 60)
+                );
+            }
+            if cells.len() > self.show {
+                eprintln!(
+                    "    {}",
+                    style(format!("… and {} more in report.json", cells.len() - self.show)).dim()
+                );
+            }
+        }
+    }
+
+    /// The closing lines: totals and where the report is.
+    pub fn summary(&self, report: &Report, out: &Path) {
+        let explored = report.targets.iter().filter(|t| t.exploration.is_some()).count();
+        let skipped = report.targets.len() - explored;
+        let boundaries: usize =
+            report.targets.iter().filter_map(|t| t.exploration.as_ref()).map(|x| x.bc_count).sum();
+        eprintln!();
+        eprintln!(
+            "{} {explored} function{} explored, {skipped} not explored, {boundaries} boundaries · report: {}",
+            style("abex:").bold(),
+            if explored == 1 { "" } else { "s" },
+            out.join("report.json").display()
+        );
+        if explored == 0 {
+            eprintln!(
+                "{} nothing was explored: this is not a clean pass",
+                style("warning:").yellow().bold()
+            );
+        }
+    }
+}

@@ -1,0 +1,219 @@
+//! `cargo abex` end to end: the real binary on fixture crates copied into temp dirs and made git
+//! repositories, checking the targets it picks, the report it writes, its exit codes and that
+//! the user's tree is left exactly as it was.
+
+#[path = "../../tests/support/mod.rs"]
+mod support;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn abex(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cargo-abex"))
+        .arg("abex")
+        .args(args)
+        .current_dir(dir)
+        .env_remove("GITHUB_BASE_REF")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn report(dir: &Path) -> Value {
+    let text = std::fs::read_to_string(dir.join(".abex/out/report.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+fn target<'a>(r: &'a Value, qualified: &str) -> &'a Value {
+    r["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["qualified_name"] == qualified)
+        .unwrap_or_else(|| panic!("no target {qualified} in {r:#}"))
+}
+
+fn has_pair(t: &Value, a: &str, b: &str) -> bool {
+    t["exploration"]["cells"].as_array().unwrap().iter().any(|c| {
+        let i = &c["strings"]["inputs"];
+        (i[0] == a && i[1] == b) || (i[0] == b && i[1] == a)
+    })
+}
+
+#[test]
+fn a_named_function_is_explored_and_its_real_boundaries_are_reported() {
+    let (_tmp, dir) = support::project("simple");
+    let before = support::snapshot(&dir);
+    let args = ["--offline", "--function", "src/lib.rs::classify", "--pairs", "500", "--seed", "7"];
+    let o = abex(&dir, &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = report(&dir);
+    assert_eq!(r["format"], "abex-report");
+    assert_eq!(r["version"], 1);
+    assert_eq!(r["complete"], true);
+    assert_eq!(r["selection"], "function");
+    assert_eq!(r["targets"].as_array().unwrap().len(), 1);
+    let t = target(&r, "classify");
+    assert_eq!(t["file"], "src/lib.rs");
+    assert_eq!(t["signature"], "fn classify(n: i64) -> &'static str");
+    assert!(t["span"]["start_line"].as_u64().unwrap() < t["span"]["end_line"].as_u64().unwrap());
+    let x = &t["exploration"];
+    assert_eq!(x["pairs_evaluated"], 500);
+    assert!(x["qd_score"].as_f64().unwrap() > 0.0);
+    assert!(x["bc_count"].as_u64().unwrap() >= 3);
+    // The three thresholds of `classify`, refined to adjacent inputs.
+    assert!(has_pair(t, "[-1]", "[0]"), "{x:#}");
+    assert!(has_pair(t, "[0]", "[1]"), "{x:#}");
+    assert!(has_pair(t, "[99]", "[100]"), "{x:#}");
+    let cell = &x["cells"][0];
+    assert!(cell["descriptor"].as_array().unwrap().len() == 4 && cell["group"] == "VV", "{cell:#}");
+    assert!(cell["inputs"][0].is_array() && cell["outcomes"][0]["kind"] == "ok");
+    // The same seed gives the same result.
+    let first = x.clone();
+    let o = abex(&dir, &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let again = report(&dir);
+    assert_eq!(target(&again, "classify")["exploration"]["cells"], first["cells"]);
+    // The terminal shows the function and its boundaries.
+    let err = stderr(&o);
+    assert!(err.contains("classify") && err.contains("VV") && err.contains("PD"), "{err}");
+    assert_eq!(support::snapshot(&dir), before, "the user's tree changed");
+}
+
+#[test]
+fn the_diff_against_the_base_branch_chooses_the_changed_function_only() {
+    let (_tmp, dir) = support::project("simple");
+    support::git(&dir, &["checkout", "-q", "-b", "feature"]);
+    let path = dir.join("src/text.rs");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let edited = text.replace("'a' | 'e' | 'i' | 'o' | 'u'", "'a' | 'e' | 'i' | 'o' | 'u' | 'y'");
+    assert_ne!(edited, text);
+    std::fs::write(&path, edited).unwrap();
+    let before = support::snapshot(&dir);
+    let o = abex(&dir, &["--offline", "--pairs", "200"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = report(&dir);
+    assert_eq!(r["selection"], "diff");
+    assert_eq!(r["base"]["reference"], "main");
+    let names: Vec<&str> = r["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["qualified_name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["text::count_vowels"]);
+    assert!(!target(&r, "text::count_vowels")["changed_lines"].as_array().unwrap().is_empty());
+    assert_eq!(support::snapshot(&dir), before, "the user's tree changed");
+}
+
+#[test]
+fn a_clean_branch_has_nothing_to_analyse_and_says_so() {
+    let (_tmp, dir) = support::project("simple");
+    let o = abex(&dir, &["--offline"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no function to analyse"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("not a clean pass"), "{}", stderr(&o));
+}
+
+#[test]
+fn functions_that_cannot_be_driven_are_listed_with_a_reason() {
+    let (_tmp, dir) = support::project("unsupported");
+    let o = abex(&dir, &["--offline", "--all", "--pairs", "100"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = report(&dir);
+    let reason = |n: &str| target(&r, n)["drive"]["reason"].as_str().unwrap_or("").to_string();
+    assert!(reason("largest").contains("generic"));
+    assert!(reason("apply").contains("impl Trait"));
+    assert!(reason("takes_custom").contains("Point"));
+    assert!(reason("Counter::get").contains("Default"), "{}", reason("Counter::get"));
+    assert!(reason("opaque").contains("Debug"), "{}", reason("opaque"));
+    let inc = target(&r, "inc");
+    assert!(inc["exploration"]["bc_count"].as_u64().unwrap() >= 1);
+    assert!(has_pair(inc, "[254]", "[255]") || has_pair(inc, "[255]", "[0]"), "{inc:#}");
+}
+
+#[test]
+fn hangs_crashes_and_panics_show_up_as_outcomes() {
+    let (_tmp, dir) = support::project("hang");
+    let o = abex(&dir, &["--offline", "--all", "--call-timeout", "200ms"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = report(&dir);
+    let kinds = |n: &str| -> Vec<String> {
+        target(&r, n)["exploration"]["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|c| c["outcomes"].as_array().unwrap().iter())
+            .map(|o| o["kind"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(kinds("spin").contains(&"timeout".to_string()), "{:?}", kinds("spin"));
+    assert!(kinds("deep").contains(&"crash".to_string()), "{:#}", target(&r, "deep"));
+    assert!(kinds("boom").contains(&"panic".to_string()), "{:?}", kinds("boom"));
+    let boom = target(&r, "boom");
+    assert!(has_pair(boom, "[4]", "[5]") || has_pair(boom, "[5]", "[6]"), "{boom:#}");
+}
+
+#[test]
+fn binary_crates_and_workspace_members_are_targets_too() {
+    let (_tmp, dir) = support::project("binonly");
+    let o = abex(&dir, &["--offline", "--all", "--pairs", "200"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = report(&dir);
+    assert!(target(&r, "calc::add_checked")["exploration"]["bc_count"].as_u64().unwrap() >= 1);
+
+    let (_tmp, dir) = support::project("ws");
+    support::git(&dir, &["checkout", "-q", "-b", "feature"]);
+    let path = dir.join("core/src/lib.rs");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text + "\n/// New.\npub fn half(x: u32) -> u32 {\n    x / 2\n}\n")
+        .unwrap();
+    let before = support::snapshot(&dir);
+    let o = abex(&dir, &["--offline", "--pairs", "100"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = report(&dir);
+    let t = target(&r, "half");
+    assert_eq!(t["package"], "ws-core");
+    assert_eq!(t["file"], "core/src/lib.rs");
+    assert_eq!(r["targets"].as_array().unwrap().len(), 1);
+    let o = abex(&dir, &["--offline", "--all", "-p", "ws-app", "--pairs", "100"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = report(&dir);
+    assert!(!r["targets"].as_array().unwrap().is_empty());
+    assert!(r["targets"].as_array().unwrap().iter().all(|t| t["package"] == "ws-app"));
+    assert_eq!(support::snapshot(&dir), before, "the user's tree changed");
+}
+
+#[test]
+fn bad_input_is_a_clear_error_with_exit_code_2() {
+    let empty = tempfile::tempdir().unwrap();
+    let o = abex(empty.path(), &["--offline"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("cargo metadata") && stderr(&o).contains("hint:"),
+        "{}",
+        stderr(&o)
+    );
+
+    let (_tmp, dir) = support::project("simple");
+    let o = abex(&dir, &["--offline", "--function", "src/lib.rs::nope"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("no function `nope`") && err.contains("classify"), "{err}");
+
+    let o = abex(&dir, &["--offline", "--base", "no-such-branch"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no-such-branch"), "{}", stderr(&o));
+
+    let (_tmp, dir) = support::project("broken");
+    let o = abex(&dir, &["--offline", "--all"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("does not build") && err.contains("mismatched types"), "{err}");
+}

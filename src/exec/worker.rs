@@ -1,0 +1,375 @@
+//! The long-lived worker process and its JSON-lines protocol, shared by every language.
+//!
+//! Requests are lines `[target_id,[arg0,arg1,…]]` on the worker's stdin. The worker answers each
+//! with one line on stdout, prefixed by [`MARKER`] so that whatever the code under test prints is
+//! told apart: `{"ok":"…"}`, `{"err":["Type","message"]}`, `{"panic":"…"}`, `{"bad":"…"}` (the
+//! arguments could not be decoded) or `{"timeout":true}` (then the worker exits). It first
+//! announces itself with `{"abex_harness":1}`.
+//!
+//! Batches are written whole and answered whole. When the worker dies in the middle of a batch,
+//! the calls after the last answer are re-run one at a time to find the one that crashed; its
+//! outcome is `crash`, and the rest of the batch goes on in a fresh worker. Every process runs
+//! with secrets removed from its environment and with a memory limit.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use super::{Evaluate, ExecError};
+use crate::value::{Args, Outcome, Value};
+
+/// Prefix of every protocol line a worker writes.
+pub const MARKER: &str = "@abex@";
+
+/// How to start a worker and what limits it runs under.
+#[derive(Clone, Debug)]
+pub struct WorkerSpec {
+    /// The program.
+    pub program: PathBuf,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Extra environment variables.
+    pub env: Vec<(String, String)>,
+    /// Working directory.
+    pub cwd: PathBuf,
+    /// Per-call time limit.
+    pub call_timeout: Duration,
+    /// Address-space limit in bytes, if any.
+    pub memory_limit: Option<u64>,
+}
+
+struct Running {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    stderr: Arc<Mutex<String>>,
+}
+
+/// A worker process, restarted as needed.
+pub struct Worker {
+    spec: WorkerSpec,
+    running: Option<Running>,
+    /// How many times the process was (re)started.
+    pub starts: u32,
+}
+
+/// What reading one answer gave.
+enum Answer {
+    Outcome(Outcome),
+    /// The worker timed the call out and exited.
+    TimedOut,
+    /// The worker died without answering.
+    Died(String),
+}
+
+impl Worker {
+    /// A worker that starts on first use.
+    pub fn new(spec: WorkerSpec) -> Worker {
+        Worker { spec, running: None, starts: 0 }
+    }
+
+    fn start(&mut self) -> Result<(), ExecError> {
+        let mut cmd = Command::new(&self.spec.program);
+        cmd.args(&self.spec.args)
+            .current_dir(&self.spec.cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .env("ABEX_CALL_TIMEOUT_MS", self.spec.call_timeout.as_millis().to_string())
+            .env("RUST_BACKTRACE", "0");
+        for (k, v) in &self.spec.env {
+            cmd.env(k, v);
+        }
+        crate::safety::scrub_env(&mut cmd);
+        if let Some(bytes) = self.spec.memory_limit {
+            crate::safety::limit_memory(&mut cmd, bytes);
+        }
+        let command = format!("{} {}", self.spec.program.display(), self.spec.args.join(" "));
+        let mut child = cmd.spawn().map_err(|source| ExecError::Spawn { command, source })?;
+        self.starts += 1;
+        let stdin = child.stdin.take().ok_or_else(|| ExecError::Protocol("no stdin".into()))?;
+        let stdout = child.stdout.take().ok_or_else(|| ExecError::Protocol("no stdout".into()))?;
+        let stderr_pipe = child.stderr.take();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::with_capacity(1 << 16, stdout).lines() {
+                let Ok(line) = line else { break };
+                if let Some(at) = line.rfind(MARKER) {
+                    if tx.send(line[at + MARKER.len()..].to_string()).is_err() {
+                        break;
+                    }
+                }
+            }
+        });
+        let stderr = Arc::new(Mutex::new(String::new()));
+        if let Some(mut pipe) = stderr_pipe {
+            let keep = Arc::clone(&stderr);
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                while let Ok(n) = pipe.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    let mut s = keep.lock().unwrap_or_else(|e| e.into_inner());
+                    s.push_str(&String::from_utf8_lossy(&buf[..n]));
+                    if s.len() > 8192 {
+                        let cut = s.len() - 4096;
+                        let cut = (cut..s.len()).find(|&i| s.is_char_boundary(i)).unwrap_or(0);
+                        s.drain(..cut);
+                    }
+                }
+            });
+        }
+        let mut running = Running { child, stdin, lines: rx, stderr };
+        match running.lines.recv_timeout(Duration::from_secs(30)) {
+            Ok(hello) if hello.contains("\"abex_harness\"") => {
+                self.running = Some(running);
+                Ok(())
+            }
+            Ok(other) => Err(ExecError::Protocol(format!("unexpected greeting `{other}`"))),
+            Err(_) => {
+                let _ = running.child.kill();
+                let status = running.child.wait().ok();
+                Err(ExecError::Unstable {
+                    restarts: self.starts,
+                    detail: death_detail(status, &running.stderr),
+                })
+            }
+        }
+    }
+
+    fn stop(&mut self) {
+        if let Some(mut r) = self.running.take() {
+            let _ = r.child.kill();
+            let _ = r.child.wait();
+        }
+    }
+
+    fn send(&mut self, lines: &str) -> bool {
+        let Some(r) = self.running.as_mut() else { return false };
+        r.stdin.write_all(lines.as_bytes()).and_then(|_| r.stdin.flush()).is_ok()
+    }
+
+    fn answer(&mut self, patience: Duration) -> Answer {
+        let Some(r) = self.running.as_mut() else { return Answer::Died("not running".into()) };
+        match r.lines.recv_timeout(patience) {
+            Ok(line) => match parse_answer(&line) {
+                Some(Some(o)) => Answer::Outcome(o),
+                Some(None) => {
+                    self.stop();
+                    Answer::TimedOut
+                }
+                None => Answer::Outcome(Outcome::Crash {
+                    detail: format!("unreadable answer `{line}`"),
+                }),
+            },
+            Err(RecvTimeoutError::Timeout) => {
+                // The worker's own watchdog did not fire: kill it from here.
+                self.stop();
+                Answer::TimedOut
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                let mut r = self.running.take().expect("checked above");
+                let status = r.child.wait().ok();
+                Answer::Died(death_detail(status, &r.stderr))
+            }
+        }
+    }
+
+    /// Runs `batch` on target `id` and returns one outcome per call.
+    pub fn run(&mut self, id: usize, batch: &[Args]) -> Result<Vec<Outcome>, ExecError> {
+        let mut out = Vec::with_capacity(batch.len());
+        let patience = self.spec.call_timeout + Duration::from_secs(2);
+        let mut solo = false;
+        let mut failed_starts = 0;
+        while out.len() < batch.len() {
+            if self.running.is_none() {
+                if let Err(e) = self.start() {
+                    failed_starts += 1;
+                    if failed_starts >= 3 {
+                        return Err(e);
+                    }
+                    continue;
+                }
+            }
+            let from = out.len();
+            let to = if solo { from + 1 } else { batch.len() };
+            let mut text = String::with_capacity((to - from) * 16);
+            for args in &batch[from..to] {
+                text.push('[');
+                text.push_str(&id.to_string());
+                text.push(',');
+                text.push_str(&Value::List(args.clone()).to_json());
+                text.push_str("]\n");
+            }
+            // A dead pipe shows up as a disconnected reader below, so the result is not needed.
+            let _ = self.send(&text);
+            // Answers come when the whole batch is done: the first may take the batch's time.
+            let mut wait = patience + self.spec.call_timeout * (to - from) as u32;
+            for _ in from..to {
+                let answer = self.answer(wait.min(Duration::from_secs(600)));
+                wait = patience;
+                match answer {
+                    Answer::Outcome(o) => out.push(o),
+                    Answer::TimedOut => {
+                        out.push(Outcome::Timeout);
+                        break;
+                    }
+                    Answer::Died(detail) => {
+                        if solo || to - from == 1 {
+                            out.push(Outcome::Crash { detail });
+                        } else {
+                            // Unknown which call crashed: re-run the rest one at a time.
+                            solo = true;
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        if let Some(mut r) = self.running.take() {
+            drop(r.stdin);
+            let deadline = Instant::now() + Duration::from_millis(200);
+            while Instant::now() < deadline {
+                if let Ok(Some(_)) = r.child.try_wait() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            let _ = r.child.kill();
+            let _ = r.child.wait();
+        }
+    }
+}
+
+/// Parses one answer: `Some(Some(outcome))`, `Some(None)` for a timeout, `None` if unreadable.
+fn parse_answer(line: &str) -> Option<Option<Outcome>> {
+    let v: serde_json::Value = serde_json::from_str(line).ok()?;
+    let obj = v.as_object()?;
+    let (key, val) = obj.iter().next()?;
+    let s = |v: &serde_json::Value| v.as_str().map(str::to_string);
+    Some(Some(match key.as_str() {
+        "ok" => Outcome::Ok { value: s(val)? },
+        "err" => {
+            let pair = val.as_array()?;
+            let message = s(pair.get(1)?)?;
+            Outcome::Error { ty: short_type_name(&s(pair.first()?)?), message: unquote(&message) }
+        }
+        "panic" => Outcome::Panic { message: s(val)? },
+        "bad" => Outcome::Error { ty: "abex: bad arguments".into(), message: s(val)? },
+        "timeout" => return Some(None),
+        _ => return None,
+    }))
+}
+
+/// `alloc::string::String` → `String`; `core::num::error::ParseIntError` → `ParseIntError`.
+pub fn short_type_name(full: &str) -> String {
+    let mut out = String::with_capacity(full.len());
+    let mut word = String::new();
+    let mut chars = full.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == ':' && chars.peek() == Some(&':') {
+            chars.next();
+            word.clear();
+        } else if c.is_alphanumeric() || c == '_' {
+            word.push(c);
+        } else {
+            out.push_str(&word);
+            word.clear();
+            out.push(c);
+        }
+    }
+    out.push_str(&word);
+    out
+}
+
+/// A `Debug`-rendered string literal (`"bad month"`) becomes its text; anything else is kept.
+fn unquote(debug: &str) -> String {
+    if debug.len() >= 2 && debug.starts_with('"') && debug.ends_with('"') {
+        if let Ok(serde_json::Value::String(s)) = serde_json::from_str(debug) {
+            return s;
+        }
+        return debug[1..debug.len() - 1].to_string();
+    }
+    debug.to_string()
+}
+
+fn death_detail(status: Option<std::process::ExitStatus>, stderr: &Mutex<String>) -> String {
+    let last = stderr
+        .lock()
+        .map(|s| s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string())
+        .unwrap_or_default();
+    let how = match status {
+        Some(st) => describe_status(st),
+        None => "died".to_string(),
+    };
+    if last.is_empty() {
+        how
+    } else {
+        format!("{how}: {last}")
+    }
+}
+
+#[cfg(unix)]
+fn describe_status(st: std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match st.signal() {
+        Some(libc::SIGSEGV) => "segmentation fault (SIGSEGV)".into(),
+        Some(libc::SIGABRT) => "aborted (SIGABRT)".into(),
+        Some(libc::SIGKILL) => "killed (SIGKILL)".into(),
+        Some(sig) => format!("killed by signal {sig}"),
+        None => format!("exited with {}", st.code().unwrap_or(-1)),
+    }
+}
+
+#[cfg(not(unix))]
+fn describe_status(st: std::process::ExitStatus) -> String {
+    format!("exited with {}", st.code().unwrap_or(-1))
+}
+
+/// An [`Evaluate`] over one target of a shared worker.
+pub struct TargetEvaluator<'a> {
+    /// The worker.
+    pub worker: &'a mut Worker,
+    /// The target's id in the harness.
+    pub id: usize,
+}
+
+impl Evaluate for TargetEvaluator<'_> {
+    fn evaluate(&mut self, batch: &[Args]) -> Result<Vec<Outcome>, ExecError> {
+        self.worker.run(self.id, batch)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_parse_into_outcomes() {
+        let ok = parse_answer(r#"{"ok":"Some(3)"}"#).unwrap().unwrap();
+        assert_eq!(ok, Outcome::Ok { value: "Some(3)".into() });
+        let err = parse_answer(r#"{"err":["alloc::string::String","\"bad month\""]}"#);
+        assert_eq!(
+            err.unwrap().unwrap(),
+            Outcome::Error { ty: "String".into(), message: "bad month".into() }
+        );
+        assert_eq!(parse_answer(r#"{"timeout":true}"#), Some(None));
+        assert_eq!(parse_answer("garbage"), None);
+    }
+
+    #[test]
+    fn type_names_lose_their_paths() {
+        assert_eq!(short_type_name("core::num::error::ParseIntError"), "ParseIntError");
+        assert_eq!(short_type_name("alloc::boxed::Box<dyn core::error::Error>"), "Box<dyn Error>");
+    }
+}

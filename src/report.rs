@@ -1,0 +1,235 @@
+//! The versioned JSON report: the source of every other surface (terminal, markdown, JUnit,
+//! review comments). Its schema is documented in `docs/report.md`; bump [`REPORT_VERSION`] on any
+//! change that is not a pure addition.
+//!
+//! The output folder (`.abex/out/` by default) is written as the run goes: the report is
+//! rewritten atomically after each target, so an interrupted run leaves a valid partial report,
+//! and the previous run's folder is kept as `out.old/`.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::archive::{Descriptor, Group, Pair};
+use crate::explore::{Exploration, StopReason};
+use crate::targets::diff::Base;
+use crate::targets::Target;
+use crate::value::{stringify_input, Args, Outcome};
+
+/// Version of the report format.
+pub const REPORT_VERSION: u32 = 1;
+
+/// The whole report of a run.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// Always `abex-report`.
+    pub format: &'static str,
+    /// [`REPORT_VERSION`].
+    pub version: u32,
+    /// The abex version that wrote it.
+    pub abex_version: &'static str,
+    /// `rust` or `python`.
+    pub language: &'static str,
+    /// The project root.
+    pub project_root: PathBuf,
+    /// What the change was compared against (absent with `--function` or `--all`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base: Option<Base>,
+    /// How targets were chosen: `diff`, `function` or `all`.
+    pub selection: &'static str,
+    /// The settings that shape the result.
+    pub settings: Settings,
+    /// Whether the run finished (false while it runs and after an interruption).
+    pub complete: bool,
+    /// One entry per target, in analysis order.
+    pub targets: Vec<TargetReport>,
+}
+
+/// The settings that shape a run's result.
+#[derive(Clone, Debug, Serialize)]
+pub struct Settings {
+    /// Offline engine or model.
+    pub engine: &'static str,
+    /// Pair budget per target.
+    pub pairs: usize,
+    /// Time budget per run, in seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_budget_s: Option<f64>,
+    /// Random seed.
+    pub seed: u64,
+    /// Per-call time limit in milliseconds.
+    pub call_timeout_ms: u64,
+}
+
+/// What happened to one target.
+#[derive(Clone, Debug, Serialize)]
+pub struct TargetReport {
+    /// The target.
+    #[serde(flatten)]
+    pub target: Target,
+    /// Its boundary exploration, when it was driven.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exploration: Option<ExplorationReport>,
+}
+
+/// The result of exploring one target.
+#[derive(Clone, Debug, Serialize)]
+pub struct ExplorationReport {
+    /// Pairs offered to the archive.
+    pub pairs_evaluated: usize,
+    /// Calls of the function.
+    pub evaluations: usize,
+    /// Wall time spent, in milliseconds.
+    pub time_ms: u64,
+    /// Why exploration stopped.
+    pub stop: StopReason,
+    /// Σ PD over cells.
+    pub qd_score: f64,
+    /// Cells with PD > 0.
+    pub bc_count: usize,
+    /// Occupied cells.
+    pub cells_total: usize,
+    /// Every archive cell, strongest first.
+    pub cells: Vec<Cell>,
+}
+
+/// One archive cell: its elite pair.
+#[derive(Clone, Debug, Serialize)]
+pub struct Cell {
+    /// The four descriptors.
+    pub descriptor: Descriptor,
+    /// Program derivative.
+    pub pd: f64,
+    /// Input distance.
+    pub d_in: f64,
+    /// Output distance.
+    pub d_out: f64,
+    /// Validity group; absent when both outcomes are equal (PD 0, not a boundary).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<Group>,
+    /// The two argument lists.
+    pub inputs: [Args; 2],
+    /// Their outcomes.
+    pub outcomes: [Outcome; 2],
+    /// The stringified inputs and outputs the metrics were computed on.
+    pub strings: CellStrings,
+}
+
+/// Stringified forms of a cell's pair.
+#[derive(Clone, Debug, Serialize)]
+pub struct CellStrings {
+    /// The two stringified inputs.
+    pub inputs: [String; 2],
+    /// The two stringified outcomes.
+    pub outputs: [String; 2],
+}
+
+impl Cell {
+    /// The report form of an archive elite.
+    pub fn of(p: &Pair) -> Cell {
+        let differ = p.outcomes[0] != p.outcomes[1];
+        Cell {
+            descriptor: p.descriptor,
+            pd: p.pd,
+            d_in: p.d_in,
+            d_out: p.d_out,
+            group: differ.then(|| p.group()),
+            inputs: p.inputs.clone(),
+            outcomes: p.outcomes.clone(),
+            strings: CellStrings {
+                inputs: [stringify_input(&p.inputs[0]), stringify_input(&p.inputs[1])],
+                outputs: [p.outcomes[0].stringify(), p.outcomes[1].stringify()],
+            },
+        }
+    }
+}
+
+impl ExplorationReport {
+    /// The report form of an exploration.
+    pub fn of(e: &Exploration) -> ExplorationReport {
+        ExplorationReport {
+            pairs_evaluated: e.pairs_evaluated,
+            evaluations: e.evaluations,
+            time_ms: e.elapsed.as_millis() as u64,
+            stop: e.stop,
+            qd_score: e.archive.qd_score(),
+            bc_count: e.archive.bc_count(),
+            cells_total: e.archive.len(),
+            cells: e.archive.elites().into_iter().map(Cell::of).collect(),
+        }
+    }
+
+    /// The boundaries (PD > 0), strongest first.
+    pub fn boundaries(&self) -> impl Iterator<Item = &Cell> {
+        self.cells.iter().filter(|c| c.pd > 0.0)
+    }
+}
+
+/// The output folder of a run.
+pub struct OutDir {
+    /// The folder.
+    pub path: PathBuf,
+}
+
+impl OutDir {
+    /// Prepares `path`: the previous run's folder is kept as `<name>.old`, and the parent
+    /// `.abex/` folder ignores itself in git.
+    pub fn prepare(path: &Path) -> std::io::Result<OutDir> {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+            if parent.file_name().is_some_and(|n| n == ".abex") {
+                let ignore = parent.join(".gitignore");
+                if !ignore.exists() {
+                    std::fs::write(ignore, "# Written by abex: nothing here belongs in git.\n*\n")?;
+                }
+            }
+        }
+        if path.exists() {
+            let mut old = path.as_os_str().to_owned();
+            old.push(".old");
+            let old = PathBuf::from(old);
+            if old.exists() {
+                std::fs::remove_dir_all(&old)?;
+            }
+            std::fs::rename(path, &old)?;
+        }
+        std::fs::create_dir_all(path)?;
+        Ok(OutDir { path: path.to_path_buf() })
+    }
+
+    /// Writes `name` atomically (a temporary file renamed into place).
+    pub fn write(&self, name: &str, content: &[u8]) -> std::io::Result<PathBuf> {
+        let dest = self.path.join(name);
+        let mut tmp = tempfile::NamedTempFile::new_in(&self.path)?;
+        std::io::Write::write_all(&mut tmp, content)?;
+        tmp.persist(&dest).map_err(|e| e.error)?;
+        Ok(dest)
+    }
+
+    /// Writes the report as `report.json`.
+    pub fn write_report(&self, report: &Report) -> std::io::Result<PathBuf> {
+        let text = serde_json::to_vec_pretty(report).map_err(std::io::Error::other)?;
+        self.write("report.json", &text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn preparing_the_out_folder_keeps_the_previous_run_and_ignores_itself() {
+        let d = tempfile::tempdir().unwrap();
+        let out = d.path().join(".abex/out");
+        let first = OutDir::prepare(&out).unwrap();
+        first.write("report.json", b"1").unwrap();
+        let second = OutDir::prepare(&out).unwrap();
+        second.write("report.json", b"2").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(d.path().join(".abex/out.old/report.json")).unwrap(),
+            "1"
+        );
+        assert_eq!(std::fs::read_to_string(out.join("report.json")).unwrap(), "2");
+        assert!(std::fs::read_to_string(d.path().join(".abex/.gitignore")).unwrap().contains('*'));
+    }
+}

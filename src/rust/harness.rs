@@ -1,0 +1,515 @@
+//! The Rust harness: generated into a scratch copy of the crate, built once, run as a worker.
+//!
+//! Private functions are reachable because each wrapper is injected as a child module
+//! (`__abex_h`) of the module that defines the function; the modules on the way from the crate
+//! root are widened to `pub(crate)` in the copy, and a dispatcher at the crate root
+//! (`__abex_harness`, which also holds the dependency-free runtime from `runtime.rs`) maps target
+//! ids to wrappers. A library gets an extra binary target whose `main` serves the protocol (a
+//! binary, not an example, so that dev-dependencies are not built); a
+//! binary's own `main` is renamed and replaced. A wrapper that does not compile (a receiver type
+//! without `Default`, a return type without `Debug`, code that is `cfg`'d out) drops only that
+//! target, with the compiler's message as the reason; any other error means the crate itself does
+//! not build.
+
+use std::collections::BTreeMap;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::source::{Callee, CrateSources, FoundFn, Receiver};
+use super::types::{pass_expr, Pass, Ret};
+use crate::scratch::{self, ScratchError};
+
+/// The dependency-free runtime injected into the user's crate.
+pub const RUNTIME: &str = include_str!("runtime.rs");
+
+/// Name of the generated binary target and runtime module.
+const HARNESS: &str = "__abex_harness";
+
+/// Where a library's harness binary lives in the package copy: outside `src/bin` and
+/// `examples`, so that no auto-discovered target sees it.
+const HARNESS_MAIN: &str = "abex-harness/main.rs";
+
+/// Errors building a harness.
+#[derive(Debug, thiserror::Error)]
+pub enum HarnessError {
+    /// The scratch copy failed.
+    #[error(transparent)]
+    Scratch(#[from] ScratchError),
+    /// `cargo` could not be run.
+    #[error("failed to run `cargo build` in `{dir}`: {source}")]
+    Cargo {
+        /// Where.
+        dir: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The crate does not build, with the compiler's first error.
+    #[error("package `{package}` does not build:\n{first_error}")]
+    CrateDoesNotBuild {
+        /// Which package.
+        package: String,
+        /// The compiler's first error, rendered.
+        first_error: String,
+    },
+    /// The manifest could not be edited.
+    #[error("failed to edit `{path}`: {message}")]
+    Manifest {
+        /// Which manifest.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// What kind of crate target hosts the harness.
+#[derive(Clone, Debug)]
+pub enum Host {
+    /// A library; the harness is an extra binary that links it.
+    Lib {
+        /// The library's crate name (`-` replaced by `_`).
+        crate_name: String,
+    },
+    /// A binary whose `main` is replaced.
+    Bin {
+        /// The binary's name.
+        name: String,
+    },
+}
+
+/// One crate target to build a harness for.
+pub struct HarnessRequest<'a> {
+    /// The workspace root of the user's project.
+    pub workspace_root: &'a Path,
+    /// The package's manifest folder.
+    pub package_dir: &'a Path,
+    /// The package name.
+    pub package: &'a str,
+    /// The target's root file (`src/lib.rs`).
+    pub root_file: &'a Path,
+    /// Library or binary.
+    pub host: Host,
+    /// The crate's sources.
+    pub sources: &'a CrateSources,
+    /// The functions to reach; their index here is their id in the harness.
+    pub fns: Vec<&'a FoundFn>,
+    /// Scratch folder for this harness (copy under `tree/`, builds under `target/`).
+    pub scratch: &'a Path,
+}
+
+/// A built harness.
+#[derive(Debug)]
+pub struct Harness {
+    /// The worker executable.
+    pub exe: PathBuf,
+    /// The working directory to run it in (the package's folder in the copy).
+    pub cwd: PathBuf,
+    /// Functions (by index in the request) that were dropped, with the reason.
+    pub dropped: BTreeMap<usize, String>,
+    /// How long building took.
+    pub build_time: Duration,
+}
+
+fn rel(p: &Path, base: &Path) -> PathBuf {
+    p.strip_prefix(base).unwrap_or(p).to_path_buf()
+}
+
+/// Replaces named lifetimes by `'_` so a self type can be named in an expression.
+fn elide_lifetimes(ty: &str) -> String {
+    let mut out = String::new();
+    let mut chars = ty.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\'' {
+            let mut name = String::new();
+            while let Some(&n) = chars.peek() {
+                if n.is_alphanumeric() || n == '_' {
+                    name.push(n);
+                    chars.next();
+                } else {
+                    break;
+                }
+            }
+            out.push_str(if name == "static" { "'static" } else { "'_" });
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The wrapper function for one target.
+fn wrapper(id: usize, f: &FoundFn) -> String {
+    let plan = f.plan.as_ref().expect("only supported functions get a wrapper");
+    let rt = format!("crate::{HARNESS}");
+    let mut s = format!(
+        "    pub(crate) fn __abex_call_{id}(args: &[{rt}::Json]) -> {rt}::Outcome {{\n        if args.len() != {n} {{ return {rt}::Outcome::Bad(::std::format!(\"expected {n} arguments, got {{}}\", args.len())); }}\n",
+        n = plan.args.len()
+    );
+    let mut passed = Vec::new();
+    for (i, a) in plan.args.iter().enumerate() {
+        let m = if a.pass == Pass::RefMut { "mut " } else { "" };
+        s.push_str(&format!(
+            "        let {m}a{i}: {ty} = match {rt}::arg(args, {i}) {{ ::std::result::Result::Ok(v) => v, ::std::result::Result::Err(e) => return {rt}::Outcome::Bad(e) }};\n",
+            ty = a.owned
+        ));
+        passed.push(pass_expr(&format!("a{i}"), &a.pass));
+    }
+    let call_args = passed.join(", ");
+    let call = match &plan.callee {
+        Callee::Free => format!("super::{}({call_args})", f.name),
+        Callee::Assoc { self_ty } => {
+            format!("<{}>::{}({call_args})", elide_lifetimes(self_ty), f.name)
+        }
+        Callee::Method { self_ty, receiver } => {
+            let m = if *receiver == Receiver::RefMut { "mut " } else { "" };
+            s.push_str(&format!(
+                "        let {m}__recv: {} = ::std::default::Default::default();\n",
+                elide_lifetimes(self_ty)
+            ));
+            format!("__recv.{}({call_args})", f.name)
+        }
+    };
+    s.push_str(&format!("        let __r = {call};\n"));
+    s.push_str(&match plan.ret {
+        Ret::Result => format!("        {rt}::result(__r)\n"),
+        Ret::Value => format!("        {rt}::ok(&__r)\n"),
+    });
+    s.push_str(&format!("    }} // end __abex_call_{id}\n"));
+    s
+}
+
+fn module_block(wrappers: &[String]) -> String {
+    format!(
+        "\n#[doc(hidden)]\n#[allow(warnings, missing_docs, unused, clippy::all)]\npub(crate) mod __abex_h {{\n    use super::*;\n{}}}\n",
+        wrappers.concat()
+    )
+}
+
+fn runtime_block(arms: &[(usize, String)]) -> String {
+    let mut s = format!(
+        "\n#[doc(hidden)]\n#[allow(warnings, missing_docs, unused, clippy::all)]\npub mod {HARNESS} {{\n{RUNTIME}\n    /// Maps a target id to its wrapper.\n    pub fn dispatch(id: usize, args: &[Json]) -> Outcome {{\n        match id {{\n"
+    );
+    for (id, path) in arms {
+        s.push_str(&format!("            {id} => {path}(args), // arm {id}\n"));
+    }
+    s.push_str("            _ => Outcome::Bad(::std::format!(\"no target {}\", id)),\n        }\n    }\n}\n");
+    s
+}
+
+/// The edited sources: file (absolute, in the user's tree) → new text, and each wrapper's lines.
+struct Generated {
+    files: BTreeMap<PathBuf, String>,
+    /// (file, first line, last line, function index) of each wrapper and dispatch arm.
+    regions: Vec<(PathBuf, usize, usize, usize)>,
+}
+
+fn generate(req: &HarnessRequest<'_>, skip: &BTreeMap<usize, String>) -> Generated {
+    // Edits per file: (start, end, replacement), applied from the end backwards.
+    let mut edits: BTreeMap<PathBuf, Vec<(usize, usize, String)>> = BTreeMap::new();
+    let mut blocks: BTreeMap<(PathBuf, usize), Vec<String>> = BTreeMap::new();
+    let mut arms = Vec::new();
+    let mut widen: Vec<&Vec<String>> = Vec::new();
+    for (id, f) in req.fns.iter().enumerate() {
+        if skip.contains_key(&id) || f.plan.is_err() {
+            continue;
+        }
+        blocks.entry((f.file.clone(), f.inject_at)).or_default().push(wrapper(id, f));
+        let mut path = String::from("crate::");
+        for m in &f.module {
+            path.push_str(m);
+            path.push_str("::");
+        }
+        arms.push((id, format!("{path}__abex_h::__abex_call_{id}")));
+        widen.push(&f.module);
+    }
+    for decl in &req.sources.mods {
+        let needed = widen.iter().any(|m| m.starts_with(&decl.module));
+        if needed && !decl.crate_visible {
+            let text = if decl.vis.0 == decl.vis.1 { "pub(crate) " } else { "pub(crate)" };
+            edits.entry(decl.file.clone()).or_default().push((decl.vis.0, decl.vis.1, text.into()));
+        }
+    }
+    for ((file, at), wrappers) in &blocks {
+        edits.entry(file.clone()).or_default().push((*at, *at, module_block(wrappers)));
+    }
+    let root = req.root_file.to_path_buf();
+    let root_text = req.sources.files.iter().find(|f| f.path == root).map(|f| f.text.as_str());
+    let root_len = root_text.map_or(0, str::len);
+    let mut tail = runtime_block(&arms);
+    if let Host::Bin { .. } = req.host {
+        // Rename the user's `main` and serve instead.
+        if let Some(at) = root_text.and_then(find_main) {
+            edits.entry(root.clone()).or_default().push((at, at + 4, "__abex_user_main".into()));
+        }
+        tail.push_str(&format!("\nfn main() {{ {HARNESS}::serve({HARNESS}::dispatch) }}\n"));
+    }
+    edits.entry(root.clone()).or_default().push((root_len, root_len, tail));
+
+    let mut files = BTreeMap::new();
+    let mut regions = Vec::new();
+    for (file, mut list) in edits {
+        let Some(src) = req.sources.files.iter().find(|f| f.path == file) else { continue };
+        let mut text = src.text.clone();
+        // Stable order: later offsets first; at equal offsets, keep insertion order reversed so
+        // the final text has them in insertion order.
+        list.sort_by_key(|e| std::cmp::Reverse(e.0));
+        for (s, e, r) in list {
+            text.replace_range(s..e, &r);
+        }
+        for (idx, line) in text.lines().enumerate() {
+            if let Some(rest) = line.trim_start().strip_prefix("pub(crate) fn __abex_call_") {
+                if let Some(id) = rest.split('(').next().and_then(|n| n.parse::<usize>().ok()) {
+                    let end = text
+                        .lines()
+                        .skip(idx)
+                        .position(|l| l.contains(&format!("// end __abex_call_{id}")))
+                        .map_or(idx, |k| idx + k);
+                    regions.push((file.clone(), idx + 1, end + 1, id));
+                }
+            }
+            if let Some(id) =
+                line.split("// arm ").nth(1).and_then(|n| n.trim().parse::<usize>().ok())
+            {
+                regions.push((file.clone(), idx + 1, idx + 1, id));
+            }
+        }
+        files.insert(file, text);
+    }
+    Generated { files, regions }
+}
+
+/// Byte offset of the identifier `main` in the root file's `fn main`.
+fn find_main(text: &str) -> Option<usize> {
+    let file = syn::parse_file(text).ok()?;
+    file.items.iter().find_map(|it| match it {
+        syn::Item::Fn(f) if f.sig.ident == "main" => {
+            let lc = f.sig.ident.span().start();
+            let start: usize = text.split_inclusive('\n').take(lc.line - 1).map(str::len).sum();
+            Some(start + text[start..].char_indices().nth(lc.column).map_or(0, |(i, _)| i))
+        }
+        _ => None,
+    })
+}
+
+/// Adds the harness binary target (libraries) and a `[workspace]` table where the root has none.
+fn manifests(req: &HarnessRequest<'_>) -> Result<BTreeMap<PathBuf, String>, HarnessError> {
+    let mut out = BTreeMap::new();
+    let root_manifest = req.workspace_root.join("Cargo.toml");
+    let pkg_manifest = req.package_dir.join("Cargo.toml");
+    let read = |p: &Path| -> Result<toml_edit::DocumentMut, HarnessError> {
+        let text = std::fs::read_to_string(p).map_err(|e| HarnessError::Manifest {
+            path: p.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        text.parse().map_err(|e: toml_edit::TomlError| HarnessError::Manifest {
+            path: p.to_path_buf(),
+            message: e.to_string(),
+        })
+    };
+    let mut pkg = read(&pkg_manifest)?;
+    if let Host::Lib { .. } = req.host {
+        let mut ex = toml_edit::Table::new();
+        ex.insert("name", toml_edit::value(HARNESS));
+        ex.insert("path", toml_edit::value(HARNESS_MAIN));
+        ex.insert("test", toml_edit::value(false));
+        ex.insert("bench", toml_edit::value(false));
+        ex.insert("doc", toml_edit::value(false));
+        let arr = pkg
+            .entry("bin")
+            .or_insert(toml_edit::Item::ArrayOfTables(Default::default()))
+            .as_array_of_tables_mut()
+            .ok_or_else(|| HarnessError::Manifest {
+                path: pkg_manifest.clone(),
+                message: "`bin` is not an array of tables".into(),
+            })?;
+        arr.push(ex);
+    }
+    if pkg_manifest == root_manifest && !pkg.contains_key("workspace") {
+        pkg.insert("workspace", toml_edit::Item::Table(toml_edit::Table::new()));
+    }
+    out.insert(pkg_manifest.clone(), pkg.to_string());
+    if pkg_manifest != root_manifest {
+        let mut root = read(&root_manifest)?;
+        if !root.contains_key("workspace") {
+            root.insert("workspace", toml_edit::Item::Table(toml_edit::Table::new()));
+            out.insert(root_manifest, root.to_string());
+        }
+    }
+    Ok(out)
+}
+
+/// A compiler error: where, and its rendered text.
+struct CompileError {
+    file: String,
+    line: usize,
+    rendered: String,
+}
+
+/// Generates, copies and builds the harness; drops functions whose wrapper does not compile.
+pub fn build(req: &HarnessRequest<'_>) -> Result<Harness, HarnessError> {
+    let started = Instant::now();
+    let tree = req.scratch.join("tree");
+    let target_dir = req.scratch.join("target");
+    let mut dropped: BTreeMap<usize, String> = BTreeMap::new();
+    let manifest_overrides = manifests(req)?;
+    for _round in 0..4 {
+        let generated = generate(req, &dropped);
+        let mut overrides: BTreeMap<PathBuf, Vec<u8>> = BTreeMap::new();
+        for (abs, text) in generated.files.iter().chain(&manifest_overrides) {
+            overrides.insert(rel(abs, req.workspace_root), text.clone().into_bytes());
+        }
+        let pkg_rel = rel(req.package_dir, req.workspace_root);
+        if let Host::Lib { crate_name } = &req.host {
+            let main = format!(
+                "#[allow(unused_extern_crates)]\nextern crate {crate_name};\nfn main() {{ {crate_name}::{HARNESS}::serve({crate_name}::{HARNESS}::dispatch) }}\n"
+            );
+            overrides.insert(pkg_rel.join(HARNESS_MAIN), main.into_bytes());
+        }
+        scratch::sync(req.workspace_root, &tree, &overrides, &[])?;
+
+        let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+        cmd.current_dir(&tree)
+            .arg("build")
+            .arg("--message-format=json-diagnostic-rendered-ansi")
+            .args(["-p", req.package])
+            .env("CARGO_TARGET_DIR", &target_dir)
+            .env("CARGO_TERM_COLOR", "never")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        match &req.host {
+            Host::Lib { .. } => cmd.args(["--bin", HARNESS]),
+            Host::Bin { name } => cmd.args(["--bin", name]),
+        };
+        crate::safety::scrub_env(&mut cmd);
+        let mut child =
+            cmd.spawn().map_err(|source| HarnessError::Cargo { dir: tree.clone(), source })?;
+        let stdout = child.stdout.take().expect("piped");
+        let stderr = child.stderr.take();
+        let err_thread = std::thread::spawn(move || {
+            let mut s = String::new();
+            if let Some(mut e) = stderr {
+                let _ = std::io::Read::read_to_string(&mut e, &mut s);
+            }
+            s
+        });
+        let mut exe = None;
+        let mut errors = Vec::new();
+        for msg in cargo_metadata::Message::parse_stream(BufReader::new(stdout)).flatten() {
+            match msg {
+                cargo_metadata::Message::CompilerArtifact(a)
+                    if a.target.name == HARNESS
+                        || matches!(&req.host, Host::Bin { name } if *name == a.target.name) =>
+                {
+                    if let Some(e) = a.executable {
+                        exe = Some(PathBuf::from(e));
+                    }
+                }
+                cargo_metadata::Message::CompilerMessage(m)
+                    if m.message.level == cargo_metadata::diagnostic::DiagnosticLevel::Error =>
+                {
+                    let span = m.message.spans.iter().find(|s| s.is_primary);
+                    errors.push(CompileError {
+                        file: span.map(|s| s.file_name.clone()).unwrap_or_default(),
+                        line: span.map_or(0, |s| s.line_start),
+                        rendered: strip_ansi(
+                            m.message.rendered.as_deref().unwrap_or(&m.message.message),
+                        ),
+                    });
+                }
+                _ => {}
+            }
+        }
+        let status =
+            child.wait().map_err(|source| HarnessError::Cargo { dir: tree.clone(), source })?;
+        let stderr_text = err_thread.join().unwrap_or_default();
+        if status.success() {
+            if let Some(exe) = exe {
+                return Ok(Harness {
+                    exe,
+                    cwd: tree.join(pkg_rel),
+                    dropped,
+                    build_time: started.elapsed(),
+                });
+            }
+        }
+        // Attribute each error to a wrapper; an error outside every wrapper is the crate's own.
+        let mut attributed = false;
+        let mut foreign = None;
+        for e in &errors {
+            let abs_candidates = [tree.join(&e.file), tree.join(&pkg_rel).join(&e.file)];
+            let hit = generated.regions.iter().find(|(file, lo, hi, _)| {
+                let scratch_file = tree.join(rel(file, req.workspace_root));
+                abs_candidates.contains(&scratch_file) && (*lo..=*hi).contains(&e.line)
+            });
+            match hit {
+                Some((_, _, _, id)) => {
+                    dropped.entry(*id).or_insert_with(|| first_lines(&e.rendered, 4));
+                    attributed = true;
+                }
+                None => {
+                    foreign.get_or_insert(e.rendered.clone());
+                }
+            }
+        }
+        if !attributed {
+            let first_error = foreign
+                .or_else(|| errors.first().map(|e| e.rendered.clone()))
+                .unwrap_or_else(|| first_lines(stderr_text.trim(), 20));
+            return Err(HarnessError::CrateDoesNotBuild {
+                package: req.package.to_string(),
+                first_error: first_lines(&first_error, 30),
+            });
+        }
+    }
+    Err(HarnessError::CrateDoesNotBuild {
+        package: req.package.to_string(),
+        first_error:
+            "the harness kept failing to build after dropping the functions it could not call"
+                .into(),
+    })
+}
+
+fn first_lines(s: &str, n: usize) -> String {
+    s.lines().take(n).collect::<Vec<_>>().join("\n")
+}
+
+fn strip_ansi(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for d in chars.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lifetimes_are_elided_but_static_is_kept() {
+        assert_eq!(elide_lifetimes("Parser<'a>"), "Parser<'_>");
+        assert_eq!(elide_lifetimes("Wrap<&'static str>"), "Wrap<&'static str>");
+    }
+
+    #[test]
+    fn ansi_codes_are_stripped_from_compiler_output() {
+        assert_eq!(strip_ansi("\u{1b}[0m\u{1b}[1m\u{1b}[38;5;9merror\u{1b}[0m: x"), "error: x");
+    }
+
+    #[test]
+    fn main_is_found_in_a_binary_root() {
+        let text = "mod calc;\n\nfn main() {\n    println!(\"hi\");\n}\n";
+        let at = find_main(text).unwrap();
+        assert_eq!(&text[at..at + 4], "main");
+    }
+}

@@ -1,0 +1,508 @@
+//! Reads a Rust crate's sources: walks the module tree from a target's root file (`lib.rs`,
+//! `main.rs`), and lists the functions of each module with their spans, signatures and the plan
+//! to call them from a generated harness.
+//!
+//! Test code is never a target: `#[test]` functions and `#[cfg(test)]` modules are skipped, and
+//! only files reachable from a library or binary root are read (not `tests/`, `benches/`).
+
+use std::path::{Path, PathBuf};
+
+use proc_macro2::LineColumn;
+use quote::ToTokens;
+use syn::spanned::Spanned;
+use syn::{Attribute, FnArg, ImplItem, Item, Pat, Signature, Visibility};
+
+use super::types::{self, ArgPlan, Ret};
+use crate::targets::{Param, Span};
+
+/// Errors reading a crate's sources.
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    /// A file could not be read.
+    #[error("failed to read `{path}`: {source}")]
+    Read {
+        /// Which file.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// A file does not parse as Rust.
+    #[error("failed to parse `{path}` as Rust: {message} (line {line})")]
+    Parse {
+        /// Which file.
+        path: PathBuf,
+        /// The parser's message.
+        message: String,
+        /// Where.
+        line: usize,
+    },
+}
+
+/// One source file of a crate, with its place in the module tree.
+#[derive(Debug)]
+pub struct SourceFile {
+    /// Absolute path.
+    pub path: PathBuf,
+    /// Module path from the crate root (empty for the root file).
+    pub module: Vec<String>,
+    /// The file's text.
+    pub text: String,
+}
+
+/// Where a `mod name;` or `mod name { … }` is declared, so its visibility can be widened.
+#[derive(Clone, Debug)]
+pub struct ModDecl {
+    /// The declared module's path from the crate root.
+    pub module: Vec<String>,
+    /// The file holding the declaration.
+    pub file: PathBuf,
+    /// Byte range of the visibility to replace (empty range before `mod` when there is none).
+    pub vis: (usize, usize),
+    /// Whether it is already visible crate-wide (`pub`, `pub(crate)`).
+    pub crate_visible: bool,
+}
+
+/// How a function is reached.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Callee {
+    /// A free function: `name(…)`.
+    Free,
+    /// An associated function: `Type::name(…)`.
+    Assoc {
+        /// The impl's self type as written.
+        self_ty: String,
+    },
+    /// A method on a default-constructed receiver.
+    Method {
+        /// The impl's self type as written.
+        self_ty: String,
+        /// `&`, `&mut` or by value.
+        receiver: Receiver,
+    },
+}
+
+/// The receiver of a method.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Receiver {
+    /// `&self`.
+    Ref,
+    /// `&mut self`.
+    RefMut,
+    /// `self`.
+    Value,
+}
+
+/// A function found in a crate.
+#[derive(Clone, Debug)]
+pub struct FoundFn {
+    /// Absolute path of its file.
+    pub file: PathBuf,
+    /// Module path from the crate root, inline modules included.
+    pub module: Vec<String>,
+    /// Its own name.
+    pub name: String,
+    /// The owner type, for associated functions and methods.
+    pub owner: Option<String>,
+    /// The lines it spans, attributes and doc comments included.
+    pub span: Span,
+    /// The signature as written.
+    pub signature: String,
+    /// Doc comment text.
+    pub doc: String,
+    /// Source text of the whole item.
+    pub source: String,
+    /// Parameters as written.
+    pub params: Vec<Param>,
+    /// The call plan, or why there is none.
+    pub plan: Result<CallPlan, String>,
+    /// Byte offset in `file` where a harness module for `module` goes.
+    pub inject_at: usize,
+}
+
+/// Everything the harness needs to call a function.
+#[derive(Clone, Debug)]
+pub struct CallPlan {
+    /// How it is reached.
+    pub callee: Callee,
+    /// One plan per parameter.
+    pub args: Vec<ArgPlan>,
+    /// How its result is rendered.
+    pub ret: Ret,
+}
+
+/// The sources of one crate target (library or binary).
+#[derive(Debug, Default)]
+pub struct CrateSources {
+    /// Every file reachable from the root, root first.
+    pub files: Vec<SourceFile>,
+    /// Every module declaration.
+    pub mods: Vec<ModDecl>,
+    /// Every function outside test code.
+    pub fns: Vec<FoundFn>,
+}
+
+/// Byte offsets of line starts, to turn spans into offsets.
+pub(crate) struct Lines(Vec<usize>);
+
+impl Lines {
+    pub(crate) fn new(text: &str) -> Lines {
+        Lines(std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect())
+    }
+
+    pub(crate) fn offset(&self, text: &str, at: LineColumn) -> usize {
+        let start = self.0.get(at.line.saturating_sub(1)).copied().unwrap_or(text.len());
+        text[start..].char_indices().nth(at.column).map_or(text.len(), |(i, _)| start + i)
+    }
+}
+
+/// `#[cfg(test)]`, or a `cfg` that requires `test` (`cfg(all(test, …))`).
+fn is_cfg_test(attrs: &[Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("cfg") && {
+            let t = a.meta.to_token_stream().to_string();
+            let inner = t.trim_start_matches("cfg").trim();
+            inner == "(test)" || inner.starts_with("(all (test") || inner.contains("(test ,")
+        }
+    })
+}
+
+/// Test functions: `#[test]`, `#[tokio::test]`, `#[rstest]`, … anything named `*test`.
+fn is_test_fn(attrs: &[Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().segments.last().is_some_and(|s| {
+            let n = s.ident.to_string();
+            n == "test" || n.ends_with("_test") || n == "rstest" || n == "bench"
+        })
+    })
+}
+
+fn doc_of(attrs: &[Attribute]) -> String {
+    let mut lines = Vec::new();
+    for a in attrs {
+        if let syn::Meta::NameValue(nv) = &a.meta {
+            if nv.path.is_ident("doc") {
+                if let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = &nv.value {
+                    lines
+                        .push(s.value().strip_prefix(' ').map(str::to_string).unwrap_or(s.value()));
+                }
+            }
+        }
+    }
+    lines.join("\n").trim().to_string()
+}
+
+fn path_attr(attrs: &[Attribute]) -> Option<String> {
+    attrs.iter().find(|a| a.path().is_ident("path")).and_then(|a| match &a.meta {
+        syn::Meta::NameValue(nv) => match &nv.value {
+            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
+/// Walks the module tree of a crate target from its root file.
+pub fn read_crate(root: &Path) -> Result<CrateSources, SourceError> {
+    let mut out = CrateSources::default();
+    // (file, module path, directory for its child modules)
+    let mut queue = vec![(root.to_path_buf(), Vec::<String>::new(), None::<PathBuf>)];
+    while let Some((path, module, dir_override)) = queue.pop() {
+        let text = std::fs::read_to_string(&path)
+            .map_err(|source| SourceError::Read { path: path.clone(), source })?;
+        let ast = syn::parse_file(&text).map_err(|e| SourceError::Parse {
+            path: path.clone(),
+            message: e.to_string(),
+            line: e.span().start().line,
+        })?;
+        let child_dir = dir_override.unwrap_or_else(|| child_dir_of(&path, module.is_empty()));
+        let mut walker = Walker {
+            file: &path,
+            text: &text,
+            lines: Lines::new(&text),
+            out: &mut out,
+            queue: &mut queue,
+        };
+        walker.items(&ast.items, &module, &child_dir, text.len());
+        out.files.push(SourceFile { path, module, text });
+    }
+    out.fns.sort_by(|a, b| (&a.file, a.span.start_line).cmp(&(&b.file, b.span.start_line)));
+    Ok(out)
+}
+
+/// Where `mod x;` declared in `file` looks for `x.rs`: next to a `mod.rs`/crate root, or in a
+/// folder named after the file otherwise.
+fn child_dir_of(file: &Path, is_root: bool) -> PathBuf {
+    let parent = file.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+    if is_root || stem == "mod" {
+        parent
+    } else {
+        parent.join(stem)
+    }
+}
+
+struct Walker<'a> {
+    file: &'a Path,
+    text: &'a str,
+    lines: Lines,
+    out: &'a mut CrateSources,
+    queue: &'a mut Vec<(PathBuf, Vec<String>, Option<PathBuf>)>,
+}
+
+impl Walker<'_> {
+    fn offset(&self, at: LineColumn) -> usize {
+        self.lines.offset(self.text, at)
+    }
+
+    fn items(&mut self, items: &[Item], module: &[String], dir: &Path, inject_at: usize) {
+        for item in items {
+            match item {
+                Item::Fn(f) if !is_test_fn(&f.attrs) && !is_cfg_test(&f.attrs) => {
+                    let found = self.function(
+                        &f.attrs,
+                        &f.sig,
+                        item.span(),
+                        module,
+                        None,
+                        Callee::Free,
+                        inject_at,
+                    );
+                    self.out.fns.push(found);
+                }
+                Item::Impl(imp) if !is_cfg_test(&imp.attrs) => {
+                    self.impl_block(imp, module, inject_at)
+                }
+                Item::Mod(m) if !is_cfg_test(&m.attrs) => self.module(m, module, dir),
+                _ => {}
+            }
+        }
+    }
+
+    fn module(&mut self, m: &syn::ItemMod, module: &[String], dir: &Path) {
+        let name = m.ident.to_string();
+        let mut child = module.to_vec();
+        child.push(name.clone());
+        let vis = match &m.vis {
+            Visibility::Inherited => {
+                let at = self.offset(m.mod_token.span.start());
+                (at, at)
+            }
+            v => (self.offset(v.span().start()), self.offset(v.span().end())),
+        };
+        let crate_visible = match &m.vis {
+            Visibility::Public(_) => true,
+            Visibility::Restricted(r) => r.path.is_ident("crate"),
+            Visibility::Inherited => false,
+        };
+        self.out.mods.push(ModDecl {
+            module: child.clone(),
+            file: self.file.to_path_buf(),
+            vis,
+            crate_visible,
+        });
+        match &m.content {
+            Some((_, items)) => {
+                // Inline module: its harness goes just before its closing brace.
+                let close = self.offset(m.span().end()).saturating_sub(1);
+                let sub = match path_attr(&m.attrs) {
+                    Some(p) => dir.join(p),
+                    None => dir.join(&name),
+                };
+                self.items(items, &child, &sub, close);
+            }
+            None => {
+                let candidates = match path_attr(&m.attrs) {
+                    Some(p) => {
+                        vec![(self.file.parent().unwrap_or(Path::new(".")).join(p), true)]
+                    }
+                    None => vec![
+                        (dir.join(format!("{name}.rs")), false),
+                        (dir.join(&name).join("mod.rs"), false),
+                    ],
+                };
+                if let Some((path, by_attr)) = candidates.into_iter().find(|(p, _)| p.is_file()) {
+                    // A `#[path]` file holds its children beside it, like a `mod.rs`.
+                    let over =
+                        by_attr.then(|| path.parent().unwrap_or(Path::new(".")).to_path_buf());
+                    self.queue.push((path, child, over));
+                }
+            }
+        }
+    }
+
+    fn impl_block(&mut self, imp: &syn::ItemImpl, module: &[String], inject_at: usize) {
+        let self_ty = imp.self_ty.to_token_stream().to_string().replace(" ", "");
+        let generic =
+            imp.generics.params.iter().any(|p| !matches!(p, syn::GenericParam::Lifetime(_)));
+        let trait_name = imp.trait_.as_ref().map(|(_, p, _)| p.to_token_stream().to_string());
+        for it in &imp.items {
+            let ImplItem::Fn(f) = it else { continue };
+            if is_test_fn(&f.attrs) || is_cfg_test(&f.attrs) {
+                continue;
+            }
+            let receiver = f.sig.receiver().map(|r| match (&r.reference, &r.mutability) {
+                (Some(_), Some(_)) => Receiver::RefMut,
+                (Some(_), None) => Receiver::Ref,
+                (None, _) => Receiver::Value,
+            });
+            let callee = match receiver {
+                Some(receiver) => Callee::Method { self_ty: self_ty.clone(), receiver },
+                None => Callee::Assoc { self_ty: self_ty.clone() },
+            };
+            let mut found = self.function(
+                &f.attrs,
+                &f.sig,
+                it.span(),
+                module,
+                Some(&self_ty),
+                callee,
+                inject_at,
+            );
+            let typed_self = f.sig.receiver().is_some_and(|r| r.colon_token.is_some());
+            if let Ok(plan) = &found.plan {
+                let why = if generic {
+                    Some("the impl block is generic".to_string())
+                } else if typed_self {
+                    Some("a typed `self` receiver".to_string())
+                } else if trait_name.is_some() && receiver.is_none() {
+                    Some("a trait's associated function".to_string())
+                } else if imp.self_ty.to_token_stream().to_string().contains("dyn ") {
+                    Some("an impl on a trait object".to_string())
+                } else {
+                    None
+                };
+                let _ = plan;
+                if let Some(why) = why {
+                    found.plan = Err(why);
+                }
+            }
+            self.out.fns.push(found);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn function(
+        &mut self,
+        attrs: &[Attribute],
+        sig: &Signature,
+        span: proc_macro2::Span,
+        module: &[String],
+        owner: Option<&str>,
+        callee: Callee,
+        inject_at: usize,
+    ) -> FoundFn {
+        let start = self.offset(span.start());
+        let end = self.offset(span.end());
+        let sig_start = self.offset(sig.span().start());
+        let sig_end = self.offset(sig.span().end());
+        let mut params = Vec::new();
+        let mut plans = Vec::new();
+        let mut why_not: Option<String> = None;
+        for (i, input) in sig.inputs.iter().enumerate() {
+            let FnArg::Typed(pt) = input else { continue };
+            let name = match &*pt.pat {
+                Pat::Ident(id) => id.ident.to_string(),
+                _ => format!("arg{i}"),
+            };
+            let type_text = pt.ty.to_token_stream().to_string();
+            match types::plan(&pt.ty) {
+                Ok(plan) => {
+                    params.push(Param { name, type_text, ty: Some(plan.ty.clone()) });
+                    plans.push(plan);
+                }
+                Err(reason) => {
+                    why_not.get_or_insert(reason);
+                    params.push(Param { name, type_text, ty: None });
+                }
+            }
+        }
+        let generic =
+            sig.generics.params.iter().any(|p| !matches!(p, syn::GenericParam::Lifetime(_)));
+        let reason = if generic {
+            Some("a generic function".to_string())
+        } else if sig.asyncness.is_some() {
+            Some("an `async` function".to_string())
+        } else if sig.unsafety.is_some() {
+            Some("an `unsafe` function".to_string())
+        } else if sig.variadic.is_some() {
+            Some("a variadic function".to_string())
+        } else {
+            why_not
+        };
+        let plan = match (reason, types::ret(&sig.output)) {
+            (Some(r), _) | (None, Err(r)) => Err(r),
+            (None, Ok(ret)) => Ok(CallPlan { callee, args: plans, ret }),
+        };
+        FoundFn {
+            file: self.file.to_path_buf(),
+            module: module.to_vec(),
+            name: sig.ident.to_string(),
+            owner: owner.map(str::to_string),
+            span: Span { start_line: span.start().line, end_line: span.end().line },
+            signature: self.text[sig_start..sig_end].to_string(),
+            doc: doc_of(attrs),
+            source: self.text[start..end].to_string(),
+            params,
+            plan,
+            inject_at,
+        }
+    }
+}
+
+impl FoundFn {
+    /// `module::Owner::name`, without the crate.
+    pub fn qualified_name(&self) -> String {
+        let mut parts = self.module.clone();
+        parts.extend(self.owner.clone());
+        parts.push(self.name.clone());
+        parts.join("::")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, rel: &str, text: &str) {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    #[test]
+    fn the_module_tree_is_walked_and_test_code_is_skipped() {
+        let d = tempfile::tempdir().unwrap();
+        write(
+            d.path(),
+            "src/lib.rs",
+            "/// Adds.\npub fn add(a: i32, b: i32) -> i32 { a + b }\nmod util;\npub mod deep { pub(super) mod inner { fn f(x: &str) -> usize { x.len() } } }\n#[cfg(test)]\nmod tests { #[test] fn t() {} }\n#[test]\nfn loose() {}\n",
+        );
+        write(d.path(), "src/util.rs", "mod more;\npub struct S;\nimpl S { pub fn get(&self) -> u8 { 1 } fn mk(n: u8) -> S { S } }\n");
+        write(d.path(), "src/util/more.rs", "pub(crate) fn g<T>(t: T) -> T { t }\n");
+        let c = read_crate(&d.path().join("src/lib.rs")).unwrap();
+        let names: Vec<String> = c.fns.iter().map(|f| f.qualified_name()).collect();
+        assert_eq!(
+            names,
+            ["add", "deep::inner::f", "util::more::g", "util::S::get", "util::S::mk"]
+        );
+        let add = &c.fns[0];
+        assert_eq!(add.span, Span { start_line: 1, end_line: 2 });
+        assert_eq!(add.doc, "Adds.");
+        assert_eq!(add.signature, "fn add(a: i32, b: i32) -> i32");
+        assert!(c.fns[2].plan.as_ref().unwrap_err().contains("generic"));
+        assert!(matches!(
+            c.fns[3].plan.as_ref().unwrap().callee,
+            Callee::Method { receiver: Receiver::Ref, .. }
+        ));
+        // Visibility edits: `mod util;` has none, `pub(super) mod inner` is restricted.
+        let util = c.mods.iter().find(|m| m.module == ["util"]).unwrap();
+        assert_eq!(util.vis.0, util.vis.1);
+        let inner = c.mods.iter().find(|m| m.module == ["deep", "inner"]).unwrap();
+        let lib = std::fs::read_to_string(d.path().join("src/lib.rs")).unwrap();
+        assert_eq!(&lib[inner.vis.0..inner.vis.1], "pub(super)");
+        assert!(c.mods.iter().find(|m| m.module == ["deep"]).unwrap().crate_visible);
+        // The inline module's harness goes right before its closing brace.
+        let f = &c.fns[1];
+        assert_eq!(&lib[f.inject_at..f.inject_at + 1], "}");
+    }
+}

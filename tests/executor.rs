@@ -1,0 +1,117 @@
+//! The Rust harness and the worker, end to end on fixture crates: building in a scratch copy,
+//! calling private functions, and surviving panics, hangs and crashes without losing the other
+//! results of a batch.
+
+mod support;
+
+use std::time::Duration;
+
+use abex::exec::worker::{Worker, WorkerSpec};
+use abex::rust::harness;
+use abex::value::{Outcome, Value};
+
+fn build(dir: &std::path::Path, names: &[&str]) -> (harness::Harness, Vec<String>) {
+    let ws = abex::rust::load(Some(&dir.join("Cargo.toml")), &[]).unwrap();
+    let ct = &ws.crates[0];
+    let fns: Vec<_> =
+        names.iter().map(|n| ct.sources.fns.iter().find(|f| f.name == *n).unwrap()).collect();
+    let scratch = dir.join(".abex/scratch/test");
+    let req = ct.harness_request(&ws.root, fns, &scratch);
+    let h = harness::build(&req).unwrap();
+    (h, names.iter().map(|s| s.to_string()).collect())
+}
+
+fn worker(h: &harness::Harness, timeout_ms: u64) -> Worker {
+    Worker::new(WorkerSpec {
+        program: h.exe.clone(),
+        args: vec![],
+        env: vec![],
+        cwd: h.cwd.clone(),
+        call_timeout: Duration::from_millis(timeout_ms),
+        memory_limit: Some(2 << 30),
+    })
+}
+
+fn ints(xs: &[i128]) -> Vec<Vec<Value>> {
+    xs.iter().map(|&x| vec![Value::Int(x)]).collect()
+}
+
+#[test]
+fn panics_hangs_and_crashes_are_outcomes_and_the_rest_of_the_batch_survives() {
+    let (_tmp, dir) = support::project("hang");
+    let before = support::snapshot(&dir);
+    let (h, _) = build(&dir, &["spin", "deep", "boom"]);
+    let mut w = worker(&h, 300);
+
+    let out = w.run(2, &ints(&[4, 5, 6])).unwrap();
+    assert_eq!(out[0], Outcome::Ok { value: "4".into() });
+    assert_eq!(out[1], Outcome::Panic { message: "boom at 5".into() });
+    assert_eq!(out[2], Outcome::Ok { value: "6".into() });
+
+    let out = w.run(0, &ints(&[1, 7, 8, 7, 9])).unwrap();
+    let expected = [
+        Outcome::Ok { value: "1".into() },
+        Outcome::Timeout,
+        Outcome::Ok { value: "8".into() },
+        Outcome::Timeout,
+        Outcome::Ok { value: "9".into() },
+    ];
+    assert_eq!(out, expected);
+
+    let out = w.run(1, &ints(&[1, 2, 3, 4])).unwrap();
+    assert_eq!(out[0], Outcome::Ok { value: "1".into() });
+    assert_eq!(out[1], Outcome::Ok { value: "2".into() });
+    match &out[2] {
+        Outcome::Crash { detail } => {
+            assert!(detail.contains("SIG") || detail.contains("overflow"), "{detail}")
+        }
+        other => panic!("expected a crash, got {other:?}"),
+    }
+    assert_eq!(out[3], Outcome::Ok { value: "4".into() });
+    assert!(w.starts >= 4, "the worker restarted after each timeout and the crash: {}", w.starts);
+
+    // Everything was built in the scratch copy; the project itself is untouched.
+    assert_eq!(support::snapshot(&dir), before);
+    assert!(h.exe.starts_with(dir.join(".abex")));
+}
+
+#[test]
+fn private_functions_methods_and_borrowed_parameters_are_callable() {
+    let (_tmp, dir) = support::project("simple");
+    let (h, _) = build(&dir, &["classify", "private_double", "shout", "count_vowels"]);
+    let mut w = worker(&h, 1000);
+    assert_eq!(
+        w.run(0, &ints(&[99, 100])).unwrap(),
+        [Outcome::Ok { value: "\"small\"".into() }, Outcome::Ok { value: "\"large\"".into() }]
+    );
+    assert_eq!(w.run(1, &ints(&[21])).unwrap(), [Outcome::Ok { value: "42".into() }]);
+    let s = vec![vec![Value::Str("héllo".into())]];
+    assert_eq!(w.run(2, &s).unwrap(), [Outcome::Ok { value: "\"HÉLLO!\"".into() }]);
+    // A wrong argument is reported, not a crash.
+    let bad = w.run(3, &ints(&[1])).unwrap();
+    assert!(
+        matches!(&bad[0], Outcome::Error { ty, .. } if ty.contains("bad arguments")),
+        "{bad:?}"
+    );
+}
+
+#[test]
+fn functions_the_harness_cannot_call_are_dropped_with_the_compilers_reason() {
+    let (_tmp, dir) = support::project("unsupported");
+    let ws = abex::rust::load(Some(&dir.join("Cargo.toml")), &[]).unwrap();
+    let ct = &ws.crates[0];
+    let supported: Vec<_> = ct.sources.fns.iter().filter(|f| f.plan.is_ok()).collect();
+    let names: Vec<&str> = supported.iter().map(|f| f.name.as_str()).collect();
+    assert!(
+        names.contains(&"inc") && names.contains(&"get") && names.contains(&"opaque"),
+        "{names:?}"
+    );
+    let (h, names) = build(&dir, &names);
+    let reason = |n: &str| h.dropped.get(&names.iter().position(|x| x == n).unwrap()).cloned();
+    assert!(reason("get").is_some_and(|r| r.contains("Default")), "{:?}", h.dropped);
+    assert!(reason("opaque").is_some_and(|r| r.contains("Debug")), "{:?}", h.dropped);
+    assert_eq!(reason("inc"), None);
+    let mut w = worker(&h, 1000);
+    let id = names.iter().position(|x| x == "inc").unwrap();
+    assert_eq!(w.run(id, &ints(&[255])).unwrap(), [Outcome::Ok { value: "0".into() }]);
+}
