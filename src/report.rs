@@ -70,6 +70,143 @@ pub struct TargetReport {
     /// Its boundary exploration, when it was driven.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exploration: Option<ExplorationReport>,
+    /// Its mutation analysis, when mutants were tested.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mutation: Option<MutationReport>,
+}
+
+/// How a mutant fared against the tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MutantStatus {
+    /// It does not build.
+    Unviable,
+    /// A test failed.
+    Killed,
+    /// Every test passed.
+    Survived,
+    /// The tests ran past the time limit (twice: the second time alone).
+    Timeout,
+    /// Its code is not compiled under the current features.
+    NotExercised,
+    /// The run's time budget ran out before it was tested.
+    NotTested,
+}
+
+/// An input on which a mutant's outcome differs from the original's.
+#[derive(Clone, Debug, Serialize)]
+pub struct Witness {
+    /// The argument list.
+    pub input: Args,
+    /// The original function's outcome.
+    pub original: Outcome,
+    /// The mutant's outcome.
+    pub mutant: Outcome,
+    /// Where it was found: `archive` (an explored input) or `search` (differential search).
+    pub found_by: &'static str,
+}
+
+/// One mutant and what happened to it.
+#[derive(Clone, Debug, Serialize)]
+pub struct MutantReport {
+    /// Stable id.
+    pub id: String,
+    /// `rules` or `model`.
+    pub origin: crate::mutate::Origin,
+    /// The operator.
+    pub operator: crate::mutate::Operator,
+    /// What it changes, in words.
+    pub description: String,
+    /// File, relative to the project root.
+    pub file: PathBuf,
+    /// 1-based line and column of the change.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+    /// The original text.
+    pub original: String,
+    /// The replacement text.
+    pub replacement: String,
+    /// Unified diff of the change.
+    pub diff: String,
+    /// The outcome.
+    pub status: MutantStatus,
+    /// The first test that failed, for a killed mutant.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub killed_by: Option<String>,
+    /// For a survivor: the input that tells it from the original, when one was found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub witness: Option<Witness>,
+    /// For a survivor with no witness: true (it may be equivalent; never reported as a gap).
+    pub possibly_equivalent: bool,
+    /// Name of the suggested test that kills it, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suggested_test: Option<String>,
+    /// Milliseconds its tests took.
+    pub time_ms: u64,
+}
+
+/// A boundary the tests do not hold: a witnessed survivor moves an outcome on one of its inputs.
+#[derive(Clone, Debug, Serialize)]
+pub struct UnpinnedBoundary {
+    /// The archive cell's descriptor.
+    pub descriptor: Descriptor,
+    /// The two stringified inputs.
+    pub inputs: [String; 2],
+    /// The two stringified outputs of the original.
+    pub outputs: [String; 2],
+    /// The survivors that change it.
+    pub mutants: Vec<String>,
+}
+
+/// A test abex suggests: checked to pass on the original and fail on each mutant it kills.
+#[derive(Clone, Debug, Serialize)]
+pub struct SuggestedTest {
+    /// The test function's name.
+    pub name: String,
+    /// Its source text, ready to paste into a `#[cfg(test)]` module next to the function.
+    pub code: String,
+    /// The mutants it kills.
+    pub kills: Vec<String>,
+}
+
+/// Counts of mutant outcomes.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct MutantCounts {
+    /// Mutants generated.
+    pub total: usize,
+    /// Killed by a test.
+    pub killed: usize,
+    /// Survived every test.
+    pub survived: usize,
+    /// Survivors with a witness (real gaps).
+    pub witnessed: usize,
+    /// Did not build.
+    pub unviable: usize,
+    /// Timed out.
+    pub timeout: usize,
+    /// Not compiled under the current features.
+    pub not_exercised: usize,
+    /// Not tested within the time budget.
+    pub not_tested: usize,
+}
+
+/// The mutation analysis of one target.
+#[derive(Clone, Debug, Serialize)]
+pub struct MutationReport {
+    /// Whether a deliberately broken copy of the function (its body replaced by a panic) was
+    /// killed; false means the tests do not reach the function at all.
+    pub self_check_killed: bool,
+    /// The test command used, e.g. `cargo test` (binaries run directly).
+    pub test_tool: String,
+    /// Counts per outcome.
+    pub counts: MutantCounts,
+    /// Every mutant, survivors first.
+    pub mutants: Vec<MutantReport>,
+    /// Boundaries the tests do not pin.
+    pub unpinned: Vec<UnpinnedBoundary>,
+    /// The smallest set of suggested tests that kills every witnessed survivor it can.
+    pub suggested_tests: Vec<SuggestedTest>,
 }
 
 /// The result of exploring one target.

@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 use crate::exec::worker::{TargetEvaluator, Worker, WorkerSpec};
 use crate::exec::ExecError;
 use crate::explore::{self, ExploreConfig, Progress};
+use crate::mutate::{rust_rules, Mutant};
+use crate::mutation::{MutationConfig, MutationError, PhaseTarget, TestScope};
 use crate::report::{ExplorationReport, OutDir, Report, Settings, TargetReport};
 use crate::rust::harness::{self, HarnessError, Host};
 use crate::rust::{self, Chosen, WorkspaceError};
@@ -50,6 +52,16 @@ pub struct RunConfig {
     pub memory_limit_mib: u64,
     /// The folder abex was started in (for relative `--function` files).
     pub cwd: PathBuf,
+    /// Whether to generate and test mutants.
+    pub mutate: bool,
+    /// Mutants tested at a time.
+    pub jobs: usize,
+    /// Inputs of the differential witness search per survivor.
+    pub witness_evals: usize,
+    /// Which tests run against a mutant.
+    pub test_scope: TestScope,
+    /// Time limit of one mutant's tests (default: five times the baseline, at least 5 s).
+    pub test_timeout: Option<Duration>,
 }
 
 /// Errors that end a run. [`RunError::exit_code`] maps them to the documented exit codes.
@@ -75,6 +87,9 @@ pub enum RunError {
         /// Why.
         source: ExecError,
     },
+    /// The mutation phase failed.
+    #[error(transparent)]
+    Mutation(#[from] MutationError),
     /// Writing the output failed.
     #[error("failed to write `{path}`: {source}")]
     Output {
@@ -91,6 +106,12 @@ impl RunError {
         match self {
             RunError::Workspace(_) | RunError::Diff(_) | RunError::UnknownFunction(_) => 2,
             RunError::Harness(HarnessError::CrateDoesNotBuild { .. }) => 2,
+            RunError::Mutation(MutationError::Harness(HarnessError::CrateDoesNotBuild {
+                ..
+            })) => 2,
+            RunError::Mutation(
+                MutationError::BaselineFails { .. } | MutationError::BaselineHangs { .. },
+            ) => 2,
             _ => 3,
         }
     }
@@ -135,6 +156,15 @@ pub enum Event<'a> {
         index: usize,
         /// The figures so far.
         progress: &'a Progress,
+    },
+    /// Mutants of a crate are being tested.
+    Testing {
+        /// The package.
+        package: &'a str,
+        /// Mutants to test.
+        mutants: usize,
+        /// Test binaries.
+        tests: usize,
     },
     /// A target is done (explored or listed as not driven).
     Done {
@@ -183,47 +213,65 @@ pub fn run(
     };
     save(&report)?;
 
-    // Group the supported targets by crate target: one harness each.
+    // Group every target by crate target: one scratch build each.
     let mut by_crate: Vec<(usize, Vec<usize>)> = Vec::new();
     for (i, c) in chosen.iter().enumerate() {
-        if c.target.drive != Drive::Supported {
-            continue;
-        }
         match by_crate.iter_mut().find(|(k, _)| *k == c.krate) {
             Some((_, v)) => v.push(i),
             None => by_crate.push((c.krate, vec![i])),
         }
     }
     let mut results: Vec<Option<TargetReport>> = vec![None; chosen.len()];
-    let mut done = 0usize;
-    let finish = |i: usize,
-                  tr: TargetReport,
-                  results: &mut Vec<Option<TargetReport>>,
-                  on_event: &mut dyn FnMut(Event<'_>)| {
-        on_event(Event::Done { index: i, report: &tr });
-        results[i] = Some(tr);
-    };
-    for (i, c) in chosen.iter().enumerate() {
-        if c.target.drive != Drive::Supported {
-            finish(
-                i,
-                TargetReport { target: c.target.clone(), exploration: None },
-                &mut results,
-                on_event,
-            );
-        }
-    }
-    let supported_total: usize = by_crate.iter().map(|(_, v)| v.len()).sum();
+    let mut explored = 0usize;
+    let driven_total = chosen.iter().filter(|c| c.target.drive == Drive::Supported).count();
+    let deadline = cfg.time_budget.map(|b| started + b);
     for (krate, members) in &by_crate {
         let ct = &ws.crates[*krate];
-        on_event(Event::Building { package: &ct.package, functions: members.len() });
+        // Mutants of every target (driven or not), numbered from 1, and a self-check each.
+        let mut mutants: Vec<Vec<(u32, Mutant)>> = vec![Vec::new(); members.len()];
+        let mut self_checks: Vec<Mutant> = Vec::new();
+        if cfg.mutate {
+            let rules = rust_rules::load_skip_rules(&ct.package_dir);
+            let mut n = 1u32;
+            for (k, &i) in members.iter().enumerate() {
+                let f = chosen[i].found;
+                let text = ct
+                    .sources
+                    .files
+                    .iter()
+                    .find(|s| s.path == f.file)
+                    .map_or("", |s| s.text.as_str());
+                let rel = f.file.strip_prefix(&ws.root).unwrap_or(&f.file).to_path_buf();
+                for mut m in
+                    rust_rules::mutants_of(text, &rel, &f.qualified_name(), f.byte_span, &rules)
+                {
+                    m.file = f.file.clone();
+                    mutants[k].push((n, m));
+                    n += 1;
+                }
+                self_checks.push(crate::mutation::self_check_mutant(f, &rel, text));
+            }
+        }
+        let first_check = mutants.iter().map(Vec::len).sum::<usize>() as u32 + 1;
+        let driven: Vec<usize> = members
+            .iter()
+            .copied()
+            .filter(|&i| chosen[i].target.drive == Drive::Supported)
+            .collect();
+        on_event(Event::Building { package: &ct.package, functions: driven.len() });
         let kind = match &ct.host {
             Host::Lib { .. } => "lib".to_string(),
             Host::Bin { name } => format!("bin-{name}"),
         };
         let scratch = ws.root.join(".abex").join("scratch").join(format!("{}-{kind}", ct.package));
-        let fns = members.iter().map(|&i| chosen[i].found).collect();
-        let req = ct.harness_request(&ws.root, fns, &scratch);
+        let fns = driven.iter().map(|&i| chosen[i].found).collect();
+        let mut req = ct.harness_request(&ws.root, fns, &scratch);
+        req.switches = mutants.iter().flatten().map(|(n, m)| (*n, m)).collect();
+        req.switches
+            .extend(self_checks.iter().enumerate().map(|(k, m)| (first_check + k as u32, m)));
+        if cfg.mutate {
+            req.test_packages = test_packages(&ws, &ct.package, cfg.test_scope);
+        }
         let built = harness::build(&req)?;
         on_event(Event::Built { package: &ct.package, time: built.build_time });
         let mut worker = Worker::new(WorkerSpec {
@@ -234,46 +282,119 @@ pub fn run(
             call_timeout: cfg.call_timeout,
             memory_limit: (cfg.memory_limit_mib > 0).then_some(cfg.memory_limit_mib << 20),
         });
-        for (id, &i) in members.iter().enumerate() {
+        let mut reports: Vec<TargetReport> = Vec::new();
+        let mut archives: Vec<Vec<crate::archive::Pair>> = Vec::new();
+        let mut harness_ids: Vec<Option<usize>> = Vec::new();
+        for &i in members {
             let mut target = chosen[i].target.clone();
-            if let Some(reason) = built.dropped.get(&id) {
-                target.drive =
-                    Drive::Unsupported { reason: format!("the harness cannot call it: {reason}") };
-                finish(i, TargetReport { target, exploration: None }, &mut results, on_event);
-                done += 1;
-                continue;
+            let id = driven.iter().position(|&d| d == i);
+            let mut exploration = None;
+            let mut elites = Vec::new();
+            match id.map(|id| (id, built.dropped_fn(id))) {
+                Some((_, Some(reason))) => {
+                    // The compiler's headline, e.g. "the trait bound `Counter: Default` is not satisfied".
+                    let headline = reason.lines().next().unwrap_or(reason);
+                    let headline = headline.split_once("]: ").map_or(headline, |(_, h)| h);
+                    target.drive = Drive::Unsupported {
+                        reason: format!("the harness cannot call it: {headline}"),
+                    };
+                    explored += 1;
+                }
+                Some((id, None)) => {
+                    let params = target.param_types().unwrap_or_default();
+                    // Split what is left of the exploration budget (half the run's) evenly.
+                    let time_budget = cfg.time_budget.map(|b| {
+                        let left = (b / 2).saturating_sub(started.elapsed());
+                        left / (driven_total - explored).max(1) as u32
+                    });
+                    let ecfg = ExploreConfig {
+                        pairs: cfg.pairs,
+                        time_budget,
+                        seed: cfg.seed,
+                        ..ExploreConfig::default()
+                    };
+                    on_event(Event::Exploring { index: i, target: &target, pairs: cfg.pairs });
+                    let mut eval = TargetEvaluator { worker: &mut worker, id };
+                    let mut progress =
+                        |p: &Progress| on_event(Event::Progress { index: i, progress: p });
+                    let x = explore::explore(&params, &mut eval, &ecfg, &mut progress).map_err(
+                        |source| RunError::Exec { target: target.qualified_name.clone(), source },
+                    )?;
+                    elites = x.archive.elites().into_iter().cloned().collect();
+                    exploration = Some(ExplorationReport::of(&x));
+                    explored += 1;
+                }
+                None => {}
             }
-            let params = target.param_types().unwrap_or_default();
-            // Split what is left of the time budget evenly over the targets still to explore.
-            let time_budget = cfg.time_budget.map(|b| {
-                let left = b.saturating_sub(started.elapsed());
-                left / (supported_total - done).max(1) as u32
-            });
-            let ecfg = ExploreConfig {
-                pairs: cfg.pairs,
-                time_budget,
-                seed: cfg.seed,
-                ..ExploreConfig::default()
-            };
-            on_event(Event::Exploring { index: i, target: &target, pairs: cfg.pairs });
-            let mut eval = TargetEvaluator { worker: &mut worker, id };
-            let mut progress = |p: &Progress| on_event(Event::Progress { index: i, progress: p });
-            let exploration =
-                explore::explore(&params, &mut eval, &ecfg, &mut progress).map_err(|source| {
-                    RunError::Exec { target: target.qualified_name.clone(), source }
-                })?;
-            let tr =
-                TargetReport { target, exploration: Some(ExplorationReport::of(&exploration)) };
-            finish(i, tr, &mut results, on_event);
-            done += 1;
-            report.targets = results.iter().flatten().cloned().collect();
-            save(&report)?;
+            let usable = id.filter(|&id| built.dropped_fn(id).is_none());
+            harness_ids.push(usable);
+            archives.push(elites);
+            reports.push(TargetReport { target, exploration, mutation: None });
         }
+        if cfg.mutate {
+            on_event(Event::Testing {
+                package: &ct.package,
+                mutants: mutants.iter().map(Vec::len).sum(),
+                tests: built.tests.len(),
+            });
+            let phase: Vec<PhaseTarget<'_>> = members
+                .iter()
+                .enumerate()
+                .map(|(k, &i)| PhaseTarget {
+                    found: chosen[i].found,
+                    harness_id: harness_ids[k],
+                    elites: std::mem::take(&mut archives[k]),
+                    mutants: mutants[k].clone(),
+                    self_check: first_check + k as u32,
+                })
+                .collect();
+            let mcfg = MutationConfig {
+                jobs: cfg.jobs,
+                witness_evals: cfg.witness_evals,
+                seed: cfg.seed,
+                call_timeout: cfg.call_timeout,
+                memory_limit: (cfg.memory_limit_mib > 0).then_some(cfg.memory_limit_mib << 20),
+                deadline,
+                test_timeout: cfg.test_timeout,
+            };
+            let phase_reports = crate::mutation::run(&req, &built, &phase, &mcfg, &ws.root)?;
+            for (r, m) in reports.iter_mut().zip(phase_reports) {
+                r.mutation = Some(m);
+            }
+        }
+        for (&i, tr) in members.iter().zip(reports) {
+            on_event(Event::Done { index: i, report: &tr });
+            results[i] = Some(tr);
+        }
+        report.targets = results.iter().flatten().cloned().collect();
+        save(&report)?;
     }
     report.targets = results.into_iter().flatten().collect();
     report.complete = true;
     save(&report)?;
+    let write = |name: &str, bytes: Vec<u8>| {
+        out.write(name, &bytes)
+            .map_err(|source| RunError::Output { path: out_path.join(name), source })
+    };
+    write(crate::summary::FILE_NAME, crate::summary::render(&report).into_bytes())?;
+    if cfg.mutate {
+        let doc = crate::stryker::mutation_report(&report, &|p| std::fs::read_to_string(p).ok());
+        write(crate::stryker::FILE_NAME, serde_json::to_vec_pretty(&doc).unwrap_or_default())?;
+    }
     Ok((report, out_path))
+}
+
+/// The packages whose tests run against mutants of `package`.
+fn test_packages(ws: &rust::Workspace, package: &str, scope: TestScope) -> Vec<String> {
+    match scope {
+        TestScope::Package => vec![package.to_string()],
+        TestScope::Dependents => {
+            let mut v = vec![package.to_string()];
+            v.extend(ws.dependents.get(package).cloned().unwrap_or_default());
+            v
+        }
+        TestScope::Workspace => ws.members.clone(),
+    }
 }
 
 type Choice<'a> = (Vec<Chosen<'a>>, Option<diff::Base>, &'static str);

@@ -107,7 +107,7 @@ fn functions_the_harness_cannot_call_are_dropped_with_the_compilers_reason() {
         "{names:?}"
     );
     let (h, names) = build(&dir, &names);
-    let reason = |n: &str| h.dropped.get(&names.iter().position(|x| x == n).unwrap()).cloned();
+    let reason = |n: &str| h.dropped_fn(names.iter().position(|x| x == n).unwrap()).cloned();
     assert!(reason("get").is_some_and(|r| r.contains("Default")), "{:?}", h.dropped);
     assert!(reason("opaque").is_some_and(|r| r.contains("Debug")), "{:?}", h.dropped);
     assert_eq!(reason("inc"), None);

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use abex::mutation::TestScope;
 use abex::run::{self, RunConfig, Selection};
 use clap::{Args, Parser};
 
@@ -19,7 +20,12 @@ enum Cargo {
     Abex(Cli),
 }
 
-/// Explore the behavioural boundaries of the functions a change touches.
+/// Find what the tests of a change do not pin down.
+///
+/// For each function the change touches, abex explores its behavioural boundaries (pairs of nearly
+/// equal inputs that behave differently), then mutates it and runs the tests on each mutant; a
+/// survivor with a witness (an input on which it behaves differently) is a real gap, reported with
+/// a suggested test that was checked to kill it.
 ///
 /// With no options, abex analyses the functions changed against the base branch (the merge-base
 /// with `origin/main`, else `main`, else `master`; `GITHUB_BASE_REF` in GitHub Actions), plus
@@ -34,6 +40,8 @@ struct Cli {
     select: SelectArgs,
     #[command(flatten)]
     explore: ExploreArgs,
+    #[command(flatten)]
+    mutate: MutateArgs,
     #[command(flatten)]
     exec: ExecArgs,
     #[command(flatten)]
@@ -77,6 +85,35 @@ struct ExploreArgs {
     /// Random seed: the same seed on the same code gives the same result.
     #[arg(long, default_value_t = 0, value_name = "N")]
     seed: u64,
+}
+
+#[derive(Args, Debug)]
+#[command(next_help_heading = "Mutation")]
+struct MutateArgs {
+    /// Explore boundaries only: generate and test no mutants.
+    #[arg(long)]
+    no_mutants: bool,
+    /// Mutants tested at a time [default: the number of CPUs].
+    #[arg(short, long, value_name = "N")]
+    jobs: Option<usize>,
+    /// Inputs the differential search tries per survivor that no explored input tells apart.
+    #[arg(long, default_value_t = 2000, value_name = "N")]
+    witness_evals: usize,
+    /// Which tests run against a mutant: the owning package's, also those of the workspace
+    /// packages that depend on it, or every workspace package's.
+    #[arg(long, value_enum, default_value = "dependents", value_name = "SCOPE")]
+    test_scope: Scope,
+    /// Time limit of one mutant's tests [default: five times the baseline, at least 5 s].
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    test_timeout: Option<Duration>,
+}
+
+/// `--test-scope` values.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum Scope {
+    Package,
+    Dependents,
+    Workspace,
 }
 
 #[derive(Args, Debug)]
@@ -139,6 +176,18 @@ fn main() -> ExitCode {
         call_timeout: cli.exec.call_timeout,
         memory_limit_mib: cli.exec.memory_limit,
         cwd,
+        mutate: !cli.mutate.no_mutants,
+        jobs: cli
+            .mutate
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)),
+        witness_evals: cli.mutate.witness_evals,
+        test_timeout: cli.mutate.test_timeout,
+        test_scope: match cli.mutate.test_scope {
+            Scope::Package => TestScope::Package,
+            Scope::Dependents => TestScope::Dependents,
+            Scope::Workspace => TestScope::Workspace,
+        },
     };
     let mut ui = render::Terminal::new(cli.output.quiet, cli.output.show);
     let result = run::run(&cfg, &mut |e| ui.event(e));

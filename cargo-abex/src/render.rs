@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use abex::archive::Group;
-use abex::report::{Cell, Report, TargetReport};
+use abex::report::{Cell, MutationReport, Report, TargetReport};
 use abex::run::Event;
 use abex::targets::{Drive, Target};
 use console::style;
@@ -122,6 +122,15 @@ impl Terminal {
                     ));
                 }
             }
+            Event::Testing { package, mutants, tests } => {
+                if !self.quiet {
+                    self.line(format!(
+                        "{} {mutants} mutants of `{package}` against {tests} test binar{}",
+                        style("    Testing").green().bold(),
+                        if tests == 1 { "y" } else { "ies" }
+                    ));
+                }
+            }
             Event::Done { report, .. } => {
                 if let Some(b) = self.bar.take() {
                     b.finish_and_clear();
@@ -152,6 +161,82 @@ impl Terminal {
 
     fn target(&self, r: &TargetReport) {
         self.header(&r.target);
+        self.boundaries(r);
+        if let Some(m) = &r.mutation {
+            self.mutation(m);
+        }
+    }
+
+    fn mutation(&self, m: &MutationReport) {
+        let c = &m.counts;
+        eprintln!(
+            "  {} {} mutants: {} killed, {} survived ({} with a witness), {} unviable, {} timed out{}",
+            style("mutants").bold(),
+            c.total,
+            c.killed,
+            c.survived,
+            c.witnessed,
+            c.unviable,
+            c.timeout,
+            if c.not_tested > 0 { format!(", {} not tested (budget)", c.not_tested) } else { String::new() }
+        );
+        if !m.self_check_killed {
+            eprintln!(
+                "  {} no test fails when this function panics: the tests do not reach it",
+                style("warning:").yellow().bold()
+            );
+        }
+        for x in m.mutants.iter().filter(|x| x.witness.is_some()) {
+            let w = x.witness.as_ref().expect("filtered");
+            eprintln!(
+                "  {} {}:{}  {}",
+                style("GAP").red().bold(),
+                x.file.display(),
+                x.line,
+                truncate(&x.description, 90)
+            );
+            eprintln!(
+                "      on {}: original → {}, mutant → {}",
+                truncate(&abex::value::stringify_input(&w.input), 50),
+                truncate(&w.original.stringify(), 50),
+                truncate(&w.mutant.stringify(), 50)
+            );
+        }
+        let equivalent = m.mutants.iter().filter(|x| x.possibly_equivalent).count();
+        if equivalent > 0 {
+            eprintln!("  {}", style(format!("{equivalent} survivor(s) with no witness: possibly equivalent, not reported as gaps")).dim());
+        }
+        if m.unpinned.len() > self.show {
+            eprintln!(
+                "  {} boundaries the tests do not pin (strongest {} shown):",
+                m.unpinned.len(),
+                self.show
+            );
+        }
+        for b in m.unpinned.iter().take(self.show) {
+            eprintln!(
+                "  {} {} → {}  |  {} → {}  (moved by {})",
+                style("unpinned").yellow(),
+                truncate(&b.inputs[0], 30),
+                truncate(&b.outputs[0], 30),
+                truncate(&b.inputs[1], 30),
+                truncate(&b.outputs[1], 30),
+                b.mutants.join(", ")
+            );
+        }
+        for s in &m.suggested_tests {
+            eprintln!(
+                "  {} (kills {})",
+                style("suggested test").green().bold(),
+                s.kills.join(", ")
+            );
+            for line in s.code.lines() {
+                eprintln!("    {line}");
+            }
+        }
+    }
+
+    fn boundaries(&self, r: &TargetReport) {
         let Some(x) = &r.exploration else {
             if let Drive::Unsupported { reason } = &r.target.drive {
                 eprintln!("  {} {}", style("not explored:").yellow(), truncate(reason, 200));
@@ -206,11 +291,24 @@ impl Terminal {
         let skipped = report.targets.len() - explored;
         let boundaries: usize =
             report.targets.iter().filter_map(|t| t.exploration.as_ref()).map(|x| x.bc_count).sum();
+        let gaps: usize = report
+            .targets
+            .iter()
+            .filter_map(|t| t.mutation.as_ref())
+            .map(|m| m.counts.witnessed)
+            .sum();
+        let tested: usize = report
+            .targets
+            .iter()
+            .filter_map(|t| t.mutation.as_ref())
+            .map(|m| m.counts.killed + m.counts.survived + m.counts.timeout)
+            .sum();
         eprintln!();
         eprintln!(
-            "{} {explored} function{} explored, {skipped} not explored, {boundaries} boundaries · report: {}",
+            "{} {explored} function{} explored, {skipped} not explored, {boundaries} boundaries, {tested} mutants tested, {gaps} gap{} · report: {}",
             style("abex:").bold(),
             if explored == 1 { "" } else { "s" },
+            if gaps == 1 { "" } else { "s" },
             out.join("report.json").display()
         );
         if explored == 0 {

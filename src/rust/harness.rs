@@ -18,7 +18,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::source::{Callee, CrateSources, FoundFn, Receiver};
+use super::switch;
 use super::types::{pass_expr, Pass, Ret};
+use crate::mutate::Mutant;
 use crate::scratch::{self, ScratchError};
 
 /// The dependency-free runtime injected into the user's crate.
@@ -79,6 +81,7 @@ pub enum Host {
 }
 
 /// One crate target to build a harness for.
+#[derive(Clone)]
 pub struct HarnessRequest<'a> {
     /// The workspace root of the user's project.
     pub workspace_root: &'a Path,
@@ -96,6 +99,16 @@ pub struct HarnessRequest<'a> {
     pub fns: Vec<&'a FoundFn>,
     /// Scratch folder for this harness (copy under `tree/`, builds under `target/`).
     pub scratch: &'a Path,
+    /// Mutants to compile in behind switches, by number (1, 2, …).
+    pub switches: Vec<(u32, &'a Mutant)>,
+    /// Code inserted at byte offsets of files (absolute path, offset, code).
+    pub inserts: Vec<(PathBuf, usize, String)>,
+    /// Packages whose test binaries are built too (none: no test build).
+    pub test_packages: Vec<String>,
+    /// A mutant applied to the source directly (a mutant that cannot be switched), by number.
+    pub apply: Option<(u32, &'a Mutant)>,
+    /// Parts already known not to compile (from an earlier build of the same sources).
+    pub known_dropped: BTreeMap<Part, String>,
 }
 
 /// A built harness.
@@ -105,10 +118,21 @@ pub struct Harness {
     pub exe: PathBuf,
     /// The working directory to run it in (the package's folder in the copy).
     pub cwd: PathBuf,
-    /// Functions (by index in the request) that were dropped, with the reason.
-    pub dropped: BTreeMap<usize, String>,
+    /// Generated parts that were dropped because they do not compile, with the reason.
+    pub dropped: BTreeMap<Part, String>,
     /// How long building took.
     pub build_time: Duration,
+    /// Test binaries built (target name, executable).
+    pub tests: Vec<(String, PathBuf)>,
+    /// The scratch copy.
+    pub tree: PathBuf,
+}
+
+impl Harness {
+    /// Why function `i` of the request cannot be called, if it was dropped.
+    pub fn dropped_fn(&self, i: usize) -> Option<&String> {
+        self.dropped.get(&Part::Wrapper(i))
+    }
 }
 
 fn rel(p: &Path, base: &Path) -> PathBuf {
@@ -197,24 +221,43 @@ fn runtime_block(arms: &[(usize, String)]) -> String {
     s
 }
 
-/// The edited sources: file (absolute, in the user's tree) → new text, and each wrapper's lines.
-struct Generated {
-    files: BTreeMap<PathBuf, String>,
-    /// (file, first line, last line, function index) of each wrapper and dispatch arm.
-    regions: Vec<(PathBuf, usize, usize, usize)>,
+/// What a piece of generated code belongs to, so that a compile error in it drops only that.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Part {
+    /// The wrapper of function `i` (and its dispatch arm).
+    Wrapper(usize),
+    /// The switch of mutant number `n`.
+    Mutant(u32),
+    /// Inserted code `i` (a suggested test module).
+    Insert(usize),
 }
 
-fn generate(req: &HarnessRequest<'_>, skip: &BTreeMap<usize, String>) -> Generated {
-    // Edits per file: (start, end, replacement), applied from the end backwards.
-    let mut edits: BTreeMap<PathBuf, Vec<(usize, usize, String)>> = BTreeMap::new();
-    let mut blocks: BTreeMap<(PathBuf, usize), Vec<String>> = BTreeMap::new();
+/// The edited sources: file (absolute, in the user's tree) → new text, and the lines of each
+/// generated part in the new text.
+struct Generated {
+    files: BTreeMap<PathBuf, String>,
+    /// (file, first line, last line, parts) of each generated region.
+    regions: Vec<(PathBuf, usize, usize, Vec<Part>)>,
+}
+
+/// An edit of a source file and the parts it holds.
+struct PartEdit {
+    start: usize,
+    end: usize,
+    text: String,
+    parts: Vec<Part>,
+}
+
+fn generate(req: &HarnessRequest<'_>, skip: &BTreeMap<Part, String>) -> Generated {
+    let mut edits: BTreeMap<PathBuf, Vec<PartEdit>> = BTreeMap::new();
+    let mut blocks: BTreeMap<(PathBuf, usize), Vec<(usize, String)>> = BTreeMap::new();
     let mut arms = Vec::new();
     let mut widen: Vec<&Vec<String>> = Vec::new();
     for (id, f) in req.fns.iter().enumerate() {
-        if skip.contains_key(&id) || f.plan.is_err() {
+        if skip.contains_key(&Part::Wrapper(id)) || f.plan.is_err() {
             continue;
         }
-        blocks.entry((f.file.clone(), f.inject_at)).or_default().push(wrapper(id, f));
+        blocks.entry((f.file.clone(), f.inject_at)).or_default().push((id, wrapper(id, f)));
         let mut path = String::from("crate::");
         for m in &f.module {
             path.push_str(m);
@@ -227,54 +270,142 @@ fn generate(req: &HarnessRequest<'_>, skip: &BTreeMap<usize, String>) -> Generat
         let needed = widen.iter().any(|m| m.starts_with(&decl.module));
         if needed && !decl.crate_visible {
             let text = if decl.vis.0 == decl.vis.1 { "pub(crate) " } else { "pub(crate)" };
-            edits.entry(decl.file.clone()).or_default().push((decl.vis.0, decl.vis.1, text.into()));
+            edits.entry(decl.file.clone()).or_default().push(PartEdit {
+                start: decl.vis.0,
+                end: decl.vis.1,
+                text: text.into(),
+                parts: vec![],
+            });
         }
     }
     for ((file, at), wrappers) in &blocks {
-        edits.entry(file.clone()).or_default().push((*at, *at, module_block(wrappers)));
+        let code: Vec<String> = wrappers.iter().map(|(_, w)| w.clone()).collect();
+        let parts = wrappers.iter().map(|(id, _)| Part::Wrapper(*id)).collect();
+        edits.entry(file.clone()).or_default().push(PartEdit {
+            start: *at,
+            end: *at,
+            text: module_block(&code),
+            parts,
+        });
+    }
+    for (i, (file, at, code)) in req.inserts.iter().enumerate() {
+        if !skip.contains_key(&Part::Insert(i)) {
+            let parts = vec![Part::Insert(i)];
+            edits.entry(file.clone()).or_default().push(PartEdit {
+                start: *at,
+                end: *at,
+                text: code.clone(),
+                parts,
+            });
+        }
+    }
+    if let Some((n, m)) = req.apply.filter(|(n, _)| !skip.contains_key(&Part::Mutant(*n))) {
+        let parts = vec![Part::Mutant(n)];
+        let edit = PartEdit { start: m.span.0, end: m.span.1, text: m.replacement.clone(), parts };
+        edits.entry(m.file.clone()).or_default().push(edit);
+    }
+    // Mutation switches, per file.
+    let mut by_file: BTreeMap<&Path, Vec<(u32, &Mutant)>> = BTreeMap::new();
+    for (n, m) in &req.switches {
+        if !skip.contains_key(&Part::Mutant(*n)) {
+            by_file.entry(m.file.as_path()).or_default().push((*n, *m));
+        }
+    }
+    let mut rejected = Vec::new();
+    for (file, list) in by_file {
+        let Some(src) = req.sources.files.iter().find(|f| f.path == file) else {
+            rejected.extend(list.iter().map(|(n, _)| *n));
+            continue;
+        };
+        let s = switch::switch(&src.text, &list);
+        rejected.extend(s.rejected);
+        for e in s.edits {
+            let parts = e.mutants.iter().map(|n| Part::Mutant(*n)).collect();
+            edits.entry(file.to_path_buf()).or_default().push(PartEdit {
+                start: e.start,
+                end: e.end,
+                text: e.text,
+                parts,
+            });
+        }
     }
     let root = req.root_file.to_path_buf();
     let root_text = req.sources.files.iter().find(|f| f.path == root).map(|f| f.text.as_str());
     let root_len = root_text.map_or(0, str::len);
     let mut tail = runtime_block(&arms);
+    if !req.switches.is_empty() {
+        tail.push_str(switch::SWITCH_MODULE);
+    }
     if let Host::Bin { .. } = req.host {
         // Rename the user's `main` and serve instead.
         if let Some(at) = root_text.and_then(find_main) {
-            edits.entry(root.clone()).or_default().push((at, at + 4, "__abex_user_main".into()));
+            let rename =
+                PartEdit { start: at, end: at + 4, text: "__abex_user_main".into(), parts: vec![] };
+            edits.entry(root.clone()).or_default().push(rename);
         }
         tail.push_str(&format!("\nfn main() {{ {HARNESS}::serve({HARNESS}::dispatch) }}\n"));
     }
-    edits.entry(root.clone()).or_default().push((root_len, root_len, tail));
+    let dispatch_parts = arms.iter().map(|(id, _)| Part::Wrapper(*id)).collect();
+    edits.entry(root.clone()).or_default().push(PartEdit {
+        start: root_len,
+        end: root_len,
+        text: tail,
+        parts: dispatch_parts,
+    });
 
     let mut files = BTreeMap::new();
     let mut regions = Vec::new();
     for (file, mut list) in edits {
         let Some(src) = req.sources.files.iter().find(|f| f.path == file) else { continue };
-        let mut text = src.text.clone();
-        // Stable order: later offsets first; at equal offsets, keep insertion order reversed so
-        // the final text has them in insertion order.
-        list.sort_by_key(|e| std::cmp::Reverse(e.0));
-        for (s, e, r) in list {
-            text.replace_range(s..e, &r);
-        }
-        for (idx, line) in text.lines().enumerate() {
-            if let Some(rest) = line.trim_start().strip_prefix("pub(crate) fn __abex_call_") {
-                if let Some(id) = rest.split('(').next().and_then(|n| n.parse::<usize>().ok()) {
-                    let end = text
-                        .lines()
-                        .skip(idx)
-                        .position(|l| l.contains(&format!("// end __abex_call_{id}")))
-                        .map_or(idx, |k| idx + k);
-                    regions.push((file.clone(), idx + 1, end + 1, id));
+        list.sort_by_key(|e| (e.start, e.end));
+        let mut text = String::with_capacity(src.text.len() * 2);
+        let mut at = 0;
+        for e in &list {
+            if e.start < at {
+                continue; // overlapping edits never come from `generate`; skip defensively
+            }
+            text.push_str(&src.text[at..e.start]);
+            let first = text.matches('\n').count() + 1;
+            text.push_str(&e.text);
+            let last = text.matches('\n').count() + 1;
+            let wrappers: Vec<usize> = e
+                .parts
+                .iter()
+                .filter_map(|p| if let Part::Wrapper(id) = p { Some(*id) } else { None })
+                .collect();
+            if wrappers.is_empty() {
+                if !e.parts.is_empty() {
+                    regions.push((file.clone(), first, last, e.parts.clone()));
+                }
+            } else {
+                // Each wrapper and each dispatch arm is a region of its own.
+                let lines: Vec<&str> = e.text.lines().collect();
+                let find = |needle: &str| lines.iter().position(|l| l.contains(needle));
+                for id in wrappers {
+                    let arm = find(&format!("// arm {id}"));
+                    let start = find(&format!("fn __abex_call_{id}("));
+                    let end = find(&format!("// end __abex_call_{id}"));
+                    if let Some(a) = arm {
+                        regions.push((file.clone(), first + a, first + a, vec![Part::Wrapper(id)]));
+                    }
+                    if let (Some(s), Some(en)) = (start, end) {
+                        regions.push((
+                            file.clone(),
+                            first + s,
+                            first + en,
+                            vec![Part::Wrapper(id)],
+                        ));
+                    }
                 }
             }
-            if let Some(id) =
-                line.split("// arm ").nth(1).and_then(|n| n.trim().parse::<usize>().ok())
-            {
-                regions.push((file.clone(), idx + 1, idx + 1, id));
-            }
+            at = e.end;
         }
+        text.push_str(&src.text[at..]);
         files.insert(file, text);
+    }
+    // Mutants `switch` could not place are reported as regions with no lines.
+    for n in rejected {
+        regions.push((PathBuf::new(), 0, 0, vec![Part::Mutant(n)]));
     }
     Generated { files, regions }
 }
@@ -346,20 +477,87 @@ struct CompileError {
     rendered: String,
 }
 
-/// Generates, copies and builds the harness; drops functions whose wrapper does not compile.
+/// What one `cargo` invocation produced.
+struct CargoRun {
+    ok: bool,
+    executables: Vec<(String, PathBuf, bool)>,
+    errors: Vec<CompileError>,
+    stderr: String,
+}
+
+fn cargo(tree: &Path, target_dir: &Path, args: &[&str]) -> Result<CargoRun, HarnessError> {
+    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    cmd.current_dir(tree)
+        .args(args)
+        .arg("--message-format=json-diagnostic-rendered-ansi")
+        .env("CARGO_TARGET_DIR", target_dir)
+        .env("CARGO_TERM_COLOR", "never")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    crate::safety::scrub_env(&mut cmd);
+    let dir = tree.to_path_buf();
+    let mut child =
+        cmd.spawn().map_err(|source| HarnessError::Cargo { dir: dir.clone(), source })?;
+    let stdout = child.stdout.take().expect("piped");
+    let stderr = child.stderr.take();
+    let err_thread = std::thread::spawn(move || {
+        let mut s = String::new();
+        if let Some(mut e) = stderr {
+            let _ = std::io::Read::read_to_string(&mut e, &mut s);
+        }
+        s
+    });
+    let mut run =
+        CargoRun { ok: false, executables: Vec::new(), errors: Vec::new(), stderr: String::new() };
+    for msg in cargo_metadata::Message::parse_stream(BufReader::new(stdout)).flatten() {
+        match msg {
+            cargo_metadata::Message::CompilerArtifact(a) => {
+                if let Some(e) = a.executable {
+                    run.executables.push((a.target.name.clone(), PathBuf::from(e), a.profile.test));
+                }
+            }
+            cargo_metadata::Message::CompilerMessage(m)
+                if m.message.level == cargo_metadata::diagnostic::DiagnosticLevel::Error =>
+            {
+                let span = m.message.spans.iter().find(|s| s.is_primary);
+                run.errors.push(CompileError {
+                    file: span.map(|s| s.file_name.clone()).unwrap_or_default(),
+                    line: span.map_or(0, |s| s.line_start),
+                    rendered: strip_ansi(
+                        m.message.rendered.as_deref().unwrap_or(&m.message.message),
+                    ),
+                });
+            }
+            _ => {}
+        }
+    }
+    run.ok = child.wait().map_err(|source| HarnessError::Cargo { dir, source })?.success();
+    run.stderr = err_thread.join().unwrap_or_default();
+    Ok(run)
+}
+
+/// Generates, copies and builds the harness (and the test binaries when asked); drops the parts
+/// that do not compile, with the compiler's message.
 pub fn build(req: &HarnessRequest<'_>) -> Result<Harness, HarnessError> {
     let started = Instant::now();
     let tree = req.scratch.join("tree");
     let target_dir = req.scratch.join("target");
-    let mut dropped: BTreeMap<usize, String> = BTreeMap::new();
+    let mut dropped: BTreeMap<Part, String> = req.known_dropped.clone();
     let manifest_overrides = manifests(req)?;
-    for _round in 0..4 {
+    let pkg_rel = rel(req.package_dir, req.workspace_root);
+    for _round in 0..6 {
         let generated = generate(req, &dropped);
+        for (_, _, _, parts) in generated.regions.iter().filter(|r| r.1 == 0) {
+            for p in parts {
+                dropped
+                    .entry(*p)
+                    .or_insert_with(|| "it cannot be switched alongside the other mutants".into());
+            }
+        }
         let mut overrides: BTreeMap<PathBuf, Vec<u8>> = BTreeMap::new();
         for (abs, text) in generated.files.iter().chain(&manifest_overrides) {
             overrides.insert(rel(abs, req.workspace_root), text.clone().into_bytes());
         }
-        let pkg_rel = rel(req.package_dir, req.workspace_root);
         if let Host::Lib { crate_name } = &req.host {
             let main = format!(
                 "#[allow(unused_extern_crates)]\nextern crate {crate_name};\nfn main() {{ {crate_name}::{HARNESS}::serve({crate_name}::{HARNESS}::dispatch) }}\n"
@@ -368,94 +566,69 @@ pub fn build(req: &HarnessRequest<'_>) -> Result<Harness, HarnessError> {
         }
         scratch::sync(req.workspace_root, &tree, &overrides, &[])?;
 
-        let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-        cmd.current_dir(&tree)
-            .arg("build")
-            .arg("--message-format=json-diagnostic-rendered-ansi")
-            .args(["-p", req.package])
-            .env("CARGO_TARGET_DIR", &target_dir)
-            .env("CARGO_TERM_COLOR", "never")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        match &req.host {
-            Host::Lib { .. } => cmd.args(["--bin", HARNESS]),
-            Host::Bin { name } => cmd.args(["--bin", name]),
+        let bin = match &req.host {
+            Host::Lib { .. } => HARNESS.to_string(),
+            Host::Bin { name } => name.clone(),
         };
-        crate::safety::scrub_env(&mut cmd);
-        let mut child =
-            cmd.spawn().map_err(|source| HarnessError::Cargo { dir: tree.clone(), source })?;
-        let stdout = child.stdout.take().expect("piped");
-        let stderr = child.stderr.take();
-        let err_thread = std::thread::spawn(move || {
-            let mut s = String::new();
-            if let Some(mut e) = stderr {
-                let _ = std::io::Read::read_to_string(&mut e, &mut s);
+        let mut run = cargo(&tree, &target_dir, &["build", "-p", req.package, "--bin", &bin])?;
+        let exe = run.executables.iter().find(|(n, _, _)| *n == bin).map(|(_, e, _)| e.clone());
+        let mut tests = Vec::new();
+        if run.ok && !req.test_packages.is_empty() {
+            let mut args = vec!["test", "--no-run"];
+            for p in &req.test_packages {
+                args.extend(["-p", p.as_str()]);
             }
-            s
-        });
-        let mut exe = None;
-        let mut errors = Vec::new();
-        for msg in cargo_metadata::Message::parse_stream(BufReader::new(stdout)).flatten() {
-            match msg {
-                cargo_metadata::Message::CompilerArtifact(a)
-                    if a.target.name == HARNESS
-                        || matches!(&req.host, Host::Bin { name } if *name == a.target.name) =>
-                {
-                    if let Some(e) = a.executable {
-                        exe = Some(PathBuf::from(e));
-                    }
-                }
-                cargo_metadata::Message::CompilerMessage(m)
-                    if m.message.level == cargo_metadata::diagnostic::DiagnosticLevel::Error =>
-                {
-                    let span = m.message.spans.iter().find(|s| s.is_primary);
-                    errors.push(CompileError {
-                        file: span.map(|s| s.file_name.clone()).unwrap_or_default(),
-                        line: span.map_or(0, |s| s.line_start),
-                        rendered: strip_ansi(
-                            m.message.rendered.as_deref().unwrap_or(&m.message.message),
-                        ),
-                    });
-                }
-                _ => {}
-            }
+            run = cargo(&tree, &target_dir, &args)?;
+            tests = run
+                .executables
+                .iter()
+                .filter(|(_, _, t)| *t)
+                .map(|(n, e, _)| (n.clone(), e.clone()))
+                .collect();
         }
-        let status =
-            child.wait().map_err(|source| HarnessError::Cargo { dir: tree.clone(), source })?;
-        let stderr_text = err_thread.join().unwrap_or_default();
-        if status.success() {
+        if run.ok {
             if let Some(exe) = exe {
                 return Ok(Harness {
                     exe,
-                    cwd: tree.join(pkg_rel),
+                    cwd: tree.join(&pkg_rel),
                     dropped,
                     build_time: started.elapsed(),
+                    tests,
+                    tree: tree.clone(),
                 });
             }
         }
-        // Attribute each error to a wrapper; an error outside every wrapper is the crate's own.
+        // Attribute each error to a generated part; an error outside every part is the crate's own.
         let mut attributed = false;
         let mut foreign = None;
-        for e in &errors {
+        for e in &run.errors {
             let abs_candidates = [tree.join(&e.file), tree.join(&pkg_rel).join(&e.file)];
-            let hit = generated.regions.iter().find(|(file, lo, hi, _)| {
-                let scratch_file = tree.join(rel(file, req.workspace_root));
-                abs_candidates.contains(&scratch_file) && (*lo..=*hi).contains(&e.line)
-            });
-            match hit {
-                Some((_, _, _, id)) => {
-                    dropped.entry(*id).or_insert_with(|| first_lines(&e.rendered, 4));
+            let hits: Vec<&Vec<Part>> = generated
+                .regions
+                .iter()
+                .filter(|(file, lo, hi, _)| {
+                    *lo > 0
+                        && abs_candidates.contains(&tree.join(rel(file, req.workspace_root)))
+                        && (*lo..=*hi).contains(&e.line)
+                })
+                .map(|r| &r.3)
+                .collect();
+            if hits.is_empty() {
+                foreign.get_or_insert(e.rendered.clone());
+                continue;
+            }
+            // The innermost region is the smallest; drop every part it holds.
+            if let Some(parts) = hits.iter().min_by_key(|p| p.len()) {
+                for p in parts.iter() {
+                    dropped.entry(*p).or_insert_with(|| first_lines(&e.rendered, 4));
                     attributed = true;
-                }
-                None => {
-                    foreign.get_or_insert(e.rendered.clone());
                 }
             }
         }
         if !attributed {
             let first_error = foreign
-                .or_else(|| errors.first().map(|e| e.rendered.clone()))
-                .unwrap_or_else(|| first_lines(stderr_text.trim(), 20));
+                .or_else(|| run.errors.first().map(|e| e.rendered.clone()))
+                .unwrap_or_else(|| first_lines(run.stderr.trim(), 20));
             return Err(HarnessError::CrateDoesNotBuild {
                 package: req.package.to_string(),
                 first_error: first_lines(&first_error, 30),
@@ -465,8 +638,7 @@ pub fn build(req: &HarnessRequest<'_>) -> Result<Harness, HarnessError> {
     Err(HarnessError::CrateDoesNotBuild {
         package: req.package.to_string(),
         first_error:
-            "the harness kept failing to build after dropping the functions it could not call"
-                .into(),
+            "the harness kept failing to build after dropping the parts it could not compile".into(),
     })
 }
 

@@ -5,6 +5,8 @@ pub mod harness;
 #[cfg(test)]
 mod runtime_tests;
 pub mod source;
+pub mod suggest;
+pub mod switch;
 pub mod types;
 
 use std::path::{Path, PathBuf};
@@ -68,6 +70,11 @@ impl CrateTarget {
             sources: &self.sources,
             fns,
             scratch,
+            switches: Vec::new(),
+            inserts: Vec::new(),
+            test_packages: Vec::new(),
+            apply: None,
+            known_dropped: Default::default(),
         }
     }
 }
@@ -78,6 +85,10 @@ pub struct Workspace {
     pub root: PathBuf,
     /// Every library and binary target of the selected packages (libraries first).
     pub crates: Vec<CrateTarget>,
+    /// Per workspace package, the workspace packages that depend on it (directly or not).
+    pub dependents: std::collections::BTreeMap<String, Vec<String>>,
+    /// Every workspace package.
+    pub members: Vec<String>,
 }
 
 /// Loads the workspace of `manifest_path` (or of the current folder) and reads the sources of
@@ -111,7 +122,7 @@ pub fn load(
     }
     let root = PathBuf::from(md.workspace_root.as_std_path());
     let mut crates = Vec::new();
-    for pkg in members {
+    for pkg in &members {
         if !packages.is_empty() && !packages.iter().any(|n| n == pkg.name.as_str()) {
             continue;
         }
@@ -144,7 +155,31 @@ pub fn load(
             });
         }
     }
-    Ok(Workspace { root, crates })
+    // Reverse dependencies among workspace members, closed transitively.
+    let names: Vec<String> = members.iter().map(|p| p.name.to_string()).collect();
+    let direct: Vec<(String, Vec<String>)> = members
+        .iter()
+        .map(|p| {
+            let deps = p.dependencies.iter().map(|d| d.name.clone()).filter(|d| names.contains(d));
+            (p.name.to_string(), deps.collect())
+        })
+        .collect();
+    let mut dependents = std::collections::BTreeMap::new();
+    for name in &names {
+        let mut found: Vec<String> = Vec::new();
+        let mut todo = vec![name.clone()];
+        while let Some(n) = todo.pop() {
+            for (user, deps) in &direct {
+                if deps.contains(&n) && !found.contains(user) && user != name {
+                    found.push(user.clone());
+                    todo.push(user.clone());
+                }
+            }
+        }
+        found.sort();
+        dependents.insert(name.clone(), found);
+    }
+    Ok(Workspace { root, crates, dependents, members: names })
 }
 
 /// A function chosen for analysis, with where it lives.

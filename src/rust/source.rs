@@ -105,6 +105,10 @@ pub struct FoundFn {
     pub owner: Option<String>,
     /// The lines it spans, attributes and doc comments included.
     pub span: Span,
+    /// The byte range of the whole item in its file.
+    pub byte_span: (usize, usize),
+    /// The byte range of its body block (`{ … }`).
+    pub body_span: (usize, usize),
     /// The signature as written.
     pub signature: String,
     /// Doc comment text.
@@ -261,6 +265,7 @@ impl Walker<'_> {
                     let found = self.function(
                         &f.attrs,
                         &f.sig,
+                        f.block.span(),
                         item.span(),
                         module,
                         None,
@@ -352,6 +357,7 @@ impl Walker<'_> {
             let mut found = self.function(
                 &f.attrs,
                 &f.sig,
+                f.block.span(),
                 it.span(),
                 module,
                 Some(&self_ty),
@@ -385,6 +391,7 @@ impl Walker<'_> {
         &mut self,
         attrs: &[Attribute],
         sig: &Signature,
+        body: proc_macro2::Span,
         span: proc_macro2::Span,
         module: &[String],
         owner: Option<&str>,
@@ -439,6 +446,8 @@ impl Walker<'_> {
             name: sig.ident.to_string(),
             owner: owner.map(str::to_string),
             span: Span { start_line: span.start().line, end_line: span.end().line },
+            byte_span: (start, end),
+            body_span: (self.offset(body.start()), self.offset(body.end())),
             signature: self.text[sig_start..sig_end].to_string(),
             doc: doc_of(attrs),
             source: self.text[start..end].to_string(),

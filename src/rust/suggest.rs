@@ -1,0 +1,201 @@
+//! Suggested tests for Rust: a `#[test]` that calls the function on a witness and asserts the
+//! original outcome, so that it fails on the mutant. The code is placed in a `#[cfg(test)]` module
+//! next to the function (private functions stay reachable), built and run in the scratch copy;
+//! only tests that pass on the original and fail on their mutant are suggested.
+
+use super::source::{CallPlan, Callee, FoundFn, Receiver};
+use super::types::{ArgPlan, Pass, Ret};
+use crate::report::Witness;
+use crate::value::{Outcome, Ty, Value};
+
+/// Name of the module holding the suggested tests next to a function.
+pub const MODULE: &str = "abex_suggested";
+
+fn escape(s: &str) -> String {
+    format!("{s:?}")
+}
+
+/// A Rust expression of the owned type of `ty` with value `v`.
+pub fn literal(ty: &Ty, v: &Value) -> Option<String> {
+    Some(match (ty, v) {
+        (Ty::Int { bits, signed }, Value::Int(i)) => {
+            let suffix = match (bits, signed) {
+                (8, true) => "i8",
+                (16, true) => "i16",
+                (32, true) => "i32",
+                (64, true) => "i64",
+                (128, true) => "i128",
+                (8, false) => "u8",
+                (16, false) => "u16",
+                (32, false) => "u32",
+                (64, false) => "u64",
+                _ => "u128",
+            };
+            if *i < 0 {
+                format!("({i}{suffix})")
+            } else {
+                format!("{i}{suffix}")
+            }
+        }
+        (Ty::Int { .. }, Value::BigUint(u)) => format!("{u}u128"),
+        (Ty::Float { bits }, Value::Float(x)) => {
+            let t = if *bits == 32 { "f32" } else { "f64" };
+            if x.is_nan() {
+                format!("{t}::NAN")
+            } else if x.is_infinite() {
+                format!("{}{t}::INFINITY", if *x < 0.0 { "-" } else { "" })
+            } else {
+                format!("({x:?}{t})")
+            }
+        }
+        (Ty::Bool, Value::Bool(b)) => b.to_string(),
+        (Ty::Char, Value::Str(s)) => format!("{:?}", s.chars().next()?),
+        (Ty::Str, Value::Str(s)) => format!("{}.to_string()", escape(s)),
+        (Ty::List { item }, Value::List(xs)) | (Ty::Array { item, .. }, Value::List(xs)) => {
+            let items: Option<Vec<String>> = xs.iter().map(|x| literal(item, x)).collect();
+            let items = items?.join(", ");
+            if matches!(ty, Ty::Array { .. }) {
+                format!("[{items}]")
+            } else {
+                format!("vec![{items}]")
+            }
+        }
+        (Ty::Option { .. }, Value::Null) => "None".into(),
+        (Ty::Option { item }, v) => format!("Some({})", literal(item, v)?),
+        (Ty::Tuple { items }, Value::List(xs)) if items.len() == xs.len() => {
+            let parts: Option<Vec<String>> =
+                items.iter().zip(xs).map(|(t, x)| literal(t, x)).collect();
+            let parts = parts?;
+            if parts.len() == 1 {
+                format!("({},)", parts[0])
+            } else {
+                format!("({})", parts.join(", "))
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// The argument expression passing `v` for a parameter planned as `a`, written inline.
+fn inline_arg(a: &ArgPlan, v: &Value) -> Option<String> {
+    let boxed = |lit: String| {
+        if a.owned.starts_with("::std::boxed::Box<") {
+            format!("Box::new({lit})")
+        } else {
+            lit
+        }
+    };
+    Some(match (&a.pass, &a.ty, v) {
+        (Pass::Ref, Ty::Str, Value::Str(s)) => escape(s),
+        (Pass::Value, _, _) => boxed(literal(&a.ty, v)?),
+        (Pass::Ref, _, _) => format!("&{}", boxed(literal(&a.ty, v)?)),
+        (Pass::RefMut, _, _) => format!("&mut {}", boxed(literal(&a.ty, v)?)),
+        (Pass::AsDeref, _, Value::Null) | (Pass::AsRef, _, Value::Null) => "None".into(),
+        (Pass::AsDeref, Ty::Option { item }, v) => match (&**item, v) {
+            (Ty::Str, Value::Str(s)) => format!("Some({})", escape(s)),
+            (item, v) => format!("Some(&{}[..])", literal(item, v)?),
+        },
+        (Pass::AsRef, Ty::Option { item }, v) => format!("Some(&{})", literal(item, v)?),
+        (Pass::StrVec { by_ref }, _, Value::List(xs)) => {
+            let items: Option<Vec<String>> = xs
+                .iter()
+                .map(|x| if let Value::Str(s) = x { Some(escape(s)) } else { None })
+                .collect();
+            let items = items?.join(", ");
+            if *by_ref {
+                format!("&[{items}]")
+            } else {
+                format!("vec![{items}]")
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// The body of a suggested test: call `f` on the witness and assert the original outcome.
+pub fn test_fn(f: &FoundFn, plan: &CallPlan, w: &Witness, name: &str, why: &str) -> Option<String> {
+    let mut s = format!("    /// {why}\n    #[test]\n");
+    if let Outcome::Panic { message } = &w.original {
+        s.push_str(&format!("    #[should_panic(expected = {})]\n", escape(message)));
+    }
+    s.push_str(&format!("    fn {name}() {{\n"));
+    let args: Option<Vec<String>> =
+        plan.args.iter().zip(&w.input).map(|(a, v)| inline_arg(a, v)).collect();
+    let args = args?.join(", ");
+    let call = match &plan.callee {
+        Callee::Free => format!("{}({args})", f.name),
+        Callee::Assoc { self_ty } => format!("{self_ty}::{}({args})", f.name),
+        Callee::Method { self_ty, receiver } => {
+            let m = if *receiver == Receiver::RefMut { "mut " } else { "" };
+            s.push_str(&format!("        let {m}receiver = {self_ty}::default();\n"));
+            format!("receiver.{}({args})", f.name)
+        }
+    };
+    match (&w.original, plan.ret) {
+        (Outcome::Panic { .. }, _) => s.push_str(&format!("        let _ = {call};\n")),
+        (Outcome::Ok { value }, Ret::Value) => {
+            s.push_str(&format!(
+                "        assert_eq!(format!(\"{{:?}}\", {call}), {});\n",
+                escape(value)
+            ));
+        }
+        (Outcome::Ok { value }, Ret::Result) => {
+            let expected = format!("Ok({value})");
+            s.push_str(&format!(
+                "        assert_eq!(format!(\"{{:?}}\", {call}), {});\n",
+                escape(&expected)
+            ));
+        }
+        (Outcome::Error { ty, message }, Ret::Result) => {
+            let shown =
+                if ty == "String" || ty == "&str" { escape(message) } else { message.clone() };
+            let expected = format!("Err({shown})");
+            s.push_str(&format!(
+                "        assert_eq!(format!(\"{{:?}}\", {call}), {});\n",
+                escape(&expected)
+            ));
+        }
+        _ => return None,
+    }
+    s.push_str("    }\n");
+    Some(s)
+}
+
+/// The `#[cfg(test)]` module holding `tests` (from [`test_fn`]).
+pub fn module(tests: &[String]) -> String {
+    format!("\n#[cfg(test)]\n#[allow(non_snake_case, unused)]\nmod {MODULE} {{\n    use super::*;\n\n{}}}\n", tests.join("\n"))
+}
+
+/// The path libtest knows a suggested test by, from the crate root.
+pub fn test_path(f: &FoundFn, name: &str) -> String {
+    let mut parts = f.module.clone();
+    parts.push(MODULE.to_string());
+    parts.push(name.to_string());
+    parts.join("::")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_are_typed_rust_expressions() {
+        assert_eq!(literal(&Ty::int(32, true), &Value::Int(-5)).unwrap(), "(-5i32)");
+        assert_eq!(
+            literal(&Ty::Str, &Value::Str("a\"b".into())).unwrap(),
+            "\"a\\\"b\".to_string()"
+        );
+        let opt = Ty::Option { item: Box::new(Ty::int(8, false)) };
+        assert_eq!(literal(&opt, &Value::Null).unwrap(), "None");
+        assert_eq!(literal(&opt, &Value::Int(3)).unwrap(), "Some(3u8)");
+        let t = Ty::Tuple { items: vec![Ty::Bool, Ty::Char] };
+        let v = Value::List(vec![Value::Bool(true), Value::Str("x".into())]);
+        assert_eq!(literal(&t, &v).unwrap(), "(true, 'x')");
+        assert_eq!(literal(&Ty::Float { bits: 64 }, &Value::Float(f64::NAN)).unwrap(), "f64::NAN");
+        let l = Ty::List { item: Box::new(Ty::Str) };
+        assert_eq!(
+            literal(&l, &Value::List(vec![Value::Str("a".into())])).unwrap(),
+            "vec![\"a\".to_string()]"
+        );
+    }
+}

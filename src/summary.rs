@@ -1,0 +1,137 @@
+//! `summary.md`: the markdown summary of a run, the text a pull-request summary uses. Only
+//! witnessed survivors are presented as gaps; possibly equivalent survivors are counted, never
+//! shown as findings.
+
+use std::fmt::Write as _;
+
+use crate::report::{MutantStatus, Report, TargetReport};
+use crate::value::stringify_input;
+
+/// File name of the summary in the output folder.
+pub const FILE_NAME: &str = "summary.md";
+
+fn code(s: &str) -> String {
+    let s = s.replace('\n', " ");
+    let s: String =
+        if s.chars().count() > 120 { s.chars().take(119).chain(['…']).collect() } else { s };
+    if s.contains('`') {
+        format!("`` {s} ``")
+    } else {
+        format!("`{s}`")
+    }
+}
+
+fn target_section(out: &mut String, t: &TargetReport) {
+    let _ = writeln!(
+        out,
+        "### `{}` ({}:{}-{})\n",
+        t.target.qualified_name,
+        t.target.file.display(),
+        t.target.span.start_line,
+        t.target.span.end_line
+    );
+    if let Some(x) = &t.exploration {
+        let _ = writeln!(
+            out,
+            "{} boundaries found in {} input pairs (QD-score {:.2}).",
+            x.bc_count, x.pairs_evaluated, x.qd_score
+        );
+    } else if let crate::targets::Drive::Unsupported { reason } = &t.target.drive {
+        let _ = writeln!(out, "Not explored: {}.", reason.lines().next().unwrap_or(reason));
+    }
+    let Some(m) = &t.mutation else {
+        out.push('\n');
+        return;
+    };
+    let c = &m.counts;
+    let _ = writeln!(
+        out,
+        "{} mutants: {} killed, {} survived ({} with a witness), {} unviable, {} timed out{}.\n",
+        c.total,
+        c.killed,
+        c.survived,
+        c.witnessed,
+        c.unviable,
+        c.timeout,
+        if c.not_tested > 0 {
+            format!(", {} not tested (time budget)", c.not_tested)
+        } else {
+            String::new()
+        }
+    );
+    if !m.self_check_killed {
+        out.push_str("> **No test reaches this function**: replacing its body with a panic fails no test.\n\n");
+    }
+    for x in m.mutants.iter().filter(|x| x.status == MutantStatus::Survived) {
+        let Some(w) = &x.witness else { continue };
+        let _ = writeln!(
+            out,
+            "- **Gap** at {}:{}: {} — on {} the original gives {}, the mutant {}.",
+            x.file.display(),
+            x.line,
+            x.description,
+            code(&stringify_input(&w.input)),
+            code(&w.original.stringify()),
+            code(&w.mutant.stringify())
+        );
+    }
+    let equivalent = m.mutants.iter().filter(|x| x.possibly_equivalent).count();
+    if equivalent > 0 {
+        let _ = writeln!(
+            out,
+            "- {equivalent} survivor(s) with no witness (possibly equivalent; not gaps)."
+        );
+    }
+    if !m.unpinned.is_empty() {
+        let _ =
+            writeln!(out, "- {} boundaries are not pinned by the tests, e.g.:", m.unpinned.len());
+        for b in m.unpinned.iter().take(3) {
+            let _ = writeln!(
+                out,
+                "  - {} → {} / {} → {}",
+                code(&b.inputs[0]),
+                code(&b.outputs[0]),
+                code(&b.inputs[1]),
+                code(&b.outputs[1])
+            );
+        }
+    }
+    for s in &m.suggested_tests {
+        let _ = writeln!(
+            out,
+            "\nSuggested test (kills {}):\n\n```rust\n{}```",
+            s.kills.join(", "),
+            s.code
+        );
+    }
+    out.push('\n');
+}
+
+/// Renders the summary of `report`.
+pub fn render(report: &Report) -> String {
+    let mut out = String::from("## abex\n\n");
+    let gaps: usize =
+        report.targets.iter().filter_map(|t| t.mutation.as_ref()).map(|m| m.counts.witnessed).sum();
+    let tested: usize = report
+        .targets
+        .iter()
+        .filter_map(|t| t.mutation.as_ref())
+        .map(|m| m.counts.killed + m.counts.survived + m.counts.timeout)
+        .sum();
+    let _ = writeln!(
+        out,
+        "{} function(s) analysed, {tested} mutants tested, **{gaps} gap(s)** the tests do not pin down.{}\n",
+        report.targets.len(),
+        if report.complete { "" } else { " *(incomplete run)*" }
+    );
+    if report.targets.is_empty() {
+        out.push_str("> **Nothing was analysed**: no changed function was found. This is not a clean pass.\n");
+    }
+    if tested == 0 && !report.targets.is_empty() {
+        out.push_str("> **No mutant was tested.** This is not a clean pass.\n\n");
+    }
+    for t in &report.targets {
+        target_section(&mut out, t);
+    }
+    out
+}

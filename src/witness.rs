@@ -1,0 +1,122 @@
+//! Witnesses: an input on which a surviving mutant's outcome differs from the original's proves
+//! the survivor is a real, non-equivalent gap. The explored archive's inputs are tried first (the
+//! strongest boundaries first); survivors without a witness there get a bounded differential
+//! search around those inputs with the explorer's operators. A survivor with no witness is
+//! "possibly equivalent" and never reported as a finding.
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::exec::{Evaluate, ExecError};
+use crate::inputs;
+use crate::report::Witness;
+use crate::value::{Args, Outcome, Ty, Value};
+
+/// Runs `inputs` (with their known original outcomes) on the mutant. Returns the first input
+/// whose outcome differs, and the mutant's outcome on every input (for pinning).
+pub fn from_inputs(
+    known: &[(Args, Outcome)],
+    mutant: &mut dyn Evaluate,
+) -> Result<(Option<Witness>, Vec<Outcome>), ExecError> {
+    let batch: Vec<Args> = known.iter().map(|(a, _)| a.clone()).collect();
+    let outs = mutant.evaluate(&batch)?;
+    let witness = known.iter().zip(&outs).find(|((_, o), m)| o != *m).map(|((a, o), m)| Witness {
+        input: a.clone(),
+        original: o.clone(),
+        mutant: m.clone(),
+        found_by: "archive",
+    });
+    Ok((witness, outs))
+}
+
+/// Looks for an input where `original` and `mutant` differ: neighbours of `seeds` and fresh
+/// random inputs, at most `evals` inputs, deterministic for `seed`.
+pub fn differential(
+    params: &[Ty],
+    seeds: &[Args],
+    original: &mut dyn Evaluate,
+    mutant: &mut dyn Evaluate,
+    evals: usize,
+    seed: u64,
+) -> Result<Option<Witness>, ExecError> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut seen = std::collections::HashSet::new();
+    // Walk outward: neighbours of the seeds and of the inputs tried so far.
+    let mut pool: Vec<Args> = seeds.to_vec();
+    let mut done = 0;
+    while done < evals {
+        let n = (evals - done).min(256);
+        let mut batch = Vec::with_capacity(n);
+        let mut tries = 0;
+        while batch.len() < n && tries < n * 4 {
+            tries += 1;
+            let candidate = if !pool.is_empty() && rand::Rng::random_bool(&mut rng, 0.7) {
+                let base = &pool[rand::Rng::random_range(&mut rng, 0..pool.len())];
+                inputs::args_neighbour(params, base, &mut rng)
+            } else {
+                Some(inputs::random_args(params, &mut rng))
+            };
+            if let Some(c) = candidate {
+                if seen.insert(Value::List(c.clone()).to_json()) {
+                    batch.push(c);
+                }
+            }
+        }
+        if batch.is_empty() {
+            break;
+        }
+        done += batch.len();
+        let o = original.evaluate(&batch)?;
+        let m = mutant.evaluate(&batch)?;
+        let found = (0..batch.len()).find(|&i| o[i] != m[i]);
+        if found.is_none() && pool.len() < 4096 {
+            pool.extend(batch.iter().cloned());
+        }
+        if let Some(i) = found {
+            return Ok(Some(Witness {
+                input: batch[i].clone(),
+                original: o[i].clone(),
+                mutant: m[i].clone(),
+                found_by: "search",
+            }));
+        }
+    }
+    Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::FnEvaluator;
+
+    fn f(boundary: i128) -> impl FnMut(&Args) -> Outcome {
+        move |a: &Args| Outcome::Ok { value: (a[0].as_int().unwrap_or(0) >= boundary).to_string() }
+    }
+
+    #[test]
+    fn the_first_archive_input_that_differs_is_the_witness() {
+        let known: Vec<(Args, Outcome)> = [5, 10, 11]
+            .iter()
+            .map(|&x| (vec![Value::Int(x)], Outcome::Ok { value: (x >= 10).to_string() }))
+            .collect();
+        let mut mutant = FnEvaluator(f(11));
+        let (w, outs) = from_inputs(&known, &mut mutant).unwrap();
+        let w = w.unwrap();
+        assert_eq!(w.input, vec![Value::Int(10)]);
+        assert_eq!(w.original, Outcome::Ok { value: "true".into() });
+        assert_eq!(outs.len(), 3);
+        let mut same = FnEvaluator(f(10));
+        assert!(from_inputs(&known, &mut same).unwrap().0.is_none());
+    }
+
+    #[test]
+    fn the_differential_search_finds_a_gap_near_the_seeds_and_none_for_an_equivalent_mutant() {
+        let params = [Ty::int(32, true)];
+        let seeds = vec![vec![Value::Int(97)]];
+        let (mut o, mut m) = (FnEvaluator(f(100)), FnEvaluator(f(101)));
+        let w = differential(&params, &seeds, &mut o, &mut m, 2000, 1).unwrap().unwrap();
+        assert_eq!(w.input, vec![Value::Int(100)]);
+        let (mut o, mut m) = (FnEvaluator(f(100)), FnEvaluator(f(100)));
+        assert!(differential(&params, &seeds, &mut o, &mut m, 500, 1).unwrap().is_none());
+    }
+}
