@@ -16,6 +16,9 @@ use crate::rust::{self, Chosen, WorkspaceError};
 use crate::targets::diff::{self, DiffError};
 use crate::targets::{Drive, Target};
 
+/// Exploration time of one function when the run has no time budget.
+const EXPLORE_CAP: Duration = Duration::from_secs(30);
+
 /// How targets are chosen.
 #[derive(Clone, Debug)]
 pub enum Selection {
@@ -303,10 +306,10 @@ pub fn run(
                 Some((id, None)) => {
                     let params = target.param_types().unwrap_or_default();
                     // Split what is left of the exploration budget (half the run's) evenly.
-                    let time_budget = cfg.time_budget.map(|b| {
+                    let time_budget = Some(cfg.time_budget.map_or(EXPLORE_CAP, |b| {
                         let left = (b / 2).saturating_sub(started.elapsed());
                         left / (driven_total - explored).max(1) as u32
-                    });
+                    }));
                     let ecfg = ExploreConfig {
                         pairs: cfg.pairs,
                         time_budget,

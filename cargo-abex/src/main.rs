@@ -79,7 +79,9 @@ struct ExploreArgs {
     /// Input pairs to evaluate per function.
     #[arg(long, default_value_t = 1000, value_name = "N")]
     pairs: usize,
-    /// Wall-time budget for the whole run, e.g. `90s`, `10m`; split evenly over functions.
+    /// Wall-time budget for the whole run, e.g. `90s`, `10m`: half for exploration, split
+    /// evenly over functions, the rest for mutants. Without it, each function's exploration
+    /// stops after 30 s.
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     time_budget: Option<Duration>,
     /// Random seed: the same seed on the same code gives the same result.
@@ -120,7 +122,7 @@ enum Scope {
 #[command(next_help_heading = "Execution")]
 struct ExecArgs {
     /// Time limit of one call of the function under test.
-    #[arg(long, default_value = "1s", value_name = "DURATION", value_parser = humantime::parse_duration)]
+    #[arg(long, default_value = "200ms", value_name = "DURATION", value_parser = humantime::parse_duration)]
     call_timeout: Duration,
     /// Memory (address space) limit of the harness process, in MiB; 0 for none.
     #[arg(long, default_value_t = 4096, value_name = "MIB")]

@@ -217,3 +217,129 @@ fn bad_input_is_a_clear_error_with_exit_code_2() {
     let err = stderr(&o);
     assert!(err.contains("does not build") && err.contains("mismatched types"), "{err}");
 }
+
+/// Copies fixture `name` into a fresh temp dir (no git) for an independent `cargo test`.
+fn cargo_test_in(dir: &Path) -> bool {
+    let target = dir.join("target-check");
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["test", "-q"])
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .unwrap()
+        .status
+        .success()
+}
+
+#[test]
+fn survivors_with_witnesses_are_gaps_with_suggested_tests_that_kill_them() {
+    let (_tmp, dir) = support::project("gaps");
+    let before = support::snapshot(&dir);
+    let o = Command::new(env!("CARGO_BIN_EXE_cargo-abex"))
+        .args(["abex", "--offline", "--all", "--test-timeout", "2s", "--pairs", "500"])
+        .current_dir(&dir)
+        .env("NO_COLOR", "1")
+        // The fixture's own test fails if any of these reaches the tests of a mutant.
+        .env("GITHUB_TOKEN", "ghp_secret")
+        .env("OPENAI_API_KEY", "sk-secret")
+        .env("ABEX_TEST_API_KEY", "secret")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = report(&dir);
+
+    // `shipping`: the untested threshold at 50 is a gap, proven by a witness.
+    let m = &target(&r, "shipping")["mutation"];
+    assert_eq!(m["self_check_killed"], true);
+    let mutants = m["mutants"].as_array().unwrap();
+    let gt = mutants
+        .iter()
+        .find(|x| x["original"] == "total >= 50" && x["replacement"] == "total > 50")
+        .unwrap();
+    assert_eq!(gt["status"], "survived");
+    assert_eq!(gt["witness"]["input"], serde_json::json!([50]));
+    assert_eq!(gt["witness"]["original"]["value"], "0");
+    assert_eq!(gt["witness"]["mutant"]["value"], "5");
+    assert!(mutants.iter().any(|x| x["status"] == "killed"
+        && x["killed_by"].as_str().is_some_and(|t| t.contains("shipping"))));
+    assert!(!m["unpinned"].as_array().unwrap().is_empty());
+    let tests = m["suggested_tests"].as_array().unwrap();
+    assert!(!tests.is_empty());
+    let suggested = tests
+        .iter()
+        .find(|t| t["kills"].as_array().unwrap().contains(&gt["id"]))
+        .expect("a test kills `>`");
+
+    // Independently: the suggested test passes on the original and fails on the mutant.
+    let check = tempfile::tempdir().unwrap();
+    let copy = check.path().join("gaps");
+    std::fs::create_dir_all(copy.join("src")).unwrap();
+    std::fs::copy(dir.join("Cargo.toml"), copy.join("Cargo.toml")).unwrap();
+    let lib = std::fs::read_to_string(dir.join("src/lib.rs")).unwrap();
+    let test_mod = format!(
+        "\n#[cfg(test)]\nmod abex_check {{\n    use super::*;\n{}}}\n",
+        suggested["code"].as_str().unwrap()
+    );
+    std::fs::write(copy.join("src/lib.rs"), format!("{lib}{test_mod}")).unwrap();
+    assert!(cargo_test_in(&copy), "the suggested test fails on the original");
+    let mutated = lib.replacen("total >= 50", "total > 50", 1);
+    std::fs::write(copy.join("src/lib.rs"), format!("{mutated}{test_mod}")).unwrap();
+    assert!(!cargo_test_in(&copy), "the suggested test passes on the mutant");
+
+    // `cap`: changing the 20 cannot matter; those survivors have no witness and are no finding.
+    let cap = &target(&r, "cap")["mutation"];
+    let equivalent: Vec<&Value> =
+        cap["mutants"].as_array().unwrap().iter().filter(|x| x["status"] == "survived").collect();
+    assert!(!equivalent.is_empty(), "{cap:#}");
+    assert!(
+        equivalent.iter().all(|x| x["possibly_equivalent"] == true && x["witness"].is_null()),
+        "{cap:#}"
+    );
+    assert_eq!(cap["counts"]["witnessed"], 0);
+    let summary = std::fs::read_to_string(dir.join(".abex/out/summary.md")).unwrap();
+    assert!(summary.contains("**Gap**") && summary.contains("replace `>=` with `>`"), "{summary}");
+    assert!(!summary.contains("x.min(10).min(20)"), "{summary}");
+
+    // `double`: a mutant that never ends is timed out, and the others were still tested.
+    let double = &target(&r, "double")["mutation"];
+    let statuses: Vec<&str> = double["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["status"].as_str().unwrap())
+        .collect();
+    assert!(statuses.contains(&"timeout"), "{statuses:?}");
+    assert!(statuses.iter().filter(|s| **s == "killed").count() >= 3, "{statuses:?}");
+
+    let stryker: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join(".abex/out/mutation-report.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(stryker["schemaVersion"], "2");
+    assert_eq!(support::snapshot(&dir), before, "the user's tree changed");
+}
+
+#[test]
+fn an_interrupted_run_leaves_the_tree_alone_and_a_valid_report() {
+    let (_tmp, dir) = support::project("gaps");
+    let before = support::snapshot(&dir);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cargo-abex"))
+        .args(["abex", "--offline", "--all", "--test-timeout", "2s"])
+        .current_dir(&dir)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Interrupt once the first report has been written (or after a few seconds).
+    let report_path = dir.join(".abex/out/report.json");
+    let start = std::time::Instant::now();
+    while !report_path.exists() && start.elapsed() < std::time::Duration::from_secs(20) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    child.wait().unwrap();
+    let r = report(&dir);
+    assert_eq!(r["format"], "abex-report");
+    assert!(r["targets"].is_array());
+    assert_eq!(support::snapshot(&dir), before, "the user's tree changed");
+}

@@ -98,7 +98,8 @@ pub struct Mutant {
     /// What replaces it.
     pub replacement: String,
     /// Whether `original` and `replacement` are expressions of the same type, so both can be
-    /// compiled side by side as `(if ON(id) { replacement } else { original })`.
+    /// compiled side by side as `(if ON(id) { (replacement) } else { (original) })` (mutation
+    /// switching; the inner parentheses keep `unsafe { … } as T + 1` an expression).
     pub switchable: bool,
     /// What the mutant does, for people: "replace `<` with `<=`".
     pub description: String,

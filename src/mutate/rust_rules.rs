@@ -346,9 +346,17 @@ impl<'ast> Visit<'ast> for Gen<'_> {
         let op_at = self.range(&e.op).0;
         let holds = self.text.get(op_at..op_at + op_text.len()) == Some(op_text.as_str());
         if let (Some((to, operator)), true) = (swap(&e.op), holds) {
+            let left_end = self.range(&*e.left).1;
+            let left = &self.text[span.0..left_end];
+            // `x as u8 < y` would read `<` as the start of generic arguments.
+            let left = if matches!(*e.left, Expr::Cast(_)) && to.starts_with('<') {
+                format!("({left})")
+            } else {
+                left.to_string()
+            };
             let replacement = format!(
-                "{}{to}{}",
-                &self.text[span.0..op_at],
+                "{left}{}{to}{}",
+                &self.text[left_end..op_at],
                 &self.text[op_at + op_text.len()..span.1]
             );
             self.push(operator, span, replacement, &format!("replace `{op_text}` with `{to}`"));
@@ -976,6 +984,19 @@ fn g(x: u8) -> u8 { x + 1 }
         }
         assert!(originals.contains(&"x + 1"));
         assert!(ms.iter().any(|m| m.original == "0u8" && m.replacement == "1u8"));
+    }
+
+    #[test]
+    fn a_cast_before_a_new_less_than_is_parenthesized() {
+        let text = "fn f(i: u8, hi: u128) -> bool {
+    i as u128 <= hi && (i as u32 >> 1) > 0
+}
+";
+        let ms = mutants(text, "f");
+        check_well_formed(text, "f", &ms);
+        let r: Vec<&str> = ms.iter().map(|m| m.replacement.as_str()).collect();
+        assert!(r.contains(&"(i as u128) < hi"), "{r:?}");
+        assert!(r.contains(&"(i as u32) << 1"), "{r:?}");
     }
 
     #[test]
