@@ -41,6 +41,25 @@ pub struct TestSuite {
     pub env: Vec<(String, String)>,
 }
 
+/// Reads a child's stdout and stderr on two threads (one pipe filling up while the other is read
+/// would block the child forever); the returned function waits for both texts.
+fn drain(child: &mut std::process::Child) -> impl FnOnce() -> (String, String) {
+    fn read_all(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<String> {
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            if let Some(mut p) = pipe {
+                let mut bytes = Vec::new();
+                let _ = p.read_to_end(&mut bytes);
+                s = String::from_utf8_lossy(&bytes).into_owned();
+            }
+            s
+        })
+    }
+    let out = read_all(child.stdout.take());
+    let err = read_all(child.stderr.take());
+    move || (out.join().unwrap_or_default(), err.join().unwrap_or_default())
+}
+
 fn first_failure(output: &str) -> Option<String> {
     output.lines().find_map(|l| {
         let rest = l.strip_prefix("test ")?;
@@ -77,32 +96,24 @@ impl TestSuite {
                 cmd.env("ABEX_MUTANT", n.to_string());
             }
             crate::safety::scrub_env(&mut cmd);
+            crate::safety::own_group(&mut cmd);
             let Ok(mut child) = cmd.spawn() else {
                 return TestResult::Fail { test: name.clone(), output: "could not start".into() };
             };
-            let mut out = child.stdout.take().expect("piped");
-            let mut err = child.stderr.take().expect("piped");
-            let reader = std::thread::spawn(move || {
-                let mut s = String::new();
-                let _ = out.read_to_string(&mut s);
-                let mut e = String::new();
-                let _ = err.read_to_string(&mut e);
-                s.push_str(&e);
-                s
-            });
+            let reader = drain(&mut child);
             let status = loop {
                 match child.try_wait() {
                     Ok(Some(st)) => break Some(st),
                     Ok(None) if Instant::now() >= deadline => {
-                        let _ = child.kill();
-                        let _ = child.wait();
+                        crate::safety::kill_group(&mut child);
                         break None;
                     }
                     Ok(None) => std::thread::sleep(Duration::from_millis(2)),
                     Err(_) => break None,
                 }
             };
-            let output = reader.join().unwrap_or_default();
+            let (out, err) = reader();
+            let output = out + &err;
             match status {
                 None => return TestResult::Timeout,
                 Some(st) if !st.success() => {
@@ -113,6 +124,71 @@ impl TestSuite {
             }
         }
         TestResult::Pass
+    }
+}
+
+/// The doc-tests of a scratch copy's packages, run through `cargo test --doc` (rustdoc builds
+/// them on each run, so they are run only for mutants that survive the test binaries).
+#[derive(Clone, Debug)]
+pub struct DocTests {
+    /// The scratch copy.
+    pub tree: PathBuf,
+    /// Its target folder.
+    pub target_dir: PathBuf,
+    /// Packages whose doc-tests count.
+    pub packages: Vec<String>,
+}
+
+impl DocTests {
+    /// Runs the doc-tests with `mutant` active; `None` when there are none to run.
+    pub fn run(&self, mutant: Option<u32>, timeout: Duration) -> Option<TestResult> {
+        let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+        cmd.current_dir(&self.tree)
+            .args(["test", "--doc", "--quiet"])
+            .env("CARGO_TARGET_DIR", &self.target_dir)
+            .env("CARGO_TERM_COLOR", "never")
+            .env_remove("ABEX_MUTANT")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for p in &self.packages {
+            cmd.args(["-p", p]);
+        }
+        if let Some(n) = mutant {
+            cmd.env("ABEX_MUTANT", n.to_string());
+        }
+        crate::safety::scrub_env(&mut cmd);
+        crate::safety::own_group(&mut cmd);
+        let mut child = cmd.spawn().ok()?;
+        let reader = drain(&mut child);
+        let deadline = Instant::now() + timeout;
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(st)) => break Some(st),
+                Ok(None) if Instant::now() >= deadline => {
+                    crate::safety::kill_group(&mut child);
+                    break None;
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+                Err(_) => break None,
+            }
+        };
+        let (stdout, stderr) = reader();
+        match status {
+            None => Some(TestResult::Timeout),
+            // No library, or no doc-test at all: nothing to run.
+            Some(_) if stderr.contains("no library targets") => None,
+            Some(st) if st.success() => {
+                let ran = stdout
+                    .lines()
+                    .any(|l| l.starts_with("running ") && !l.starts_with("running 0 tests"));
+                ran.then_some(TestResult::Pass)
+            }
+            Some(_) => {
+                let test = first_failure(&stdout).unwrap_or_else(|| "doc-tests".to_string());
+                Some(TestResult::Fail { test, output: tail(&format!("{stdout}{stderr}"), 30) })
+            }
+        }
     }
 }
 

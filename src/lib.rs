@@ -6,6 +6,7 @@
 //! `pytest --abex`) render them.
 
 pub mod archive;
+pub mod cache;
 pub mod exec;
 pub mod explore;
 pub mod inputs;

@@ -93,6 +93,9 @@ pub struct PhaseTarget<'a> {
     pub mutants: Vec<(u32, Mutant)>,
     /// The number of its self-check mutant.
     pub self_check: u32,
+    /// Whether its code is not compiled under the current features (its mutants are then
+    /// "not exercised", never survivors).
+    pub not_compiled: bool,
 }
 
 /// The self-check mutant of a function: its body replaced by a panic.
@@ -184,7 +187,7 @@ pub fn run(
     let mut results: BTreeMap<u32, Tested> = BTreeMap::new();
     let mut switched = Vec::new();
     let mut alone = Vec::new();
-    for t in targets {
+    for t in targets.iter().filter(|t| !t.not_compiled) {
         for n in t.mutants.iter().map(|(n, _)| *n).chain([t.self_check]) {
             if h.dropped.contains_key(&Part::Mutant(n)) {
                 alone.push(n);
@@ -200,6 +203,34 @@ pub fn run(
             results.insert(*n, tested(&r, time));
         }
     }
+    // Survivors of the test binaries meet the doc-tests too, when the packages have any.
+    let doc = lab::DocTests {
+        tree: h.tree.clone(),
+        target_dir: req.scratch.join("target"),
+        packages: req.test_packages.clone(),
+    };
+    let survivors: Vec<u32> = results
+        .iter()
+        .filter(|(_, r)| r.status == MutantStatus::Survived)
+        .map(|(n, _)| *n)
+        .collect();
+    if !survivors.is_empty()
+        && !past_deadline()
+        && doc.run(None, Duration::from_secs(600)) == Some(TestResult::Pass)
+    {
+        for n in survivors {
+            if past_deadline() {
+                break;
+            }
+            let t0 = Instant::now();
+            if let Some(r @ TestResult::Fail { .. }) =
+                doc.run(Some(n), timeout.max(Duration::from_secs(60)))
+            {
+                results.insert(n, tested(&r, t0.elapsed()));
+            }
+        }
+    }
+
     // Mutants built alone: a build each, in a scratch copy of their own.
     let single = req.scratch.with_file_name(format!(
         "{}-single",
@@ -416,7 +447,11 @@ pub fn run(
         let mut counts = MutantCounts { total: t.mutants.len(), ..Default::default() };
         for (n, m) in &t.mutants {
             let r = results.get(n).cloned();
-            let status = r.as_ref().map_or(MutantStatus::NotTested, |r| r.status);
+            let status = if t.not_compiled {
+                MutantStatus::NotExercised
+            } else {
+                r.as_ref().map_or(MutantStatus::NotTested, |r| r.status)
+            };
             let witness = witnesses.get(n).cloned();
             match status {
                 MutantStatus::Killed => counts.killed += 1,

@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::archive::{Descriptor, Group, Pair};
 use crate::explore::{Exploration, StopReason};
@@ -62,7 +62,7 @@ pub struct Settings {
 }
 
 /// What happened to one target.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TargetReport {
     /// The target.
     #[serde(flatten)]
@@ -76,7 +76,7 @@ pub struct TargetReport {
 }
 
 /// How a mutant fared against the tests.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MutantStatus {
     /// It does not build.
@@ -94,7 +94,7 @@ pub enum MutantStatus {
 }
 
 /// An input on which a mutant's outcome differs from the original's.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Witness {
     /// The argument list.
     pub input: Args,
@@ -103,11 +103,11 @@ pub struct Witness {
     /// The mutant's outcome.
     pub mutant: Outcome,
     /// Where it was found: `archive` (an explored input) or `search` (differential search).
-    pub found_by: &'static str,
+    pub found_by: String,
 }
 
 /// One mutant and what happened to it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MutantReport {
     /// Stable id.
     pub id: String,
@@ -147,7 +147,7 @@ pub struct MutantReport {
 }
 
 /// A boundary the tests do not hold: a witnessed survivor moves an outcome on one of its inputs.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct UnpinnedBoundary {
     /// The archive cell's descriptor.
     pub descriptor: Descriptor,
@@ -160,7 +160,7 @@ pub struct UnpinnedBoundary {
 }
 
 /// A test abex suggests: checked to pass on the original and fail on each mutant it kills.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SuggestedTest {
     /// The test function's name.
     pub name: String,
@@ -171,7 +171,7 @@ pub struct SuggestedTest {
 }
 
 /// Counts of mutant outcomes.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct MutantCounts {
     /// Mutants generated.
     pub total: usize,
@@ -192,7 +192,7 @@ pub struct MutantCounts {
 }
 
 /// The mutation analysis of one target.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MutationReport {
     /// Whether a deliberately broken copy of the function (its body replaced by a panic) was
     /// killed; false means the tests do not reach the function at all.
@@ -210,7 +210,7 @@ pub struct MutationReport {
 }
 
 /// The result of exploring one target.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ExplorationReport {
     /// Pairs offered to the archive.
     pub pairs_evaluated: usize,
@@ -231,7 +231,7 @@ pub struct ExplorationReport {
 }
 
 /// One archive cell: its elite pair.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Cell {
     /// The four descriptors.
     pub descriptor: Descriptor,
@@ -253,7 +253,7 @@ pub struct Cell {
 }
 
 /// Stringified forms of a cell's pair.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CellStrings {
     /// The two stringified inputs.
     pub inputs: [String; 2],

@@ -228,8 +228,45 @@ pub fn run(
     let mut explored = 0usize;
     let driven_total = chosen.iter().filter(|c| c.target.drive == Drive::Supported).count();
     let deadline = cfg.time_budget.map(|b| started + b);
+    let cache = crate::cache::ResultCache::open(&ws.root);
+    let settings = format!(
+        "{}|{}|{:?}|{}|{}|{:?}|{:?}",
+        cfg.pairs,
+        cfg.seed,
+        cfg.call_timeout,
+        cfg.mutate,
+        cfg.witness_evals,
+        cfg.test_scope,
+        cfg.test_timeout
+    );
+    let mut keys: Vec<String> = vec![String::new(); chosen.len()];
     for (krate, members) in &by_crate {
         let ct = &ws.crates[*krate];
+        // Results of unchanged functions with unchanged tests come from the cache.
+        let tests_fp = tests_fingerprint(&ws, ct, &test_packages(&ws, &ct.package, cfg.test_scope));
+        let mut todo = Vec::new();
+        for &i in members {
+            let f = chosen[i].found;
+            keys[i] = crate::cache::key(&[
+                settings.as_bytes(),
+                tests_fp.as_bytes(),
+                f.qualified_name().as_bytes(),
+                f.source.as_bytes(),
+            ]);
+            match cache.get(&keys[i]) {
+                Some(mut tr) => {
+                    // Where the function is now (lines may have moved) comes from this run.
+                    tr.target = chosen[i].target.clone();
+                    on_event(Event::Done { index: i, report: &tr });
+                    results[i] = Some(tr);
+                }
+                None => todo.push(i),
+            }
+        }
+        if todo.is_empty() {
+            continue;
+        }
+        let members = &todo;
         // Mutants of every target (driven or not), numbered from 1, and a self-check each.
         let mut mutants: Vec<Vec<(u32, Mutant)>> = vec![Vec::new(); members.len()];
         let mut self_checks: Vec<Mutant> = Vec::new();
@@ -288,6 +325,7 @@ pub fn run(
         let mut reports: Vec<TargetReport> = Vec::new();
         let mut archives: Vec<Vec<crate::archive::Pair>> = Vec::new();
         let mut harness_ids: Vec<Option<usize>> = Vec::new();
+        let mut not_compiled: Vec<bool> = Vec::new();
         for &i in members {
             let mut target = chosen[i].target.clone();
             let id = driven.iter().position(|&d| d == i);
@@ -298,9 +336,12 @@ pub fn run(
                     // The compiler's headline, e.g. "the trait bound `Counter: Default` is not satisfied".
                     let headline = reason.lines().next().unwrap_or(reason);
                     let headline = headline.split_once("]: ").map_or(headline, |(_, h)| h);
-                    target.drive = Drive::Unsupported {
-                        reason: format!("the harness cannot call it: {headline}"),
+                    let reason = if headline.contains("cannot find") {
+                        "not compiled under the current features".to_string()
+                    } else {
+                        format!("the harness cannot call it: {headline}")
                     };
+                    target.drive = Drive::Unsupported { reason };
                     explored += 1;
                 }
                 Some((id, None)) => {
@@ -331,6 +372,10 @@ pub fn run(
             }
             let usable = id.filter(|&id| built.dropped_fn(id).is_none());
             harness_ids.push(usable);
+            // The wrapper cannot find the function: it is `cfg`'d out under these features.
+            not_compiled.push(id.and_then(|id| built.dropped_fn(id)).is_some_and(|r| {
+                r.contains("E0425") || r.contains("E0433") || r.contains("cannot find")
+            }));
             archives.push(elites);
             reports.push(TargetReport { target, exploration, mutation: None });
         }
@@ -349,6 +394,7 @@ pub fn run(
                     elites: std::mem::take(&mut archives[k]),
                     mutants: mutants[k].clone(),
                     self_check: first_check + k as u32,
+                    not_compiled: not_compiled[k],
                 })
                 .collect();
             let mcfg = MutationConfig {
@@ -367,6 +413,7 @@ pub fn run(
         }
         for (&i, tr) in members.iter().zip(reports) {
             on_event(Event::Done { index: i, report: &tr });
+            cache.put(&keys[i], &tr);
             results[i] = Some(tr);
         }
         report.targets = results.iter().flatten().cloned().collect();
@@ -385,6 +432,28 @@ pub fn run(
         write(crate::stryker::FILE_NAME, serde_json::to_vec_pretty(&doc).unwrap_or_default())?;
     }
     Ok((report, out_path))
+}
+
+/// A fingerprint of the test code that runs against a crate's functions: its `#[cfg(test)]`
+/// code and the integration tests (`tests/`) of the test packages.
+fn tests_fingerprint(ws: &rust::Workspace, ct: &rust::CrateTarget, packages: &[String]) -> String {
+    let mut parts: Vec<Vec<u8>> =
+        ct.sources.test_code.iter().map(|s| s.as_bytes().to_vec()).collect();
+    for p in packages {
+        let Some(dir) =
+            ws.crates.iter().find(|c| &c.package == p).map(|c| c.package_dir.join("tests"))
+        else {
+            continue;
+        };
+        let mut files: Vec<PathBuf> = crate::scratch::list_files(&dir, &[]).unwrap_or_default();
+        files.sort();
+        for f in files {
+            parts.push(f.display().to_string().into_bytes());
+            parts.push(std::fs::read(dir.join(&f)).unwrap_or_default());
+        }
+    }
+    let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+    crate::cache::key(&refs)
 }
 
 /// The packages whose tests run against mutants of `package`.

@@ -55,6 +55,36 @@ pub fn limit_memory(cmd: &mut Command, bytes: u64) {
     }
 }
 
+/// Starts `cmd` in a process group of its own, so that [`kill_group`] stops it and everything
+/// it started (cargo's rustdoc, a test's own children).
+#[cfg(unix)]
+pub fn own_group(cmd: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    cmd.process_group(0);
+}
+
+/// Kills the process group led by `child` (see [`own_group`]), then reaps `child`.
+#[cfg(unix)]
+pub fn kill_group(child: &mut std::process::Child) {
+    // SAFETY: kill(2) with a negative pid signals the process group; no memory is involved.
+    unsafe {
+        libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Without process groups, only the child itself is started apart.
+#[cfg(not(unix))]
+pub fn own_group(_cmd: &mut Command) {}
+
+/// Without process groups, only the child itself is killed.
+#[cfg(not(unix))]
+pub fn kill_group(child: &mut std::process::Child) {
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
 /// No memory limit where the platform has no `setrlimit`.
 #[cfg(not(unix))]
 pub fn limit_memory(_cmd: &mut Command, _bytes: u64) {}

@@ -64,7 +64,7 @@ pub fn mutation_report(report: &Report, read_source: &dyn Fn(&Path) -> Option<St
             if !files.contains_key(&key) {
                 match read_source(&report.project_root.join(&mutant.file)) {
                     Some(source) => {
-                        let language = target.target.language;
+                        let language = target.target.language.as_str();
                         let entry =
                             FileMutants { language, source, ids: HashSet::new(), list: vec![] };
                         files.insert(key.clone(), entry);
@@ -118,7 +118,7 @@ pub fn mutation_report(report: &Report, read_source: &dyn Fn(&Path) -> Option<St
 
 /// The mutants of one file, in report order, while the document is gathered.
 struct FileMutants<'r> {
-    language: &'static str,
+    language: &'r str,
     source: String,
     ids: HashSet<&'r str>,
     list: Vec<&'r MutantReport>,
@@ -287,7 +287,7 @@ pub fn clamp(x: i32, lo: i32, hi: i32) -> i32 {
     fn target(file: &str, mutants: Vec<MutantReport>) -> TargetReport {
         TargetReport {
             target: Target {
-                language: "rust",
+                language: "rust".into(),
                 package: "demo".into(),
                 file: PathBuf::from(file),
                 span: Span { start_line: 1, end_line: 7 },
@@ -348,7 +348,7 @@ pub fn clamp(x: i32, lo: i32, hi: i32) -> i32 {
             input: vec![Value::Int(7), Value::Int(0), Value::Int(5)],
             original: Outcome::Ok { value: "5".into() },
             mutant: Outcome::Ok { value: "7".into() },
-            found_by: "archive",
+            found_by: "archive".into(),
         });
         witnessed.suggested_test = Some("clamp_holds_above_hi".into());
         witnessed.time_ms = 90;

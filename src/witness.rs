@@ -24,7 +24,7 @@ pub fn from_inputs(
         input: a.clone(),
         original: o.clone(),
         mutant: m.clone(),
-        found_by: "archive",
+        found_by: "archive".into(),
     });
     Ok((witness, outs))
 }
@@ -77,7 +77,7 @@ pub fn differential(
                 input: batch[i].clone(),
                 original: o[i].clone(),
                 mutant: m[i].clone(),
-                found_by: "search",
+                found_by: "search".into(),
             }));
         }
     }

@@ -311,6 +311,14 @@ fn survivors_with_witnesses_are_gaps_with_suggested_tests_that_kill_them() {
     assert!(statuses.contains(&"timeout"), "{statuses:?}");
     assert!(statuses.iter().filter(|s| **s == "killed").count() >= 3, "{statuses:?}");
 
+    // `extra` is not compiled under the default features: not exercised, never survived.
+    let extra = target(&r, "extra");
+    assert!(extra["drive"]["reason"].as_str().unwrap().contains("not compiled"), "{extra:#}");
+    let extra_statuses: Vec<&Value> =
+        extra["mutation"]["mutants"].as_array().unwrap().iter().map(|x| &x["status"]).collect();
+    assert!(!extra_statuses.is_empty(), "{extra:#}");
+    assert!(extra_statuses.iter().all(|s| *s == "not_exercised"), "{extra:#}");
+
     let stryker: Value = serde_json::from_str(
         &std::fs::read_to_string(dir.join(".abex/out/mutation-report.json")).unwrap(),
     )
@@ -342,4 +350,43 @@ fn an_interrupted_run_leaves_the_tree_alone_and_a_valid_report() {
     assert_eq!(r["format"], "abex-report");
     assert!(r["targets"].is_array());
     assert_eq!(support::snapshot(&dir), before, "the user's tree changed");
+}
+
+#[test]
+fn a_rerun_reuses_cached_results_and_a_change_reanalyses_only_that_function() {
+    let (_tmp, dir) = support::project("gaps");
+    let args = [
+        "--offline",
+        "--function",
+        "src/lib.rs::shipping",
+        "--function",
+        "src/lib.rs::cap",
+        "--pairs",
+        "300",
+    ];
+    let o = abex(&dir, &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let first = report(&dir);
+    let o = abex(&dir, &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("Building"), "a fully cached run builds nothing: {}", stderr(&o));
+    let second = report(&dir);
+    for name in ["shipping", "cap"] {
+        assert_eq!(
+            target(&first, name)["mutation"]["mutants"],
+            target(&second, name)["mutation"]["mutants"]
+        );
+        assert_eq!(target(&first, name)["exploration"], target(&second, name)["exploration"]);
+    }
+    // Change `cap` only: `shipping` still comes from the cache (same timings), `cap` is re-run.
+    let lib = dir.join("src/lib.rs");
+    let text = std::fs::read_to_string(&lib).unwrap();
+    std::fs::write(&lib, text.replace("x.min(10).min(20)", "x.min(10).min(30)")).unwrap();
+    let o = abex(&dir, &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("Building"), "{}", stderr(&o));
+    let third = report(&dir);
+    assert_eq!(target(&first, "shipping")["mutation"], target(&third, "shipping")["mutation"]);
+    let cap = target(&third, "cap")["mutation"]["mutants"].as_array().unwrap().clone();
+    assert!(cap.iter().any(|m| m["original"] == "30"), "cap was re-analysed: {cap:?}");
 }

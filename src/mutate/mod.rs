@@ -12,7 +12,9 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 /// What kind of fault a mutant is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Operator {
     /// The function body replaced by a value of its return type.
@@ -63,7 +65,7 @@ impl Operator {
 }
 
 /// Who produced a mutant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Origin {
     /// The built-in rule-based operators.

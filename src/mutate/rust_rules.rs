@@ -239,7 +239,7 @@ fn suppressed(f: &FnItem<'_>, text: &str, item_start: usize, sig_start: usize) -
     let mut above = text[..item_start].rsplit('\n');
     let indent_only = above.next().is_some_and(|l| l.trim().is_empty());
     let comment_above =
-        indent_only && above.take_while(|l| l.trim_start().starts_with("//")).any(|l| marker(l));
+        indent_only && above.take_while(|l| l.trim_start().starts_with("//")).any(marker);
     let first_param = f.sig.inputs.iter().find_map(|a| match a {
         FnArg::Typed(pt) => Some(pt.ty.to_token_stream().to_string()),
         FnArg::Receiver(_) => None,

@@ -195,7 +195,7 @@ pub struct Chosen<'a> {
 impl Workspace {
     fn target_of(&self, krate: &CrateTarget, f: &FoundFn, changes: Option<&Changes>) -> Target {
         Target {
-            language: "rust",
+            language: "rust".into(),
             package: krate.package.clone(),
             file: f.file.strip_prefix(&self.root).unwrap_or(&f.file).to_path_buf(),
             span: f.span,

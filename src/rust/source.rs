@@ -143,6 +143,9 @@ pub struct CrateSources {
     pub mods: Vec<ModDecl>,
     /// Every function outside test code.
     pub fns: Vec<FoundFn>,
+    /// The text of the test code in these files (`#[cfg(test)]` modules, `#[test]` functions),
+    /// for cache keys.
+    pub test_code: Vec<String>,
 }
 
 /// Byte offsets of line starts, to turn spans into offsets.
@@ -278,6 +281,24 @@ impl Walker<'_> {
                     self.impl_block(imp, module, inject_at)
                 }
                 Item::Mod(m) if !is_cfg_test(&m.attrs) => self.module(m, module, dir),
+                // Test code: kept as text, so that a change to the tests changes cache keys.
+                Item::Mod(m) => {
+                    let span = (self.offset(item.span().start()), self.offset(item.span().end()));
+                    self.out.test_code.push(self.text[span.0..span.1].to_string());
+                    if m.content.is_none() {
+                        let name = m.ident.to_string();
+                        for p in [dir.join(format!("{name}.rs")), dir.join(&name).join("mod.rs")] {
+                            if let Ok(t) = std::fs::read_to_string(&p) {
+                                self.out.test_code.push(t);
+                                break;
+                            }
+                        }
+                    }
+                }
+                Item::Fn(_) => {
+                    let span = (self.offset(item.span().start()), self.offset(item.span().end()));
+                    self.out.test_code.push(self.text[span.0..span.1].to_string());
+                }
                 _ => {}
             }
         }

@@ -81,9 +81,11 @@ fn render(
         if k > 0 {
             s.push_str(" else ");
         }
-        s.push_str(&format!("if {} {{ {} }}", on(*n), m.replacement));
+        s.push_str(&format!("if {} {{ ({}) }}", on(*n), m.replacement));
     }
-    s.push_str(&format!(" else {{ {original} }})"));
+    // Parenthesised so that an expression that starts like a statement (`unsafe { … } as u8`)
+    // stays one expression inside the block.
+    s.push_str(&format!(" else {{ ({original}) }})"));
     s
 }
 
@@ -231,9 +233,9 @@ mod tests {
         assert_eq!(
             out,
             "fn f(a: i32, b: i32) -> bool { if crate::__abex_mutants::on(5) { return true; }  \
-             (if crate::__abex_mutants::on(1) { a + b <= 10 } else if crate::__abex_mutants::on(2) { a + b > 10 } \
-             else { (if crate::__abex_mutants::on(3) { a - b } else { a + b }) < \
-             (if crate::__abex_mutants::on(4) { 11 } else { 10 }) }) }"
+             (if crate::__abex_mutants::on(1) { (a + b <= 10) } else if crate::__abex_mutants::on(2) { (a + b > 10) } \
+             else { ((if crate::__abex_mutants::on(3) { (a - b) } else { (a + b) }) < \
+             (if crate::__abex_mutants::on(4) { (11) } else { (10) })) }) }"
         );
         assert!(syn::parse_file(&out).is_ok());
     }

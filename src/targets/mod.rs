@@ -8,12 +8,12 @@ pub mod diff;
 
 use std::path::PathBuf;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::value::Ty;
 
 /// A line span in a source file, 1-based and inclusive.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Span {
     /// First line (the first attribute or doc comment, if any).
     pub start_line: usize,
@@ -22,7 +22,7 @@ pub struct Span {
 }
 
 /// One parameter of a target.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Param {
     /// The parameter's name as written (`arg{i}` for patterns).
     pub name: String,
@@ -34,7 +34,7 @@ pub struct Param {
 }
 
 /// Whether and how abex can call a target.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum Drive {
     /// It can be called with generated arguments of these types.
@@ -47,10 +47,10 @@ pub enum Drive {
 }
 
 /// A function that a run analyses.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Target {
     /// `rust` or `python`.
-    pub language: &'static str,
+    pub language: String,
     /// The package (Rust) or project (Python) that owns it.
     pub package: String,
     /// Source file, relative to the project root.
