@@ -311,6 +311,13 @@ impl Terminal {
             if gaps == 1 { "" } else { "s" },
             out.join("report.json").display()
         );
+        let mutation_on = report.targets.iter().any(|t| t.mutation.is_some());
+        if mutation_on && tested == 0 {
+            eprintln!(
+                "{} no mutant was tested: this is not a clean pass",
+                style("warning:").yellow().bold()
+            );
+        }
         if explored == 0 {
             eprintln!(
                 "{} nothing was explored: this is not a clean pass",

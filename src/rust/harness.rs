@@ -614,6 +614,34 @@ pub fn build(req: &HarnessRequest<'_>) -> Result<Harness, HarnessError> {
                 .map(|r| &r.3)
                 .collect();
             if hits.is_empty() {
+                // A mutant can break code outside its own span (type inference, a deleted match
+                // arm): a mutant applied alone takes the blame, and switched mutants in the
+                // erring file are moved to builds of their own.
+                let reason = first_lines(&e.rendered, 4);
+                if let Some((n, _)) =
+                    req.apply.filter(|(n, _)| !dropped.contains_key(&Part::Mutant(*n)))
+                {
+                    dropped.insert(Part::Mutant(n), reason);
+                    attributed = true;
+                    continue;
+                }
+                let in_file: Vec<Part> = generated
+                    .regions
+                    .iter()
+                    .filter(|(file, lo, _, _)| {
+                        *lo > 0
+                            && abs_candidates.contains(&tree.join(rel(file, req.workspace_root)))
+                    })
+                    .flat_map(|r| r.3.iter().copied())
+                    .filter(|p| matches!(p, Part::Mutant(_)) && !dropped.contains_key(p))
+                    .collect();
+                if !in_file.is_empty() {
+                    for p in in_file {
+                        dropped.insert(p, "it breaks the build of its file when switched".into());
+                    }
+                    attributed = true;
+                    continue;
+                }
                 foreign.get_or_insert(e.rendered.clone());
                 continue;
             }

@@ -112,6 +112,24 @@ fn inline_arg(a: &ArgPlan, v: &Value) -> Option<String> {
     })
 }
 
+/// Whether a return value rendered as `value` can be written as a literal of the return type in
+/// `signature`: integers, `bool`, `char`, strings, and finite floats (their `Debug` text is a
+/// Rust literal of the same value).
+fn literal_return(signature: &str, value: &str) -> bool {
+    let Some((_, ret)) = signature.rsplit_once("->") else { return false };
+    let ret = ret.trim().trim_start_matches("&'static ").trim_start_matches('&').trim();
+    let int =
+        ["i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize"];
+    match ret {
+        r if int.contains(&r) => value.parse::<i128>().is_ok() || value.parse::<u128>().is_ok(),
+        "bool" => value == "true" || value == "false",
+        "char" => value.starts_with('\''),
+        "str" | "String" => value.starts_with('"'),
+        "f32" | "f64" => value.parse::<f64>().is_ok_and(f64::is_finite) && value.contains('.'),
+        _ => false,
+    }
+}
+
 /// The body of a suggested test: call `f` on the witness and assert the original outcome.
 pub fn test_fn(f: &FoundFn, plan: &CallPlan, w: &Witness, name: &str, why: &str) -> Option<String> {
     let mut s = format!("    /// {why}\n    #[test]\n");
@@ -133,6 +151,9 @@ pub fn test_fn(f: &FoundFn, plan: &CallPlan, w: &Witness, name: &str, why: &str)
     };
     match (&w.original, plan.ret) {
         (Outcome::Panic { .. }, _) => s.push_str(&format!("        let _ = {call};\n")),
+        (Outcome::Ok { value }, Ret::Value) if literal_return(&f.signature, value) => {
+            s.push_str(&format!("        assert_eq!({call}, {value});\n"));
+        }
         (Outcome::Ok { value }, Ret::Value) => {
             s.push_str(&format!(
                 "        assert_eq!(format!(\"{{:?}}\", {call}), {});\n",
@@ -177,6 +198,16 @@ pub fn test_path(f: &FoundFn, name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_return_values_are_compared_as_literals() {
+        assert!(literal_return("fn f(x: u32) -> u32", "5"));
+        assert!(literal_return("fn f(s: &str) -> &'static str", "\"small\""));
+        assert!(literal_return("fn f() -> f64", "0.4"));
+        assert!(!literal_return("fn f() -> f64", "NaN"));
+        assert!(!literal_return("fn f() -> Option<u8>", "Some(1)"));
+        assert!(!literal_return("fn f()", "()"));
+    }
 
     #[test]
     fn literals_are_typed_rust_expressions() {
