@@ -48,7 +48,7 @@ struct Cli {
     output: OutputArgs,
     /// Use only the built-in offline engine (search and rule-based; no model, no network).
     /// This is currently the only engine, so it is also the default.
-    #[arg(long)]
+    #[arg(long, help_heading = "Engine")]
     offline: bool,
 }
 
