@@ -60,6 +60,24 @@ fn drain(child: &mut std::process::Child) -> impl FnOnce() -> (String, String) {
     move || (out.join().unwrap_or_default(), err.join().unwrap_or_default())
 }
 
+/// Waits for `child` until `deadline`; past it, kills its whole process group and gives `None`.
+fn wait_until(
+    child: &mut std::process::Child,
+    deadline: Instant,
+) -> Option<std::process::ExitStatus> {
+    loop {
+        match child.try_wait() {
+            Ok(Some(st)) => return Some(st),
+            Ok(None) if Instant::now() >= deadline => {
+                crate::safety::kill_group(child);
+                return None;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+            Err(_) => return None,
+        }
+    }
+}
+
 fn first_failure(output: &str) -> Option<String> {
     output.lines().find_map(|l| {
         let rest = l.strip_prefix("test ")?;
@@ -101,17 +119,7 @@ impl TestSuite {
                 return TestResult::Fail { test: name.clone(), output: "could not start".into() };
             };
             let reader = drain(&mut child);
-            let status = loop {
-                match child.try_wait() {
-                    Ok(Some(st)) => break Some(st),
-                    Ok(None) if Instant::now() >= deadline => {
-                        crate::safety::kill_group(&mut child);
-                        break None;
-                    }
-                    Ok(None) => std::thread::sleep(Duration::from_millis(2)),
-                    Err(_) => break None,
-                }
-            };
+            let status = wait_until(&mut child, deadline);
             let (out, err) = reader();
             let output = out + &err;
             match status {
@@ -162,17 +170,7 @@ impl DocTests {
         let mut child = cmd.spawn().ok()?;
         let reader = drain(&mut child);
         let deadline = Instant::now() + timeout;
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(st)) => break Some(st),
-                Ok(None) if Instant::now() >= deadline => {
-                    crate::safety::kill_group(&mut child);
-                    break None;
-                }
-                Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-                Err(_) => break None,
-            }
-        };
+        let status = wait_until(&mut child, deadline);
         let (stdout, stderr) = reader();
         match status {
             None => Some(TestResult::Timeout),

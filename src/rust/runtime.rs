@@ -198,7 +198,7 @@ impl<'a> JsonParser<'a> {
         }
     }
 
-    // After `\u`: four hex digits, and a second `\uXXXX` when the first is a high surrogate.
+    // After `\u`: four hex digits, and a second `\u` escape when the first is a high surrogate.
     fn unicode_escape(&mut self) -> Result<char, String> {
         let hi = self.hex4()?;
         let code = match hi {
