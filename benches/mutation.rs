@@ -81,6 +81,7 @@ fn main() {
         witness_evals: 2000,
         test_scope: TestScope::Dependents,
         test_timeout: None,
+        shard: None,
     };
     let t = Instant::now();
     let (report, _) = abex::run::run(&cfg, &mut |_| {}).expect("abex run");

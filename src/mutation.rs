@@ -343,7 +343,10 @@ pub fn run(
                     &mut oe,
                     &mut me,
                     cfg.witness_evals,
-                    cfg.seed ^ u64::from(*n),
+                    cfg.seed
+                        ^ crate::cache::key(&[m.id.as_bytes()])
+                            .bytes()
+                            .fold(0u64, |h, b| h.rotate_left(5) ^ u64::from(b)),
                 )?;
             }
             if let Some(w) = w {

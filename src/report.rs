@@ -20,23 +20,23 @@ use crate::value::{stringify_input, Args, Outcome};
 pub const REPORT_VERSION: u32 = 1;
 
 /// The whole report of a run.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Report {
     /// Always `abex-report`.
-    pub format: &'static str,
+    pub format: String,
     /// [`REPORT_VERSION`].
     pub version: u32,
     /// The abex version that wrote it.
-    pub abex_version: &'static str,
+    pub abex_version: String,
     /// `rust` or `python`.
-    pub language: &'static str,
+    pub language: String,
     /// The project root.
     pub project_root: PathBuf,
     /// What the change was compared against (absent with `--function` or `--all`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub base: Option<Base>,
     /// How targets were chosen: `diff`, `function` or `all`.
-    pub selection: &'static str,
+    pub selection: String,
     /// The settings that shape the result.
     pub settings: Settings,
     /// Whether the run finished (false while it runs and after an interruption).
@@ -46,10 +46,10 @@ pub struct Report {
 }
 
 /// The settings that shape a run's result.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Settings {
     /// Offline engine or model.
-    pub engine: &'static str,
+    pub engine: String,
     /// Pair budget per target.
     pub pairs: usize,
     /// Time budget per run, in seconds.
@@ -59,6 +59,9 @@ pub struct Settings {
     pub seed: u64,
     /// Per-call time limit in milliseconds.
     pub call_timeout_ms: u64,
+    /// `k/n` when this run analysed one shard of the targets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
 }
 
 /// What happened to one target.
@@ -281,6 +284,30 @@ impl Cell {
     }
 }
 
+impl Report {
+    /// Combines the reports of the shards of one run: every target once, in file order; the
+    /// result is complete when every shard is.
+    pub fn merge(mut parts: Vec<Report>) -> Option<Report> {
+        let mut merged = parts.first().cloned()?;
+        merged.complete = parts.iter().all(|r| r.complete);
+        merged.settings.shard = None;
+        let mut targets: Vec<TargetReport> =
+            parts.iter_mut().flat_map(|r| std::mem::take(&mut r.targets)).collect();
+        targets.sort_by(|a, b| {
+            (&a.target.file, a.target.span.start_line, &a.target.qualified_name).cmp(&(
+                &b.target.file,
+                b.target.span.start_line,
+                &b.target.qualified_name,
+            ))
+        });
+        targets.dedup_by(|a, b| {
+            a.target.file == b.target.file && a.target.qualified_name == b.target.qualified_name
+        });
+        merged.targets = targets;
+        Some(merged)
+    }
+}
+
 impl ExplorationReport {
     /// The report form of an exploration.
     pub fn of(e: &Exploration) -> ExplorationReport {
@@ -341,6 +368,18 @@ impl OutDir {
         std::io::Write::write_all(&mut tmp, content)?;
         tmp.persist(&dest).map_err(|e| e.error)?;
         Ok(dest)
+    }
+
+    /// Writes `report.json`, `summary.md` and, when mutants were tested, `mutation-report.json`.
+    pub fn write_all(&self, report: &Report) -> std::io::Result<()> {
+        self.write_report(report)?;
+        self.write(crate::summary::FILE_NAME, crate::summary::render(report).as_bytes())?;
+        if report.targets.iter().any(|t| t.mutation.is_some()) {
+            let doc = crate::stryker::mutation_report(report, &|p| std::fs::read_to_string(p).ok());
+            let bytes = serde_json::to_vec_pretty(&doc).map_err(std::io::Error::other)?;
+            self.write(crate::stryker::FILE_NAME, &bytes)?;
+        }
+        Ok(())
     }
 
     /// Writes the report as `report.json`.

@@ -65,6 +65,8 @@ pub struct RunConfig {
     pub test_scope: TestScope,
     /// Time limit of one mutant's tests (default: five times the baseline, at least 5 s).
     pub test_timeout: Option<Duration>,
+    /// `(k, n)`: analyse only shard `k` (1-based) of `n` of the targets.
+    pub shard: Option<(usize, usize)>,
 }
 
 /// Errors that end a run. [`RunError::exit_code`] maps them to the documented exit codes.
@@ -185,7 +187,10 @@ pub fn run(
 ) -> Result<(Report, PathBuf), RunError> {
     let started = Instant::now();
     let ws = rust::load(cfg.manifest_path.as_deref(), &cfg.packages)?;
-    let (chosen, base, selection) = choose(&ws, cfg)?;
+    let (mut chosen, base, selection) = choose(&ws, cfg)?;
+    if let Some((k, n)) = cfg.shard {
+        chosen = shard(chosen, k, n);
+    }
     let targets: Vec<Target> = chosen.iter().map(|c| c.target.clone()).collect();
     on_event(Event::Targets { root: &ws.root, targets: &targets });
 
@@ -193,19 +198,20 @@ pub fn run(
     let out = OutDir::prepare(&out_path)
         .map_err(|source| RunError::Output { path: out_path.clone(), source })?;
     let mut report = Report {
-        format: "abex-report",
+        format: "abex-report".into(),
         version: crate::report::REPORT_VERSION,
-        abex_version: env!("CARGO_PKG_VERSION"),
-        language: "rust",
+        abex_version: env!("CARGO_PKG_VERSION").into(),
+        language: "rust".into(),
         project_root: ws.root.clone(),
         base,
-        selection,
+        selection: selection.into(),
         settings: Settings {
-            engine: "offline",
+            engine: "offline".into(),
             pairs: cfg.pairs,
             time_budget_s: cfg.time_budget.map(|d| d.as_secs_f64()),
             seed: cfg.seed,
             call_timeout_ms: cfg.call_timeout.as_millis() as u64,
+            shard: cfg.shard.map(|(k, n)| format!("{k}/{n}")),
         },
         complete: false,
         targets: Vec::new(),
@@ -421,16 +427,7 @@ pub fn run(
     }
     report.targets = results.into_iter().flatten().collect();
     report.complete = true;
-    save(&report)?;
-    let write = |name: &str, bytes: Vec<u8>| {
-        out.write(name, &bytes)
-            .map_err(|source| RunError::Output { path: out_path.join(name), source })
-    };
-    write(crate::summary::FILE_NAME, crate::summary::render(&report).into_bytes())?;
-    if cfg.mutate {
-        let doc = crate::stryker::mutation_report(&report, &|p| std::fs::read_to_string(p).ok());
-        write(crate::stryker::FILE_NAME, serde_json::to_vec_pretty(&doc).unwrap_or_default())?;
-    }
+    out.write_all(&report).map_err(|source| RunError::Output { path: out_path.clone(), source })?;
     Ok((report, out_path))
 }
 
@@ -454,6 +451,19 @@ fn tests_fingerprint(ws: &rust::Workspace, ct: &rust::CrateTarget, packages: &[S
     }
     let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
     crate::cache::key(&refs)
+}
+
+/// Shard `k` (1-based) of `n`: the targets in file and name order, every `n`-th from the `k`-th,
+/// so that the shards of a run split it without overlap, whatever the machine.
+fn shard(mut chosen: Vec<Chosen<'_>>, k: usize, n: usize) -> Vec<Chosen<'_>> {
+    chosen.sort_by(|a, b| {
+        (&a.target.file, &a.target.qualified_name, a.target.span.start_line).cmp(&(
+            &b.target.file,
+            &b.target.qualified_name,
+            b.target.span.start_line,
+        ))
+    });
+    chosen.into_iter().enumerate().filter(|(i, _)| i % n == k - 1).map(|(_, c)| c).collect()
 }
 
 /// The packages whose tests run against mutants of `package`.

@@ -314,19 +314,20 @@ pub fn clamp(x: i32, lo: i32, hi: i32) -> i32 {
 
     fn report(targets: Vec<TargetReport>) -> Report {
         Report {
-            format: "abex-report",
+            format: "abex-report".into(),
             version: crate::report::REPORT_VERSION,
-            abex_version: "0.1.0",
-            language: "rust",
+            abex_version: "0.1.0".into(),
+            language: "rust".into(),
             project_root: PathBuf::from("/work/demo"),
             base: None,
-            selection: "diff",
+            selection: "diff".into(),
             settings: Settings {
-                engine: "offline",
+                engine: "offline".into(),
                 pairs: 200,
                 time_budget_s: None,
                 seed: 7,
                 call_timeout_ms: 1000,
+                shard: None,
             },
             complete: true,
             targets,

@@ -34,8 +34,10 @@ enum Cargo {
 ///
 /// Exit codes: 0 finished, 2 usage or configuration error, 3 infrastructure failure.
 #[derive(Args, Debug)]
-#[command(version, about, long_about)]
+#[command(version, about, long_about, args_conflicts_with_subcommands = true)]
 struct Cli {
+    #[command(subcommand)]
+    command: Option<Sub>,
     #[command(flatten)]
     select: SelectArgs,
     #[command(flatten)]
@@ -50,6 +52,33 @@ struct Cli {
     /// This is currently the only engine, so it is also the default.
     #[arg(long, help_heading = "Engine")]
     offline: bool,
+}
+
+/// Commands besides the analysis itself.
+#[derive(clap::Subcommand, Debug)]
+enum Sub {
+    /// Combine the reports of the shards of one run (`--shard k/n`) into one output folder.
+    Merge {
+        /// The shards' `report.json` files.
+        #[arg(required = true, value_name = "REPORT")]
+        reports: Vec<PathBuf>,
+        /// Output folder for the merged `report.json`, `summary.md` and `mutation-report.json`.
+        #[arg(long, default_value = ".abex/out", value_name = "DIR")]
+        out: PathBuf,
+    },
+}
+
+/// Parses `k/n` with 1 ≤ k ≤ n.
+fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let (k, n) = s.split_once('/').ok_or("expected k/n, e.g. 1/4")?;
+    let (k, n): (usize, usize) = (
+        k.trim().parse().map_err(|_| "k is not a number")?,
+        n.trim().parse().map_err(|_| "n is not a number")?,
+    );
+    if k == 0 || n == 0 || k > n {
+        return Err(format!("shard {k}/{n}: need 1 ≤ k ≤ n"));
+    }
+    Ok((k, n))
 }
 
 #[derive(Args, Debug)]
@@ -71,6 +100,10 @@ struct SelectArgs {
     /// Path to `Cargo.toml`.
     #[arg(long, value_name = "PATH")]
     manifest_path: Option<PathBuf>,
+    /// Analyse only shard `k` of `n` of the targets (deterministic split, for CI matrices);
+    /// combine the shards' reports with `cargo abex merge`.
+    #[arg(long, value_name = "k/n", value_parser = parse_shard)]
+    shard: Option<(usize, usize)>,
 }
 
 #[derive(Args, Debug)]
@@ -156,9 +189,42 @@ fn parse() -> Cli {
     cli
 }
 
+/// `cargo abex merge`: read the shards' reports, write the combined one.
+fn merge(reports: &[PathBuf], out: &std::path::Path) -> ExitCode {
+    let mut parts = Vec::new();
+    for path in reports {
+        let parsed = std::fs::read_to_string(path).map_err(|e| e.to_string()).and_then(|t| {
+            serde_json::from_str::<abex::report::Report>(&t).map_err(|e| e.to_string())
+        });
+        match parsed {
+            Ok(r) => parts.push(r),
+            Err(e) => {
+                render::error(&format!("failed to read the report `{}`: {e}\nhint: pass the `report.json` files that `cargo abex --shard k/n` wrote", path.display()));
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let Some(merged) = abex::report::Report::merge(parts) else { return ExitCode::from(2) };
+    let written = abex::report::OutDir::prepare(out).and_then(|dir| dir.write_all(&merged));
+    if let Err(e) = written {
+        render::error(&format!("failed to write `{}`: {e}", out.display()));
+        return ExitCode::from(3);
+    }
+    eprintln!(
+        "abex: merged {} reports ({} functions) into {}",
+        reports.len(),
+        merged.targets.len(),
+        out.join("report.json").display()
+    );
+    ExitCode::SUCCESS
+}
+
 fn main() -> ExitCode {
     let cli = parse();
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    if let Some(Sub::Merge { reports, out }) = &cli.command {
+        return merge(reports, &cwd.join(out));
+    }
     let selection = if cli.select.all {
         Selection::All
     } else if !cli.select.function.is_empty() {
@@ -185,6 +251,7 @@ fn main() -> ExitCode {
             .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)),
         witness_evals: cli.mutate.witness_evals,
         test_timeout: cli.mutate.test_timeout,
+        shard: cli.select.shard,
         test_scope: match cli.mutate.test_scope {
             Scope::Package => TestScope::Package,
             Scope::Dependents => TestScope::Dependents,

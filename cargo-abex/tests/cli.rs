@@ -397,3 +397,74 @@ fn a_rerun_reuses_cached_results_and_a_change_reanalyses_only_that_function() {
     let cap = target(&third, "cap")["mutation"]["mutants"].as_array().unwrap().clone();
     assert!(cap.iter().any(|m| m["original"] == "30"), "cap was re-analysed: {cap:?}");
 }
+
+/// A mutant as compared across runs: id, status, witness input.
+type Finding = (String, String, String);
+
+/// The findings of a report: per function, its mutants' ids with status and witness input.
+fn findings(r: &Value) -> Vec<(String, Vec<Finding>)> {
+    r["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let mutants = t["mutation"]["mutants"].as_array().cloned().unwrap_or_default();
+            let mut m: Vec<Finding> = mutants
+                .iter()
+                .map(|x| {
+                    (
+                        x["id"].to_string(),
+                        x["status"].to_string(),
+                        x["witness"]["input"].to_string(),
+                    )
+                })
+                .collect();
+            m.sort();
+            (t["qualified_name"].as_str().unwrap().to_string(), m)
+        })
+        .collect()
+}
+
+#[test]
+fn shards_merged_give_the_same_findings_as_one_run() {
+    let (_tmp, whole) = support::project("gaps");
+    let (_tmp2, sharded) = support::project("gaps");
+    let common = ["--offline", "--all", "--pairs", "300", "--test-timeout", "2s"];
+    let o = abex(&whole, &common);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for (k, out) in [("1/2", ".abex/s1"), ("2/2", ".abex/s2")] {
+        let mut args = common.to_vec();
+        args.extend(["--shard", k, "--out", out]);
+        let o = abex(&sharded, &args);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let s1: Value = serde_json::from_str(
+        &std::fs::read_to_string(sharded.join(".abex/s1/report.json")).unwrap(),
+    )
+    .unwrap();
+    let s2: Value = serde_json::from_str(
+        &std::fs::read_to_string(sharded.join(".abex/s2/report.json")).unwrap(),
+    )
+    .unwrap();
+    let (n1, n2) =
+        (s1["targets"].as_array().unwrap().len(), s2["targets"].as_array().unwrap().len());
+    assert!(n1 > 0 && n2 > 0, "both shards have work: {n1} and {n2}");
+    assert_eq!(s1["settings"]["shard"], "1/2");
+    let o = abex(
+        &sharded,
+        &["merge", ".abex/s1/report.json", ".abex/s2/report.json", "--out", ".abex/merged"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let merged: Value = serde_json::from_str(
+        &std::fs::read_to_string(sharded.join(".abex/merged/report.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(merged["targets"].as_array().unwrap().len(), n1 + n2);
+    assert_eq!(findings(&merged), findings(&report(&whole)));
+    assert!(sharded.join(".abex/merged/summary.md").exists());
+    assert!(sharded.join(".abex/merged/mutation-report.json").exists());
+    // A file that is not a report is a clear error.
+    let o = abex(&sharded, &["merge", "Cargo.toml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("Cargo.toml"), "{}", stderr(&o));
+}

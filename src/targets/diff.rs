@@ -36,7 +36,7 @@ pub enum DiffError {
 }
 
 /// The revision that the change is compared against.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Base {
     /// The ref as named (`origin/main`).
     pub reference: String,
