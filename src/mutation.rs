@@ -501,8 +501,11 @@ pub fn run(
                 kills: k.iter().filter_map(|n| id_of(*n)).collect(),
             })
             .collect();
-        let self_check_killed =
-            results.get(&t.self_check).is_some_and(|r| r.status == MutantStatus::Killed);
+        // Unknown when it was not tested (budget) or the function is not compiled.
+        let self_check_killed = results
+            .get(&t.self_check)
+            .filter(|_| !t.not_compiled)
+            .map(|r| r.status == MutantStatus::Killed);
         reports.push(MutationReport {
             self_check_killed,
             test_tool: "cargo test (test binaries run directly)".into(),

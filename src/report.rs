@@ -199,7 +199,8 @@ pub struct MutantCounts {
 pub struct MutationReport {
     /// Whether a deliberately broken copy of the function (its body replaced by a panic) was
     /// killed; false means the tests do not reach the function at all.
-    pub self_check_killed: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub self_check_killed: Option<bool>,
     /// The test command used, e.g. `cargo test` (binaries run directly).
     pub test_tool: String,
     /// Counts per outcome.

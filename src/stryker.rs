@@ -302,7 +302,7 @@ pub fn clamp(x: i32, lo: i32, hi: i32) -> i32 {
             },
             exploration: None,
             mutation: Some(MutationReport {
-                self_check_killed: true,
+                self_check_killed: Some(true),
                 test_tool: "cargo test".into(),
                 counts: MutantCounts::default(),
                 mutants,

@@ -59,7 +59,7 @@ fn target_section(out: &mut String, t: &TargetReport) {
             String::new()
         }
     );
-    if !m.self_check_killed {
+    if m.self_check_killed == Some(false) {
         out.push_str("> **No test reaches this function**: replacing its body with a panic fails no test.\n\n");
     }
     for x in m.mutants.iter().filter(|x| x.status == MutantStatus::Survived) {

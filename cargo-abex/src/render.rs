@@ -180,7 +180,7 @@ impl Terminal {
             c.timeout,
             if c.not_tested > 0 { format!(", {} not tested (budget)", c.not_tested) } else { String::new() }
         );
-        if !m.self_check_killed {
+        if m.self_check_killed == Some(false) {
             eprintln!(
                 "  {} no test fails when this function panics: the tests do not reach it",
                 style("warning:").yellow().bold()

@@ -468,3 +468,26 @@ fn shards_merged_give_the_same_findings_as_one_run() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("Cargo.toml"), "{}", stderr(&o));
 }
+
+#[test]
+fn mutants_past_the_time_budget_are_listed_as_not_tested_and_the_run_says_so() {
+    let (_tmp, dir) = support::project("gaps");
+    // Building the scratch copy alone takes longer than this budget.
+    let o =
+        abex(&dir, &["--offline", "--function", "src/lib.rs::shipping", "--time-budget", "300ms"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = report(&dir);
+    let m = &target(&r, "shipping")["mutation"];
+    assert!(m["counts"]["not_tested"].as_u64().unwrap() > 0, "{m:#}");
+    assert!(m["mutants"].as_array().unwrap().iter().any(|x| x["status"] == "not_tested"));
+    assert!(
+        stderr(&o).contains("not a clean pass") || stderr(&o).contains("not tested (budget)"),
+        "{}",
+        stderr(&o)
+    );
+    // The self-check did not run either: no claim that the tests do not reach the function.
+    assert!(m["self_check_killed"].is_null(), "{m:#}");
+    assert!(!stderr(&o).contains("the tests do not reach it"), "{}", stderr(&o));
+    let summary = std::fs::read_to_string(dir.join(".abex/out/summary.md")).unwrap();
+    assert!(summary.contains("not tested (time budget)"), "{summary}");
+}

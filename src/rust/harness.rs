@@ -492,6 +492,8 @@ fn cargo(tree: &Path, target_dir: &Path, args: &[&str]) -> Result<CargoRun, Harn
         .arg("--message-format=json-diagnostic-rendered-ansi")
         .env("CARGO_TARGET_DIR", target_dir)
         .env("CARGO_TERM_COLOR", "never")
+        // Panics must unwind for the harness to report them (tests unwind anyway).
+        .env("CARGO_PROFILE_DEV_PANIC", "unwind")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     crate::safety::scrub_env(&mut cmd);
