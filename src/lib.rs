@@ -10,6 +10,7 @@ pub mod cache;
 pub mod exec;
 pub mod explore;
 pub mod inputs;
+pub mod junit;
 pub mod lab;
 pub mod mutate;
 pub mod mutation;

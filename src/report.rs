@@ -371,7 +371,8 @@ impl OutDir {
         Ok(dest)
     }
 
-    /// Writes `report.json`, `summary.md` and, when mutants were tested, `mutation-report.json`.
+    /// Writes `report.json`, `summary.md` and, when mutants were tested, `mutation-report.json`
+    /// and `junit.xml`.
     pub fn write_all(&self, report: &Report) -> std::io::Result<()> {
         self.write_report(report)?;
         self.write(crate::summary::FILE_NAME, crate::summary::render(report).as_bytes())?;
@@ -379,6 +380,8 @@ impl OutDir {
             let doc = crate::stryker::mutation_report(report, &|p| std::fs::read_to_string(p).ok());
             let bytes = serde_json::to_vec_pretty(&doc).map_err(std::io::Error::other)?;
             self.write(crate::stryker::FILE_NAME, &bytes)?;
+            let xml = crate::junit::render(report).map_err(std::io::Error::other)?;
+            self.write(crate::junit::FILE_NAME, &xml)?;
         }
         Ok(())
     }

@@ -218,6 +218,30 @@ fn bad_input_is_a_clear_error_with_exit_code_2() {
     assert!(err.contains("does not build") && err.contains("mismatched types"), "{err}");
 }
 
+/// Validates a JUnit file against `tests/data/junit/junit-10.xsd` with `xmllint`, and checks that
+/// the validator rejects a broken file, so the check can fail.
+fn assert_valid_junit(file: &Path) {
+    let xsd = support::fixtures().parent().unwrap().join("data/junit/junit-10.xsd");
+    let lint = |f: &Path| {
+        Command::new("xmllint").args(["--noout", "--schema"]).arg(&xsd).arg(f).output().unwrap_or_else(|e| {
+            panic!("xmllint is needed to validate JUnit files ({e}); install libxml2-utils (.ci/run does)")
+        })
+    };
+    let o = lint(file);
+    assert!(
+        o.status.success(),
+        "junit.xml does not validate: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let broken = file.with_file_name("broken-junit.xml");
+    std::fs::write(&broken, "<testsuites><testsuite><testcase/></testsuite></testsuites>").unwrap();
+    assert!(
+        !lint(&broken).status.success(),
+        "xmllint accepted a suite without its required attributes"
+    );
+    std::fs::remove_file(broken).unwrap();
+}
+
 /// Copies fixture `name` into a fresh temp dir (no git) for an independent `cargo test`.
 fn cargo_test_in(dir: &Path) -> bool {
     let target = dir.join("target-check");
@@ -325,6 +349,12 @@ fn survivors_with_witnesses_are_gaps_with_suggested_tests_that_kill_them() {
         extra["mutation"]["mutants"].as_array().unwrap().iter().map(|x| &x["status"]).collect();
     assert!(!extra_statuses.is_empty(), "{extra:#}");
     assert!(extra_statuses.iter().all(|s| *s == "not_exercised"), "{extra:#}");
+
+    // junit.xml: one failure per gap, valid against the JUnit schema common reporters use.
+    let junit = std::fs::read_to_string(dir.join(".abex/out/junit.xml")).unwrap();
+    assert!(junit.contains("SurvivedMutant") && junit.contains("abex shipping"), "{junit}");
+    assert!(junit.contains("no gap"), "a function without gaps is a passing case: {junit}");
+    assert_valid_junit(&dir.join(".abex/out/junit.xml"));
 
     let stryker: Value = serde_json::from_str(
         &std::fs::read_to_string(dir.join(".abex/out/mutation-report.json")).unwrap(),
