@@ -34,6 +34,23 @@ pub fn error(message: &str) {
     }
 }
 
+/// What makes two boundary cells "the same boundary" for display: the arguments that differ
+/// between the two inputs (position and both values), and the kinds of the two outcomes.
+fn boundary_key(c: &Cell) -> String {
+    let kind = |o: &abex::value::Outcome| format!("{:?}", std::mem::discriminant(o));
+    let key = |(a, b): (usize, usize)| {
+        let mut key = String::new();
+        for (i, (x, y)) in c.inputs[a].iter().zip(&c.inputs[b]).enumerate() {
+            if x != y {
+                key.push_str(&format!("{i}:{}|{};", x.to_json(), y.to_json()));
+            }
+        }
+        key + &kind(&c.outcomes[a]) + &kind(&c.outcomes[b])
+    };
+    // The pair in either order is the same boundary.
+    key((0, 1)).min(key((1, 0)))
+}
+
 fn truncate(s: &str, max: usize) -> String {
     let s = s.replace('\n', "\\n");
     if s.chars().count() <= max {
@@ -263,7 +280,11 @@ impl Terminal {
                 Group::EE => "EE  different errors",
             };
             eprintln!("  {} ({})", style(label).cyan(), cells.len());
-            for c in cells.iter().take(self.show) {
+            // The same threshold shows up in many cells (other arguments vary): show it once.
+            let mut seen = std::collections::HashSet::new();
+            let distinct: Vec<&&Cell> =
+                cells.iter().filter(|c| seen.insert(boundary_key(c))).collect();
+            for c in distinct.iter().take(self.show) {
                 eprintln!(
                     "    PD {:<5.2} {} → {}",
                     c.pd,
@@ -276,10 +297,15 @@ impl Terminal {
                     truncate(&c.strings.outputs[1], 60)
                 );
             }
-            if cells.len() > self.show {
+            if distinct.len() > self.show || cells.len() > distinct.len() {
+                let more = distinct.len().saturating_sub(self.show);
                 eprintln!(
                     "    {}",
-                    style(format!("… and {} more in report.json", cells.len() - self.show)).dim()
+                    style(format!(
+                        "… {more} more distinct, {} cells in all, in report.json",
+                        cells.len()
+                    ))
+                    .dim()
                 );
             }
         }
