@@ -335,6 +335,17 @@ fn generate(req: &HarnessRequest<'_>, skip: &BTreeMap<Part, String>) -> Generate
     let mut tail = runtime_block(&arms);
     if !req.switches.is_empty() {
         tail.push_str(switch::SWITCH_MODULE);
+        // Switches add parentheses that a crate's `#![deny(warnings)]` would turn into errors;
+        // placed after the crate's own inner attributes, this allow wins over them.
+        if let Some(at) = root_text.and_then(after_inner_attributes) {
+            let allow = PartEdit {
+                start: at,
+                end: at,
+                text: "\n#![allow(unused_parens)]\n".into(),
+                parts: vec![],
+            };
+            edits.entry(root.clone()).or_default().push(allow);
+        }
     }
     if let Host::Bin { .. } = req.host {
         // Rename the user's `main` and serve instead.
@@ -410,6 +421,26 @@ fn generate(req: &HarnessRequest<'_>, skip: &BTreeMap<Part, String>) -> Generate
     Generated { files, regions }
 }
 
+/// Byte offset just after the last inner attribute (`#![…]`, `//!`) of a crate root, or after a
+/// shebang line, or 0.
+fn after_inner_attributes(text: &str) -> Option<usize> {
+    use syn::spanned::Spanned;
+    let file = syn::parse_file(text).ok()?;
+    let Some(last) = file.attrs.last() else {
+        return Some(if text.starts_with("#!") && !text.starts_with("#![") {
+            text.find('\n').map_or(text.len(), |i| i + 1)
+        } else {
+            0
+        });
+    };
+    let end = last.span().end();
+    let start: usize = text.split_inclusive('\n').take(end.line - 1).map(str::len).sum();
+    Some(
+        start
+            + text[start..].char_indices().nth(end.column).map_or(text[start..].len(), |(i, _)| i),
+    )
+}
+
 /// Byte offset of the identifier `main` in the root file's `fn main`.
 fn find_main(text: &str) -> Option<usize> {
     let file = syn::parse_file(text).ok()?;
@@ -477,6 +508,32 @@ struct CompileError {
     rendered: String,
 }
 
+/// Caps lints at "warn" (as cargo-mutants does), so that a crate's `#![deny(warnings)]` does not
+/// turn a mutant's harmless warning (an argument left unused) into a build failure. `RUSTFLAGS`
+/// from the environment is kept; when a cargo config file may set `rustflags`, nothing is
+/// changed, since setting the variable would silently replace the config's flags.
+fn cap_lints(cmd: &mut Command, tree: &Path) {
+    if std::env::var_os("CARGO_ENCODED_RUSTFLAGS").is_some() {
+        return;
+    }
+    let from_env = std::env::var("RUSTFLAGS").ok();
+    if from_env.is_none() {
+        let has_config = tree
+            .ancestors()
+            .any(|d| d.join(".cargo/config.toml").is_file() || d.join(".cargo/config").is_file())
+            || std::env::var_os("CARGO_HOME")
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+                .is_some_and(|h| h.join("config.toml").is_file() || h.join("config").is_file());
+        if has_config {
+            return;
+        }
+    }
+    let flags = from_env
+        .map_or_else(|| "--cap-lints=warn".to_string(), |f| format!("{f} --cap-lints=warn"));
+    cmd.env("RUSTFLAGS", flags);
+}
+
 /// What one `cargo` invocation produced.
 struct CargoRun {
     ok: bool,
@@ -496,6 +553,7 @@ fn cargo(tree: &Path, target_dir: &Path, args: &[&str]) -> Result<CargoRun, Harn
         .env("CARGO_PROFILE_DEV_PANIC", "unwind")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    cap_lints(&mut cmd, tree);
     crate::safety::scrub_env(&mut cmd);
     let dir = tree.to_path_buf();
     let mut child =
@@ -706,6 +764,14 @@ mod tests {
     #[test]
     fn ansi_codes_are_stripped_from_compiler_output() {
         assert_eq!(strip_ansi("\u{1b}[0m\u{1b}[1m\u{1b}[38;5;9merror\u{1b}[0m: x"), "error: x");
+    }
+
+    #[test]
+    fn the_lint_allowance_goes_after_the_crates_own_inner_attributes() {
+        let text = "//! Docs.\n#![deny(warnings)]\n\npub fn f() {}\n";
+        let at = after_inner_attributes(text).unwrap();
+        assert_eq!(&text[..at], "//! Docs.\n#![deny(warnings)]");
+        assert_eq!(after_inner_attributes("pub fn f() {}\n"), Some(0));
     }
 
     #[test]
