@@ -89,7 +89,7 @@ fn main() {
     let sum = |f: &dyn Fn(&abex::report::MutantCounts) -> usize| -> usize {
         report.targets.iter().filter_map(|t| t.mutation.as_ref()).map(|m| f(&m.counts)).sum()
     };
-    let abex_tested = sum(&|c| c.killed + c.survived + c.timeout);
+    let abex_tested = sum(&|c| c.tested());
 
     println!(
         "{:<16} {:>8} {:>8} {:>8} {:>9} {:>8} {:>9} {:>12}",

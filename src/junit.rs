@@ -52,7 +52,7 @@ pub fn render(report: &Report) -> Result<Vec<u8>, junit_report::Error> {
             cases.push(case);
         }
         if cases.is_empty() {
-            let tested = m.counts.killed + m.counts.survived + m.counts.timeout;
+            let tested = m.counts.tested();
             let case = TestCaseBuilder::success(
                 &format!("no gap ({tested} mutants tested, {} killed)", m.counts.killed),
                 Duration::ZERO,

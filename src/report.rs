@@ -194,6 +194,26 @@ pub struct MutantCounts {
     pub not_tested: usize,
 }
 
+impl MutantCounts {
+    /// Mutants whose tests ran to an outcome: killed, survived or timed out.
+    pub fn tested(&self) -> usize {
+        self.killed + self.survived + self.timeout
+    }
+
+    /// One line for people: "9 mutants: 6 killed, 3 survived (3 with a witness), …".
+    pub fn describe(&self) -> String {
+        let budget = if self.not_tested > 0 {
+            format!(", {} not tested (time budget)", self.not_tested)
+        } else {
+            String::new()
+        };
+        format!(
+            "{} mutants: {} killed, {} survived ({} with a witness), {} unviable, {} timed out{budget}",
+            self.total, self.killed, self.survived, self.witnessed, self.unviable, self.timeout
+        )
+    }
+}
+
 /// The mutation analysis of one target.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MutationReport {

@@ -43,22 +43,7 @@ fn target_section(out: &mut String, t: &TargetReport) {
         out.push('\n');
         return;
     };
-    let c = &m.counts;
-    let _ = writeln!(
-        out,
-        "{} mutants: {} killed, {} survived ({} with a witness), {} unviable, {} timed out{}.\n",
-        c.total,
-        c.killed,
-        c.survived,
-        c.witnessed,
-        c.unviable,
-        c.timeout,
-        if c.not_tested > 0 {
-            format!(", {} not tested (time budget)", c.not_tested)
-        } else {
-            String::new()
-        }
-    );
+    let _ = writeln!(out, "{}.\n", m.counts.describe());
     if m.self_check_killed == Some(false) {
         out.push_str("> **No test reaches this function**: replacing its body with a panic fails no test.\n\n");
     }
@@ -112,12 +97,8 @@ pub fn render(report: &Report) -> String {
     let mut out = String::from("## abex\n\n");
     let gaps: usize =
         report.targets.iter().filter_map(|t| t.mutation.as_ref()).map(|m| m.counts.witnessed).sum();
-    let tested: usize = report
-        .targets
-        .iter()
-        .filter_map(|t| t.mutation.as_ref())
-        .map(|m| m.counts.killed + m.counts.survived + m.counts.timeout)
-        .sum();
+    let tested: usize =
+        report.targets.iter().filter_map(|t| t.mutation.as_ref()).map(|m| m.counts.tested()).sum();
     let _ = writeln!(
         out,
         "{} function(s) analysed, {tested} mutants tested, **{gaps} gap(s)** the tests do not pin down.{}\n",

@@ -185,18 +185,7 @@ impl Terminal {
     }
 
     fn mutation(&self, m: &MutationReport) {
-        let c = &m.counts;
-        eprintln!(
-            "  {} {} mutants: {} killed, {} survived ({} with a witness), {} unviable, {} timed out{}",
-            style("mutants").bold(),
-            c.total,
-            c.killed,
-            c.survived,
-            c.witnessed,
-            c.unviable,
-            c.timeout,
-            if c.not_tested > 0 { format!(", {} not tested (budget)", c.not_tested) } else { String::new() }
-        );
+        eprintln!("  {} {}", style("mutants").bold(), m.counts.describe());
         if m.self_check_killed == Some(false) {
             eprintln!(
                 "  {} no test fails when this function panics: the tests do not reach it",
@@ -327,7 +316,7 @@ impl Terminal {
             .targets
             .iter()
             .filter_map(|t| t.mutation.as_ref())
-            .map(|m| m.counts.killed + m.counts.survived + m.counts.timeout)
+            .map(|m| m.counts.tested())
             .sum();
         eprintln!();
         eprintln!(
