@@ -63,6 +63,7 @@ fn main() {
     let abex_dir = tmp.path().join("abex");
     copy_demo(&abex_dir);
     let cfg = RunConfig {
+        llm: abex::llm::config::LlmOptions { offline: true, ..Default::default() },
         manifest_path: Some(abex_dir.join("Cargo.toml")),
         packages: vec![],
         selection: Selection::Functions(

@@ -126,6 +126,38 @@ pub fn explore(
     cfg: &ExploreConfig,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Exploration, ExecError> {
+    explore_with(params, eval, cfg, progress, None)
+}
+
+/// What a [`Proposer`] sees before it proposes.
+pub struct View<'a> {
+    /// The archive so far.
+    pub archive: &'a Archive,
+    /// The pairs most recently taken by the archive (new cell or better elite), newest last.
+    pub recent: &'a [Pair],
+    /// Pairs offered so far.
+    pub pairs_evaluated: usize,
+}
+
+/// A source of fresh pairs besides the built-in operators: the model's Explorer agent.
+pub trait Proposer {
+    /// Pairs to run in the next fresh batch (at most `n` are used; the built-in operators fill
+    /// the rest of the batch). `None` or an empty list leaves the batch to the operators.
+    fn propose(&mut self, view: &View<'_>, n: usize) -> Option<Vec<(Args, Args)>>;
+}
+
+/// Pairs most recently taken by the archive that a [`View`] shows.
+const RECENT: usize = 10;
+
+/// [`explore`], with a `proposer` consulted before every fresh batch. Its pairs are run, offered
+/// and refined like the operators' own.
+pub fn explore_with(
+    params: &[Ty],
+    eval: &mut dyn Evaluate,
+    cfg: &ExploreConfig,
+    progress: &mut dyn FnMut(&Progress),
+    mut proposer: Option<&mut dyn Proposer>,
+) -> Result<Exploration, ExecError> {
     let mut s = Search::new(params, eval, cfg);
     let mut idle = 0;
     let stop = loop {
@@ -136,6 +168,11 @@ pub fn explore(
             s.refine_round()?;
         } else {
             let before = s.pairs;
+            let n = s.batch().min(cfg.pairs - s.pairs);
+            let view = View { archive: &s.archive, recent: &s.recent, pairs_evaluated: s.pairs };
+            let mut given = proposer.as_mut().and_then(|p| p.propose(&view, n)).unwrap_or_default();
+            given.truncate(n);
+            s.given = given;
             s.fresh_batch(false)?;
             s.activate(false);
             idle = if s.pairs == before { idle + 1 } else { 0 };
@@ -219,6 +256,10 @@ struct Search<'a> {
     /// Pairs ever queued for refinement.
     queued: HashSet<u64>,
     seq: u64,
+    /// Pairs most recently taken by the archive, newest last (at most [`RECENT`]).
+    recent: Vec<Pair>,
+    /// Pairs a [`Proposer`] gave for the next fresh batch.
+    given: Vec<(Args, Args)>,
 }
 
 /// The memo key of an argument list: the compact JSON of the list.
@@ -284,6 +325,8 @@ impl<'a> Search<'a> {
             started: HashMap::new(),
             queued: HashSet::new(),
             seq: 0,
+            recent: Vec::new(),
+            given: Vec::new(),
         }
     }
 
@@ -381,7 +424,12 @@ impl<'a> Search<'a> {
         let (oa, ob) = (oa.outcome.clone(), ob.outcome.clone());
         match Pair::new(a.clone(), b.clone(), oa, ob) {
             Some(pair) => {
-                self.archive.insert(pair);
+                if self.archive.insert(pair.clone()) != crate::archive::Insert::Rejected {
+                    if self.recent.len() == RECENT {
+                        self.recent.remove(0);
+                    }
+                    self.recent.push(pair);
+                }
                 self.pairs += 1;
                 self.refine_pairs += refining as usize;
                 true
@@ -404,7 +452,11 @@ impl<'a> Search<'a> {
                 })
                 .collect()
         } else {
-            self.propose(n)
+            let mut given = std::mem::take(&mut self.given);
+            given.retain(|(a, b)| a != b);
+            let rest = self.propose(n.saturating_sub(given.len()));
+            given.extend(rest);
+            given
         };
         self.evaluate_all(proposals.iter().flat_map(|(a, b)| [a, b]))?;
         for (a, b) in proposals {

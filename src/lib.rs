@@ -6,12 +6,14 @@
 //! `pytest --abex`) render them.
 
 pub mod archive;
+pub mod budget;
 pub mod cache;
 pub mod exec;
 pub mod explore;
 pub mod inputs;
 pub mod junit;
 pub mod lab;
+pub mod llm;
 pub mod mutate;
 pub mod mutation;
 pub mod report;

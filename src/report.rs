@@ -43,6 +43,9 @@ pub struct Report {
     pub complete: bool,
     /// One entry per target, in analysis order.
     pub targets: Vec<TargetReport>,
+    /// What the model engine spent and whether the run fell back to the offline engine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub llm: Option<crate::llm::usage::LlmReport>,
 }
 
 /// The settings that shape a run's result.

@@ -67,6 +67,9 @@ pub struct RunConfig {
     pub test_timeout: Option<Duration>,
     /// `(k, n)`: analyse only shard `k` (1-based) of `n` of the targets.
     pub shard: Option<(usize, usize)>,
+    /// The model options of the command line (resolved with the environment and the project's
+    /// config in [`crate::llm::config::resolve`]).
+    pub llm: crate::llm::config::LlmOptions,
 }
 
 /// Errors that end a run. [`RunError::exit_code`] maps them to the documented exit codes.
@@ -95,6 +98,9 @@ pub enum RunError {
     /// The mutation phase failed.
     #[error(transparent)]
     Mutation(#[from] MutationError),
+    /// The model settings are broken.
+    #[error(transparent)]
+    Llm(#[from] crate::llm::engine::EngineError),
     /// Writing the output failed.
     #[error("failed to write `{path}`: {source}")]
     Output {
@@ -110,6 +116,7 @@ impl RunError {
     pub fn exit_code(&self) -> i32 {
         match self {
             RunError::Workspace(_) | RunError::Diff(_) | RunError::UnknownFunction(_) => 2,
+            RunError::Llm(_) => 2,
             RunError::Harness(HarnessError::CrateDoesNotBuild { .. }) => 2,
             RunError::Mutation(MutationError::Harness(HarnessError::CrateDoesNotBuild {
                 ..
@@ -194,6 +201,11 @@ pub fn run(
     let targets: Vec<Target> = chosen.iter().map(|c| c.target.clone()).collect();
     on_event(Event::Targets { root: &ws.root, targets: &targets });
 
+    let deadline = cfg.time_budget.map(|b| started + b);
+    let (mut session, offline) = match crate::llm::engine::start(&cfg.llm, &ws.root, deadline)? {
+        Ok(s) => (Some(s), None),
+        Err(r) => (None, Some(r)),
+    };
     let out_path = cfg.out.clone().unwrap_or_else(|| ws.root.join(".abex").join("out"));
     let out = OutDir::prepare(&out_path)
         .map_err(|source| RunError::Output { path: out_path.clone(), source })?;
@@ -206,7 +218,7 @@ pub fn run(
         base,
         selection: selection.into(),
         settings: Settings {
-            engine: "offline".into(),
+            engine: if session.is_some() { "model" } else { "offline" }.into(),
             pairs: cfg.pairs,
             time_budget_s: cfg.time_budget.map(|d| d.as_secs_f64()),
             seed: cfg.seed,
@@ -215,6 +227,7 @@ pub fn run(
         },
         complete: false,
         targets: Vec::new(),
+        llm: offline,
     };
     let save = |report: &Report| {
         out.write_report(report)
@@ -233,10 +246,16 @@ pub fn run(
     let mut results: Vec<Option<TargetReport>> = vec![None; chosen.len()];
     let mut explored = 0usize;
     let driven_total = chosen.iter().filter(|c| c.target.drive == Drive::Supported).count();
-    let deadline = cfg.time_budget.map(|b| started + b);
     let cache = crate::cache::ResultCache::open(&ws.root);
+    let model = session.as_ref().map(|s| {
+        let c = &s.cfg;
+        format!(
+            "{}|{}|{:?}|{:?}|{}|{}",
+            c.base_url, c.model, c.roles, c.agents, c.mutants, c.explorer_calls
+        )
+    });
     let settings = format!(
-        "{}|{}|{:?}|{}|{}|{:?}|{:?}",
+        "{}|{}|{:?}|{}|{}|{:?}|{:?}|{model:?}",
         cfg.pairs,
         cfg.seed,
         cfg.call_timeout,
@@ -294,6 +313,19 @@ pub fn run(
                     m.file = f.file.clone();
                     mutants[k].push((n, m));
                     n += 1;
+                }
+                if let Some(session) = session.as_mut() {
+                    let model = crate::llm::engine::rust_mutants(
+                        session,
+                        f,
+                        text,
+                        &rel,
+                        &ct.sources.test_code,
+                    );
+                    for m in model {
+                        mutants[k].push((n, m));
+                        n += 1;
+                    }
                 }
                 self_checks.push(crate::mutation::self_check_mutant(f, &rel, text));
             }
@@ -367,9 +399,27 @@ pub fn run(
                     let mut eval = TargetEvaluator { worker: &mut worker, id };
                     let mut progress =
                         |p: &Progress| on_event(Event::Progress { index: i, progress: p });
-                    let x = explore::explore(&params, &mut eval, &ecfg, &mut progress).map_err(
-                        |source| RunError::Exec { target: target.qualified_name.clone(), source },
-                    )?;
+                    let subject = session.as_ref().map(|_| {
+                        crate::llm::engine::rust_subject(
+                            chosen[i].found,
+                            params.clone(),
+                            &ct.sources.test_code,
+                        )
+                    });
+                    let mut agents = session.as_mut().zip(subject.as_ref()).map(|(s, subject)| {
+                        let calls = s.cfg.explorer_calls;
+                        crate::llm::agents::Agents::new(s, subject, &ws.root, calls, cfg.seed)
+                    });
+                    let proposer = agents.as_mut().map(|a| a as &mut dyn crate::explore::Proposer);
+                    let x =
+                        explore::explore_with(&params, &mut eval, &ecfg, &mut progress, proposer)
+                            .map_err(|source| RunError::Exec {
+                            target: target.qualified_name.clone(),
+                            source,
+                        })?;
+                    if let Some(a) = agents {
+                        a.finish();
+                    }
                     elites = x.archive.elites().into_iter().cloned().collect();
                     exploration = Some(ExplorationReport::of(&x));
                     explored += 1;
@@ -423,9 +473,15 @@ pub fn run(
             results[i] = Some(tr);
         }
         report.targets = results.iter().flatten().cloned().collect();
+        if let Some(s) = &session {
+            report.llm = Some(s.report.clone());
+        }
         save(&report)?;
     }
     report.targets = results.into_iter().flatten().collect();
+    if let Some(s) = &session {
+        report.llm = Some(s.report.clone());
+    }
     report.complete = true;
     out.write_all(&report).map_err(|source| RunError::Output { path: out_path.clone(), source })?;
     Ok((report, out_path))

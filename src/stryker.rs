@@ -331,6 +331,7 @@ pub fn clamp(x: i32, lo: i32, hi: i32) -> i32 {
             },
             complete: true,
             targets,
+            llm: None,
         }
     }
 

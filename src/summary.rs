@@ -105,6 +105,9 @@ pub fn render(report: &Report) -> String {
         report.targets.len(),
         if report.complete { "" } else { " *(incomplete run)*" }
     );
+    if let Some(llm) = &report.llm {
+        let _ = writeln!(out, "{}.\n", llm.describe());
+    }
     if report.targets.is_empty() {
         out.push_str("> **Nothing was analysed**: no changed function was found. This is not a clean pass.\n");
     }

@@ -48,10 +48,92 @@ struct Cli {
     exec: ExecArgs,
     #[command(flatten)]
     output: OutputArgs,
+    #[command(flatten)]
+    engine: EngineArgs,
+}
+
+/// The model engine. With an API key (`ABEX_API_KEY` or `OPENAI_API_KEY`) or a local
+/// `--base-url`, the ABEX agents propose input pairs and write test-aware mutants; without one,
+/// or once a budget is spent or the endpoint fails, the offline engine carries on. Defaults may
+/// also come from `abex.toml` `[llm]` or `[package.metadata.abex.llm]`.
+#[derive(Args, Debug)]
+#[command(next_help_heading = "Engine")]
+struct EngineArgs {
     /// Use only the built-in offline engine (search and rule-based; no model, no network).
-    /// This is currently the only engine, so it is also the default.
-    #[arg(long, help_heading = "Engine")]
+    #[arg(long)]
     offline: bool,
+    /// The model [env: ABEX_MODEL] [default: gpt-5-mini].
+    #[arg(long, value_name = "NAME")]
+    model: Option<String>,
+    /// An OpenAI-compatible endpoint, e.g. `http://localhost:11434/v1` for Ollama
+    /// [env: ABEX_BASE_URL] [default: https://api.openai.com/v1].
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
+    /// Most money the run may spend on the model, in US dollars.
+    #[arg(long, value_name = "USD")]
+    budget_usd: Option<f64>,
+    /// Most tokens (prompt and completion) the run may spend.
+    #[arg(long, value_name = "N")]
+    budget_tokens: Option<u64>,
+    /// Which agents take part: all four, all but the Ideator, or the Explorer alone.
+    #[arg(long, value_name = "full|no-ideator|explorer-only")]
+    agents: Option<abex::llm::config::AgentsMode>,
+    /// A folder of prompt templates (`explorer.md`, …) that replace the built-in ones.
+    #[arg(long, value_name = "DIR")]
+    prompts: Option<PathBuf>,
+    /// Time limit of one model request.
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    llm_timeout: Option<Duration>,
+    /// Model-written mutants per function [default: 3].
+    #[arg(long, value_name = "N")]
+    llm_mutants: Option<usize>,
+    /// Explorer calls per function at most [default: 8].
+    #[arg(long, value_name = "N")]
+    explorer_calls: Option<usize>,
+    /// The model of one role: `explorer`, `coordinator`, `ideator`, `generator` or `mutator`.
+    /// Repeatable.
+    #[arg(long, value_name = "ROLE=MODEL", value_parser = parse_role::<String>)]
+    role_model: Vec<(abex::llm::config::Role, String)>,
+    /// The temperature of one role. Repeatable.
+    #[arg(long, value_name = "ROLE=T", value_parser = parse_role::<f64>)]
+    role_temperature: Vec<(abex::llm::config::Role, f64)>,
+}
+
+/// Parses `ROLE=VALUE`.
+fn parse_role<T: std::str::FromStr>(s: &str) -> Result<(abex::llm::config::Role, T), String> {
+    use abex::llm::config::Role;
+    let (role, value) = s.split_once('=').ok_or("expected ROLE=VALUE")?;
+    let role = Role::ALL.into_iter().find(|r| r.name() == role.trim()).ok_or_else(|| {
+        format!("unknown role `{role}` (explorer, coordinator, ideator, generator, mutator)")
+    })?;
+    let value = value.trim().parse().map_err(|_| format!("`{value}` is not a valid value"))?;
+    Ok((role, value))
+}
+
+impl EngineArgs {
+    fn options(&self, cwd: &std::path::Path) -> abex::llm::config::LlmOptions {
+        let mut roles: std::collections::BTreeMap<_, abex::llm::config::RoleOverride> =
+            std::collections::BTreeMap::new();
+        for (r, m) in &self.role_model {
+            roles.entry(*r).or_default().model = Some(m.clone());
+        }
+        for (r, t) in &self.role_temperature {
+            roles.entry(*r).or_default().temperature = Some(*t);
+        }
+        abex::llm::config::LlmOptions {
+            offline: self.offline,
+            model: self.model.clone(),
+            base_url: self.base_url.clone(),
+            budget_usd: self.budget_usd,
+            budget_tokens: self.budget_tokens,
+            agents: self.agents,
+            prompts: self.prompts.as_ref().map(|p| cwd.join(p)),
+            timeout: self.llm_timeout,
+            mutants: self.llm_mutants,
+            explorer_calls: self.explorer_calls,
+            roles,
+        }
+    }
 }
 
 /// Commands besides the analysis itself.
@@ -232,7 +314,9 @@ fn main() -> ExitCode {
     } else {
         Selection::Diff
     };
+    let llm = cli.engine.options(&cwd);
     let cfg = RunConfig {
+        llm,
         manifest_path: cli.select.manifest_path.clone(),
         packages: cli.select.package.clone(),
         selection,

@@ -326,6 +326,9 @@ impl Terminal {
             if gaps == 1 { "" } else { "s" },
             out.join("report.json").display()
         );
+        if let Some(llm) = &report.llm {
+            eprintln!("{} {}", style("abex:").bold(), llm.describe());
+        }
         let mutation_on = report.targets.iter().any(|t| t.mutation.is_some());
         if mutation_on && tested == 0 {
             eprintln!(
