@@ -16,6 +16,8 @@ fn abex(dir: &Path, args: &[&str]) -> Output {
         .args(args)
         .current_dir(dir)
         .env_remove("GITHUB_BASE_REF")
+        .env_remove("ABEX_API_KEY")
+        .env_remove("OPENAI_API_KEY")
         .env("NO_COLOR", "1")
         .output()
         .unwrap()

@@ -48,6 +48,27 @@ fn shape() -> Shape {
     }
 }
 
+/// The Mutator's messages; `feedback` is empty on a first attempt.
+pub fn mutator_messages(session: &Session, subject: &Subject, feedback: &str) -> Vec<Message> {
+    let tests = if subject.tests.is_empty() {
+        "(no test names this function)".to_string()
+    } else {
+        data(&subject.tests.join("\n\n"))
+    };
+    let user = session.prompts.render(
+        Role::Mutator,
+        &[
+            ("language", &subject.language),
+            ("function", &subject.name),
+            ("doc", &data(subject.doc.trim())),
+            ("source", &data(subject.source.trim())),
+            ("tests", &tests),
+            ("feedback", feedback),
+        ],
+    );
+    vec![Message::system(session.prompts.system()), Message::user(user)]
+}
+
 /// Asks for up to `count` distinct mutants of `subject`; `validate` turns an answer's source
 /// into the new body or says why it is refused.
 pub fn generate(
@@ -57,11 +78,6 @@ pub fn generate(
     validate: &dyn Fn(&str) -> Result<String, String>,
 ) -> Vec<Written> {
     let mut out: Vec<Written> = Vec::new();
-    let tests = if subject.tests.is_empty() {
-        "(no test names this function)".to_string()
-    } else {
-        data(&subject.tests.join("\n\n"))
-    };
     for _ in 0..count {
         let mut feedback = String::new();
         if !out.is_empty() {
@@ -70,18 +86,7 @@ pub fn generate(
                 format!("\nMutants already written (make a different one):\n{}\n", done.join("\n"));
         }
         for _ in 0..ATTEMPTS {
-            let user = session.prompts.render(
-                Role::Mutator,
-                &[
-                    ("language", &subject.language),
-                    ("function", &subject.name),
-                    ("doc", &data(subject.doc.trim())),
-                    ("source", &data(subject.source.trim())),
-                    ("tests", &tests),
-                    ("feedback", &feedback),
-                ],
-            );
-            let msgs = vec![Message::system(session.prompts.system()), Message::user(user)];
+            let msgs = mutator_messages(session, subject, &feedback);
             let Some(a) = session.ask::<Answer>(Role::Mutator, &subject.name, msgs, shape()) else {
                 return out;
             };

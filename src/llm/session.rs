@@ -9,7 +9,7 @@
 use serde::de::DeserializeOwned;
 
 use super::cache::ResponseCache;
-use super::client::{estimate_tokens, Client, Message, Request, Shape};
+use super::client::{Client, Message, Request, Shape};
 use super::config::{LlmConfig, Role};
 use super::usage::{LlmReport, Skipped};
 use crate::budget::Budget;
@@ -154,7 +154,9 @@ impl Session {
             self.skip(role, function, "calls stopped".into());
             return None;
         }
-        let prompt: u64 = req.messages.iter().map(|m| estimate_tokens(&m.content) + 4).sum();
+        // An upper bound, so the cap holds whatever the tokenizer: a token covers at least one
+        // byte, plus a few tokens of framing per message.
+        let prompt: u64 = req.messages.iter().map(|m| m.content.len() as u64 + 4).sum::<u64>() + 3;
         let price = self.cfg.prices.of(&req.model);
         if let Err(why) = self.budget.admit(prompt, u64::from(req.max_tokens), price) {
             self.skip(role, function, why.to_string());

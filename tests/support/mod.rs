@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod fake_llm;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -49,7 +49,7 @@ pub struct Agents<'s> {
     /// Calls in a row without a new cell, and injections made.
     stall: u32,
     injections: u32,
-    /// The pairs of the last call and the archive size before it.
+    /// The pairs of the last call that were not elites already, and the archive size before it.
     last: Option<(Vec<(Args, Args)>, usize)>,
     calls: usize,
     max_calls: usize,
@@ -115,12 +115,7 @@ impl<'s> Agents<'s> {
     fn score_last(&mut self, view: &View<'_>) {
         let Some((pairs, cells_before)) = self.last.take() else { return };
         let elites = view.archive.elites();
-        let took = pairs.iter().any(|(a, b)| {
-            elites.iter().any(|e| {
-                let [x, y] = &e.inputs;
-                (x == a && y == b) || (x == b && y == a)
-            })
-        });
+        let took = pairs.iter().any(|p| is_elite(&elites, p));
         self.pool[self.active].stats.record(took);
         self.iterations += 1;
         self.idle = if took { 0 } else { self.idle + 1 };
@@ -197,6 +192,14 @@ impl<'s> Agents<'s> {
     }
 }
 
+/// Whether `(a, b)` is an elite, in either order.
+fn is_elite(elites: &[&crate::archive::Pair], (a, b): &(Args, Args)) -> bool {
+    elites.iter().any(|e| {
+        let [x, y] = &e.inputs;
+        (x == a && y == b) || (x == b && y == a)
+    })
+}
+
 impl Proposer for Agents<'_> {
     fn propose(&mut self, view: &View<'_>, _n: usize) -> Option<Vec<(Args, Args)>> {
         self.score_last(view);
@@ -215,7 +218,9 @@ impl Proposer for Agents<'_> {
         );
         self.calls += 1;
         let pairs = explorer::ask(self.session, self.subject, messages, temperature)?;
-        self.last = Some((pairs.clone(), view.archive.len()));
+        let elites = view.archive.elites();
+        let fresh = pairs.iter().filter(|p| !is_elite(&elites, p)).cloned().collect();
+        self.last = Some((fresh, view.archive.len()));
         Some(pairs)
     }
 }

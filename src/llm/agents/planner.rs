@@ -116,15 +116,15 @@ fn groups(archive: &Archive) -> String {
     }
 }
 
-/// Asks the Coordinator; `None` when it did not answer usefully.
-pub fn coordinate(
-    session: &mut Session,
+/// The Coordinator's messages.
+pub fn coordinator_messages(
+    session: &Session,
     subject: &Subject,
     pool: &[Strategy],
     active: usize,
     why: &str,
     archive: &Archive,
-) -> Option<Decision> {
+) -> Vec<Message> {
     let user = session.prompts.render(
         Role::Coordinator,
         &[
@@ -139,6 +139,19 @@ pub fn coordinate(
             ("pool", &pool_text(pool)),
         ],
     );
+    vec![Message::system(session.prompts.system()), Message::user(user)]
+}
+
+/// Asks the Coordinator; `None` when it did not answer usefully.
+pub fn coordinate(
+    session: &mut Session,
+    subject: &Subject,
+    pool: &[Strategy],
+    active: usize,
+    why: &str,
+    archive: &Archive,
+) -> Option<Decision> {
+    let msgs = coordinator_messages(session, subject, pool, active, why, archive);
     let shape = object(
         "decision",
         serde_json::json!({
@@ -150,7 +163,6 @@ pub fn coordinate(
         }),
         &["decision"],
     );
-    let msgs = vec![Message::system(session.prompts.system()), Message::user(user)];
     let a: CoordinatorAnswer = session.ask(Role::Coordinator, &subject.name, msgs, shape)?;
     match a.decision.as_str() {
         "repeat" => Some(Decision::Repeat),
@@ -164,15 +176,15 @@ pub fn coordinate(
     }
 }
 
-/// Asks the Ideator for a direction.
-pub fn ideate(
-    session: &mut Session,
+/// The Ideator's messages.
+pub fn ideator_messages(
+    session: &Session,
     subject: &Subject,
     mode: Mode,
     kind: Kind,
     gap: &str,
     pool: &[Strategy],
-) -> Option<String> {
+) -> Vec<Message> {
     let user = session.prompts.render(
         Role::Ideator,
         &[
@@ -184,6 +196,19 @@ pub fn ideate(
             ("pool", &pool_text(pool)),
         ],
     );
+    vec![Message::system(session.prompts.system()), Message::user(user)]
+}
+
+/// Asks the Ideator for a direction.
+pub fn ideate(
+    session: &mut Session,
+    subject: &Subject,
+    mode: Mode,
+    kind: Kind,
+    gap: &str,
+    pool: &[Strategy],
+) -> Option<String> {
+    let msgs = ideator_messages(session, subject, mode, kind, gap, pool);
     let shape = object(
         "directions",
         serde_json::json!({
@@ -194,20 +219,19 @@ pub fn ideate(
         }),
         &["directions", "chosen"],
     );
-    let msgs = vec![Message::system(session.prompts.system()), Message::user(user)];
     let a: IdeatorAnswer = session.ask(Role::Ideator, &subject.name, msgs, shape)?;
     let n = a.directions.len();
     a.directions.into_iter().nth(a.chosen.min(n.saturating_sub(1))).map(|d| d.idea)
 }
 
-/// Asks the Strategy Generator for the steps of a direction.
-pub fn generate(
-    session: &mut Session,
+/// The Strategy Generator's messages.
+pub fn generator_messages(
+    session: &Session,
     subject: &Subject,
     mode: Mode,
     kind: Kind,
     direction: &str,
-) -> Option<Strategy> {
+) -> Vec<Message> {
     let user = session.prompts.render(
         Role::Generator,
         &[
@@ -218,12 +242,23 @@ pub fn generate(
             ("subject", &subject.render(kind == Kind::ContextAware)),
         ],
     );
+    vec![Message::system(session.prompts.system()), Message::user(user)]
+}
+
+/// Asks the Strategy Generator for the steps of a direction.
+pub fn generate(
+    session: &mut Session,
+    subject: &Subject,
+    mode: Mode,
+    kind: Kind,
+    direction: &str,
+) -> Option<Strategy> {
+    let msgs = generator_messages(session, subject, mode, kind, direction);
     let shape = object(
         "strategy",
         serde_json::json!({"name": {"type": "string"}, "steps": {"type": "array", "items": {"type": "string"}}}),
         &["name", "steps"],
     );
-    let msgs = vec![Message::system(session.prompts.system()), Message::user(user)];
     let a: GeneratorAnswer = session.ask(Role::Generator, &subject.name, msgs, shape)?;
     (!a.steps.is_empty()).then(|| Strategy {
         name: a.name,

@@ -1,0 +1,223 @@
+//! `cargo abex` with a model: the real binary on a fixture crate, against a fake
+//! OpenAI-compatible server on 127.0.0.1 started by each test. The script answers with
+//! strategies and pairs, malformed JSON, a 429 with `Retry-After`, a 500, a slow answer past the
+//! timeout and a forbidden mutant; the tests check the run completes, budgets hold, the forbidden
+//! mutant never runs, a re-run replays at zero requests with the same report, strategies seed
+//! the next run, and each ablation switch changes which agents are asked.
+
+#[path = "../../tests/support/mod.rs"]
+mod support;
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use support::fake_llm::{Call, FakeLlm, Reply};
+
+fn abex(dir: &Path, url: &str, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cargo-abex"))
+        .arg("abex")
+        .args(["--function", "src/lib.rs::classify", "--base-url", url])
+        .args(args)
+        .current_dir(dir)
+        .env_remove("GITHUB_BASE_REF")
+        .env_remove("ABEX_API_KEY")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ABEX_BASE_URL")
+        .env_remove("ABEX_MODEL")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+fn report(dir: &Path) -> Value {
+    let text = std::fs::read_to_string(dir.join(".abex/out/report.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+fn ok(o: &Output) {
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// The same four pairs on every Explorer call: after the first call they take no cell, so the
+/// stopping rule hands over to the Coordinator after three more.
+fn pairs() -> Reply {
+    Reply::json(json!({"pairs": [[[-1], [0]], [[0], [1]], [[99], [100]], [[5], [500]]]}))
+}
+
+fn planner(c: &Call) -> Option<Reply> {
+    Some(match c.role {
+        "coordinator" => Reply::json(
+            json!({"decision": "request", "mode": "mutation", "type": "generic", "gap": "values near 100"}),
+        ),
+        "ideator" => Reply::json(
+            json!({"directions": [{"idea": "walk one step at a time around the pair"}, {"idea": "double it"}], "chosen": 0}),
+        ),
+        "generator" => Reply::json(
+            json!({"name": "step-walk", "steps": ["Take the pair.", "Shift both inputs by one, keeping them adjacent."]}),
+        ),
+        _ => return None,
+    })
+}
+
+#[test]
+fn a_model_run_survives_a_flaky_endpoint_refuses_a_forbidden_mutant_replays_and_seeds_the_next_run()
+{
+    let (tmp, dir) = support::project("simple");
+    let marker = tmp.path().join("pwned");
+    let forbidden = format!(
+        "pub fn classify(n: i64) -> &'static str {{ let _ = std::process::Command::new(\"touch\").arg({:?}).status(); \"zero\" }}",
+        marker.display().to_string()
+    );
+    let valid = "pub fn classify(n: i64) -> &'static str {\n    if n < 0 {\n        \"negative\"\n    } else if n == 0 {\n        \"zero\"\n    } else if n <= 100 {\n        \"small\"\n    } else {\n        \"large\"\n    }\n}";
+    let s = FakeLlm::start(move |c| {
+        if let Some(r) = planner(c) {
+            return r;
+        }
+        match (c.role, c.nth_of_role) {
+            ("explorer", 0) => Reply::Status {
+                code: 429,
+                body: "rate limited".into(),
+                headers: vec![("Retry-After".into(), "1".into())],
+            },
+            ("explorer", 1) => Reply::status(500),
+            ("explorer", 2) => Reply::Slow(Duration::from_secs(3), Box::new(pairs())),
+            ("explorer", 3) => Reply::text("You could try -1 and 0, they look interesting."),
+            // Under the requested strategy (after the Coordinator), pairs no one tried before.
+            ("explorer", n) if n >= 8 => {
+                let k = 10i64.pow(n as u32);
+                Reply::json(json!({"pairs": [[[k], [-k]], [[k + 1], [1 - k]]]}))
+            }
+            ("explorer", _) => pairs(),
+            ("mutator", 0) => {
+                Reply::json(json!({"source": forbidden, "description": "touch a file"}))
+            }
+            ("mutator", _) => {
+                Reply::json(json!({"source": valid, "description": "100 counted as small"}))
+            }
+            _ => Reply::status(404),
+        }
+    });
+    let args =
+        ["--llm-timeout", "1s", "--llm-mutants", "1", "--explorer-calls", "7", "--seed", "3"];
+    let o = abex(&dir, &s.base_url, &args);
+    ok(&o);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("engine: model"), "{stderr}");
+    let r1 = report(&dir);
+    let llm = &r1["llm"];
+    assert_eq!(r1["settings"]["engine"], "model");
+    assert_eq!(llm["engine"], "model");
+    for role in ["explorer", "coordinator", "ideator", "generator", "mutator"] {
+        assert!(llm["by_role"][role]["calls"].as_u64().unwrap() >= 1, "{role}: {llm:#}");
+    }
+    assert!(llm["by_function"]["classify"]["calls"].as_u64().unwrap() >= 5);
+    assert_eq!(llm["requests"].as_u64().unwrap() as usize, s.count());
+    assert!(llm["total"]["prompt_tokens"].as_u64().unwrap() > 0);
+    // The forbidden mutant was refused and never ran; the valid one ran and survived with a
+    // witness at 100.
+    assert!(!marker.exists());
+    assert_eq!(llm["mutants_refused"], 1);
+    let t = &r1["targets"][0];
+    let model: Vec<&Value> = t["mutation"]["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["origin"] == "model")
+        .collect();
+    assert_eq!(model.len(), 1, "{:#}", t["mutation"]);
+    assert!(!model[0]["replacement"].as_str().unwrap().contains("Command"));
+    assert_eq!(model[0]["status"], "survived");
+    assert_eq!(model[0]["witness"]["input"], json!([100]));
+    // The model's pairs reached the archive.
+    let cells = t["exploration"]["cells"].as_array().unwrap();
+    assert!(cells.iter().any(|c| c["strings"]["inputs"] == json!(["[99]", "[100]"])
+        || c["strings"]["inputs"] == json!(["[100]", "[99]"])));
+    let summary = std::fs::read_to_string(dir.join(".abex/out/summary.md")).unwrap();
+    assert!(summary.contains("engine: model"), "{summary}");
+
+    // Same commit again: the results replay, no request is made, the report is the same.
+    let before = s.count();
+    ok(&abex(&dir, &s.base_url, &args));
+    assert_eq!(s.count(), before);
+    assert_eq!(report(&dir)["targets"], r1["targets"]);
+
+    // Without the results cache and the response cache, the strategy learnt in the first run
+    // seeds the pool, and the first Explorer call already follows it.
+    std::fs::remove_dir_all(dir.join(".abex/cache/results")).unwrap();
+    std::fs::remove_dir_all(dir.join(".abex/cache/llm")).unwrap();
+    ok(&abex(&dir, &s.base_url, &args));
+    let r3 = report(&dir);
+    assert_eq!(r3["llm"]["strategies_seeded"], 1, "{:#}", r3["llm"]);
+    let first =
+        s.log.lock().unwrap()[before..].iter().find(|c| c.role == "explorer").cloned().unwrap();
+    assert!(first.prompt.contains("Shift both inputs by one"), "{}", first.prompt);
+}
+
+fn ablation(agents: &str) -> (FakeLlm, Value) {
+    let (_tmp, dir) = support::project("simple");
+    let s = FakeLlm::start(|c| planner(c).unwrap_or_else(pairs));
+    let o = abex(&dir, &s.base_url, &["--no-mutants", "--agents", agents, "--explorer-calls", "6"]);
+    ok(&o);
+    (s, report(&dir))
+}
+
+#[test]
+fn each_ablation_switch_asks_only_its_agents() {
+    let (s, r) = ablation("explorer-only");
+    assert_eq!(s.count_role("explorer"), 6);
+    assert_eq!(s.count(), 6);
+    assert_eq!(r["llm"]["agents"], "explorer-only");
+
+    let (s, _) = ablation("no-ideator");
+    assert!(s.count_role("coordinator") >= 1);
+    assert!(s.count_role("generator") >= 1);
+    assert_eq!(s.count_role("ideator"), 0);
+
+    let (s, r) = ablation("full");
+    assert!(s.count_role("coordinator") >= 1);
+    assert_eq!(s.count_role("ideator"), s.count_role("generator"));
+    assert!(s.count_role("ideator") >= 1);
+    assert_eq!(r["llm"]["agents"], "full");
+}
+
+#[test]
+fn a_token_budget_that_runs_out_mid_run_is_never_passed_and_the_offline_engine_finishes() {
+    let (_tmp, dir) = support::project("simple");
+    let s = FakeLlm::start(|c| planner(c).unwrap_or_else(pairs));
+    let o = abex(
+        &dir,
+        &s.base_url,
+        &["--no-mutants", "--budget-tokens", "15000", "--explorer-calls", "20"],
+    );
+    ok(&o);
+    let r = report(&dir);
+    let llm = &r["llm"];
+    let spent = llm["total"]["prompt_tokens"].as_u64().unwrap()
+        + llm["total"]["completion_tokens"].as_u64().unwrap();
+    assert!(spent <= 15000, "{llm:#}");
+    assert!(s.count() >= 2, "the budget should allow a few calls: {llm:#}");
+    assert!(llm["skipped_count"].as_u64().unwrap() >= 1, "{llm:#}");
+    assert_eq!(llm["fallbacks"], json!(["token budget spent"]));
+    assert_eq!(r["complete"], true);
+    assert_eq!(r["targets"][0]["exploration"]["stop"], "pairs");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("offline fallback: token budget spent"), "{stderr}");
+}
+
+#[test]
+fn a_failing_endpoint_falls_back_to_the_offline_engine_and_says_so() {
+    let (_tmp, dir) = support::project("simple");
+    // The project's config file sets one retry.
+    std::fs::write(dir.join("abex.toml"), "[llm]\nretries = 1\nmodel = \"local-model\"\n").unwrap();
+    let s = FakeLlm::start(|_| Reply::status(503));
+    let o = abex(&dir, &s.base_url, &["--no-mutants"]);
+    ok(&o);
+    let r = report(&dir);
+    assert_eq!(s.count(), 2);
+    assert_eq!(r["llm"]["model"], "local-model");
+    let why = r["llm"]["fallbacks"][0].as_str().unwrap();
+    assert!(why.starts_with("endpoint failed: HTTP 503"), "{why}");
+    assert!(r["targets"][0]["exploration"]["bc_count"].as_u64().unwrap() >= 3);
+}
