@@ -25,7 +25,7 @@ pub const RECENT_SHOWN: usize = 10;
 /// Random archive pairs shown.
 pub const RANDOM_SHOWN: usize = 30;
 /// Longest rendering of one input or output in a sample line.
-const CUT: usize = 40;
+const CUT: usize = 28;
 
 /// Explorer personas and their temperatures (EvoGPT: diversity from several prompt personas at
 /// several temperatures).
