@@ -34,6 +34,17 @@ pub fn key(parts: &[&[u8]]) -> String {
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// Writes `bytes` to `path` atomically (a temporary file in the same folder, then a rename), so
+/// a concurrent reader sees the old file or the new one, never a torn one. The folder is created.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    std::io::Write::write_all(&mut tmp, bytes)?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
 impl ResultCache {
     /// The cache under `root/.abex/cache/results`.
     pub fn open(root: &Path) -> ResultCache {
@@ -54,14 +65,11 @@ impl ResultCache {
     /// optimisation, never a reason to fail a run.
     pub fn put(&self, key: &str, report: &TargetReport) {
         let incomplete = report.mutation.as_ref().is_some_and(|m| m.counts.not_tested > 0);
-        if incomplete || std::fs::create_dir_all(&self.dir).is_err() {
+        if incomplete {
             return;
         }
         let Ok(bytes) = serde_json::to_vec(report) else { return };
-        let Ok(mut tmp) = tempfile::NamedTempFile::new_in(&self.dir) else { return };
-        if std::io::Write::write_all(&mut tmp, &bytes).is_ok() {
-            let _ = tmp.persist(self.path(key));
-        }
+        let _ = write_atomic(&self.path(key), &bytes);
     }
 }
 

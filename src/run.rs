@@ -250,8 +250,16 @@ pub fn run(
     let model = session.as_ref().map(|s| {
         let c = &s.cfg;
         format!(
-            "{}|{}|{:?}|{:?}|{}|{}",
-            c.base_url, c.model, c.roles, c.agents, c.mutants, c.explorer_calls
+            "{}|{}|{:?}|{:?}|{}|{}|{:?}|{:?}|{}",
+            c.base_url,
+            c.model,
+            c.roles,
+            c.agents,
+            c.mutants,
+            c.explorer_calls,
+            c.budget_tokens,
+            c.budget_usd,
+            s.prompts.fingerprint()
         )
     });
     let settings = format!(

@@ -144,3 +144,32 @@ fn the_token_budget_is_never_passed_and_skipped_calls_are_reported() {
     assert_eq!(a.report.fallbacks, ["token budget spent"]);
     assert_eq!(a.report.skipped[0].role, "coordinator");
 }
+
+#[test]
+fn the_concurrency_limit_holds_requests_in_flight() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let (now, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let (n, m) = (now.clone(), most.clone());
+    // The script runs when a request arrives; the answer leaves 400 ms later, and the request
+    // counts as in flight for the first 200 ms of that (a margin for slow thread wake-ups).
+    let s = FakeLlm::start(move |_| {
+        let k = n.fetch_add(1, Ordering::SeqCst) + 1;
+        m.fetch_max(k, Ordering::SeqCst);
+        let n = n.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            n.fetch_sub(1, Ordering::SeqCst);
+        });
+        Reply::Slow(Duration::from_millis(400), Box::new(Reply::json(serde_json::json!({}))))
+    });
+    let c = Client::new(&LlmConfig { concurrency: 2, ..LlmConfig::local(&s.base_url) });
+    std::thread::scope(|sc| {
+        for _ in 0..6 {
+            sc.spawn(|| c.chat(&request()).unwrap());
+        }
+    });
+    assert_eq!(s.count(), 6);
+    assert_eq!(c.requests(), 6);
+    assert_eq!(most.load(Ordering::SeqCst), 2);
+}

@@ -60,17 +60,9 @@ impl ResponseCache {
 
     /// Stores an answer.
     pub fn put(&self, key: &str, json: &serde_json::Value, usage: Usage) {
-        let path = self.path(key);
-        let Some(dir) = path.parent() else { return };
-        if std::fs::create_dir_all(dir).is_err() {
-            return;
-        }
         let entry = Entry { format: FORMAT.into(), version: VERSION, json: json.clone(), usage };
         let Ok(bytes) = serde_json::to_vec(&entry) else { return };
-        let Ok(mut tmp) = tempfile::NamedTempFile::new_in(dir) else { return };
-        if std::io::Write::write_all(&mut tmp, &bytes).is_ok() {
-            let _ = tmp.persist(&path);
-        }
+        let _ = crate::cache::write_atomic(&self.path(key), &bytes);
     }
 }
 

@@ -10,6 +10,7 @@
 //! when the endpoint has none. The core is synchronous, so this is built on `ureq` (no async
 //! runtime to start inside a sync library).
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
@@ -178,6 +179,7 @@ pub struct Client {
     json_mode: super::config::JsonMode,
     slots: Mutex<usize>,
     freed: Condvar,
+    sent: AtomicU64,
 }
 
 impl Client {
@@ -198,7 +200,13 @@ impl Client {
             json_mode: cfg.json_mode,
             slots: Mutex::new(cfg.concurrency.max(1)),
             freed: Condvar::new(),
+            sent: AtomicU64::new(0),
         }
+    }
+
+    /// HTTP requests sent so far, retries included.
+    pub fn requests(&self) -> u64 {
+        self.sent.load(Ordering::Relaxed)
     }
 
     /// The same client with another backoff (tests use short waits).
@@ -239,6 +247,7 @@ impl Client {
         let mut attempt = 0u32;
         loop {
             requests += 1;
+            self.sent.fetch_add(1, Ordering::Relaxed);
             let mut call = self.agent.post(&url).header("Content-Type", "application/json");
             if !self.api_key.is_empty() {
                 call = call.header("Authorization", &format!("Bearer {}", self.api_key));

@@ -128,6 +128,13 @@ impl Prompts {
         Ok(Prompts { system, roles })
     }
 
+    /// SHA-256 of every template, for cache keys of results that depend on them.
+    pub fn fingerprint(&self) -> String {
+        let mut parts: Vec<&[u8]> = vec![self.system.as_bytes()];
+        parts.extend(self.roles.iter().map(|(_, t)| t.as_bytes()));
+        crate::cache::key(&parts)
+    }
+
     /// The system prompt.
     pub fn system(&self) -> &str {
         &self.system

@@ -163,16 +163,16 @@ impl Session {
             self.stop(why.to_string());
             return None;
         }
-        match self.client.chat(req) {
+        let result = self.client.chat(req);
+        self.report.requests = self.client.requests();
+        match result {
             Ok(a) => {
-                self.report.requests += u64::from(a.requests);
                 let (p, c) = (a.usage.prompt_tokens, a.usage.completion_tokens);
                 self.budget.spend(p, c, price);
                 self.account(role, function, p, c, false);
                 Some(a)
             }
             Err(e) => {
-                self.report.requests += u64::from(self.cfg.retries) + 1;
                 self.report.failed += 1;
                 self.stop(format!("endpoint failed: {e}"));
                 None

@@ -163,10 +163,6 @@ impl Library {
         {
             return;
         }
-        let dir = self.dir.join(shape);
-        if std::fs::create_dir_all(&dir).is_err() {
-            return;
-        }
         let e = Entry {
             format: FORMAT.into(),
             version: VERSION,
@@ -174,10 +170,8 @@ impl Library {
             strategy: strategy.clone(),
         };
         let Ok(bytes) = serde_json::to_vec_pretty(&e) else { return };
-        let Ok(mut tmp) = tempfile::NamedTempFile::new_in(&dir) else { return };
-        if std::io::Write::write_all(&mut tmp, &bytes).is_ok() {
-            let _ = tmp.persist(dir.join(format!("{}.json", strategy.id())));
-        }
+        let path = self.dir.join(shape).join(format!("{}.json", strategy.id()));
+        let _ = crate::cache::write_atomic(&path, &bytes);
     }
 }
 
