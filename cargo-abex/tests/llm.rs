@@ -221,3 +221,24 @@ fn a_failing_endpoint_falls_back_to_the_offline_engine_and_says_so() {
     assert!(why.starts_with("endpoint failed: HTTP 503"), "{why}");
     assert!(r["targets"][0]["exploration"]["bc_count"].as_u64().unwrap() >= 3);
 }
+
+#[test]
+fn a_money_budget_priced_from_the_projects_table_is_never_passed() {
+    let (_tmp, dir) = support::project("simple");
+    // $1,000 per million tokens: a call's worst case (prompt bytes + 2,000 answer tokens) costs
+    // about $5.5, what it really spends about $0.5, so a $7 budget allows three or four calls.
+    std::fs::write(
+        dir.join("abex.toml"),
+        "[llm]\nmodel = \"priced\"\n[llm.prices.priced]\ninput = 1000.0\noutput = 1000.0\n",
+    )
+    .unwrap();
+    let s = FakeLlm::start(|c| planner(c).unwrap_or_else(pairs));
+    let o =
+        abex(&dir, &s.base_url, &["--no-mutants", "--budget-usd", "7", "--explorer-calls", "20"]);
+    ok(&o);
+    let llm = &report(&dir)["llm"];
+    let usd = llm["total"]["usd"].as_f64().unwrap();
+    assert!(usd > 0.0 && usd <= 7.0, "{llm:#}");
+    assert!((2..=6).contains(&s.count()), "{} requests: {llm:#}", s.count());
+    assert_eq!(llm["fallbacks"], json!(["money budget spent"]));
+}
