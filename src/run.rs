@@ -323,12 +323,15 @@ pub fn run(
                     n += 1;
                 }
                 if let Some(session) = session.as_mut() {
+                    let count = session.cfg.mutants;
                     let model = crate::llm::engine::rust_mutants(
                         session,
                         f,
                         text,
                         &rel,
                         &ct.sources.test_code,
+                        count,
+                        "",
                     );
                     for m in model {
                         mutants[k].push((n, m));
@@ -473,6 +476,17 @@ pub fn run(
             let phase_reports = crate::mutation::run(&req, &built, &phase, &mcfg, &ws.root)?;
             for (r, m) in reports.iter_mut().zip(phase_reports) {
                 r.mutation = Some(m);
+            }
+            if let Some(session) = session.as_mut() {
+                let next = first_check + members.len() as u32;
+                crate::llm::engine::feedback_rounds(
+                    session,
+                    &req,
+                    &phase,
+                    &mut reports,
+                    &mcfg,
+                    next,
+                )?;
             }
         }
         for (&i, tr) in members.iter().zip(reports) {

@@ -71,6 +71,7 @@ fn a_model_run_survives_a_flaky_endpoint_refuses_a_forbidden_mutant_replays_and_
         marker.display().to_string()
     );
     let valid = "pub fn classify(n: i64) -> &'static str {\n    if n < 0 {\n        \"negative\"\n    } else if n == 0 {\n        \"zero\"\n    } else if n <= 100 {\n        \"small\"\n    } else {\n        \"large\"\n    }\n}";
+    let caught = valid.replace("n <= 100", "n < 100").replace("n < 0", "n <= 0");
     let s = FakeLlm::start(move |c| {
         if let Some(r) = planner(c) {
             return r;
@@ -92,6 +93,9 @@ fn a_model_run_survives_a_flaky_endpoint_refuses_a_forbidden_mutant_replays_and_
             ("explorer", _) => pairs(),
             ("mutator", 0) => {
                 Reply::json(json!({"source": forbidden, "description": "touch a file"}))
+            }
+            ("mutator", 1) => {
+                Reply::json(json!({"source": caught, "description": "zero counted as negative"}))
             }
             ("mutator", _) => {
                 Reply::json(json!({"source": valid, "description": "100 counted as small"}))
@@ -115,8 +119,8 @@ fn a_model_run_survives_a_flaky_endpoint_refuses_a_forbidden_mutant_replays_and_
     assert!(llm["by_function"]["classify"]["calls"].as_u64().unwrap() >= 5);
     assert_eq!(llm["requests"].as_u64().unwrap() as usize, s.count());
     assert!(llm["total"]["prompt_tokens"].as_u64().unwrap() > 0);
-    // The forbidden mutant was refused and never ran; the valid one ran and survived with a
-    // witness at 100.
+    // The forbidden mutant was refused and never ran. The next one was caught by a test; told
+    // which test and shown it, the model wrote one that survived with a witness at 100.
     assert!(!marker.exists());
     assert_eq!(llm["mutants_refused"], 1);
     let t = &r1["targets"][0];
@@ -126,10 +130,21 @@ fn a_model_run_survives_a_flaky_endpoint_refuses_a_forbidden_mutant_replays_and_
         .iter()
         .filter(|m| m["origin"] == "model")
         .collect();
-    assert_eq!(model.len(), 1, "{:#}", t["mutation"]);
-    assert!(!model[0]["replacement"].as_str().unwrap().contains("Command"));
-    assert_eq!(model[0]["status"], "survived");
-    assert_eq!(model[0]["witness"]["input"], json!([100]));
+    assert_eq!(model.len(), 2, "{:#}", t["mutation"]);
+    assert!(model.iter().all(|m| !m["replacement"].as_str().unwrap().contains("Command")));
+    let killed = model.iter().find(|m| m["status"] == "killed").expect("a killed model mutant");
+    assert!(killed["description"].as_str().unwrap().contains("zero counted as negative"));
+    let survived = model.iter().find(|m| m["status"] == "survived").expect("a surviving one");
+    assert_eq!(survived["witness"]["input"], json!([100]));
+    let log = s.log.lock().unwrap().clone();
+    let retry = log.iter().filter(|c| c.role == "mutator").nth(2).unwrap();
+    assert!(
+        retry.prompt.contains("caught by the existing test `tests::classifies`"),
+        "{}",
+        retry.prompt
+    );
+    assert!(retry.prompt.contains("assert_eq!(classify(0), \"zero\")"), "{}", retry.prompt);
+    assert_eq!(s.count_role("mutator"), 3);
     // The model's pairs reached the archive.
     let cells = t["exploration"]["cells"].as_array().unwrap();
     assert!(cells.iter().any(|c| c["strings"]["inputs"] == json!(["[99]", "[100]"])

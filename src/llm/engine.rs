@@ -14,6 +14,9 @@ use super::subject::{reaching_tests, Subject};
 use super::usage::LlmReport;
 use crate::budget::Budget;
 use crate::mutate::{Mutant, Operator, Origin};
+use crate::mutation::{MutationConfig, MutationError, PhaseTarget};
+use crate::report::{MutationReport, TargetReport};
+use crate::rust::harness::HarnessRequest;
 use crate::rust::source::FoundFn;
 use crate::value::Ty;
 
@@ -66,15 +69,16 @@ pub fn rust_subject(f: &FoundFn, params: Vec<Ty>, test_code: &[String]) -> Subje
 }
 
 /// Model-written mutants of `f` (whose file holds `text`, shown as `rel`), validated; each
-/// replaces the body block.
+/// replaces the body block. `count` of them, with `earlier` feedback on a previous round.
 pub fn rust_mutants(
     session: &mut Session,
     f: &FoundFn,
     text: &str,
     rel: &Path,
     test_code: &[String],
+    count: usize,
+    earlier: &str,
 ) -> Vec<Mutant> {
-    let count = session.cfg.mutants;
     if count == 0 || session.stopped().is_some() {
         return Vec::new();
     }
@@ -84,7 +88,7 @@ pub fn rust_mutants(
     let Some(original) = text.get(s..e) else { return Vec::new() };
     let line = text[..s].matches('\n').count() + 1;
     let column = text[..s].rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    super::mutants::generate(session, &subject, count, &validate)
+    super::mutants::generate(session, &subject, count, earlier, &validate)
         .into_iter()
         .map(|w| Mutant {
             id: crate::mutate::mutant_id(
@@ -108,4 +112,113 @@ pub fn rust_mutants(
             description: format!("model: {}", w.description.trim()),
         })
         .collect()
+}
+
+/// Feedback rounds for model mutants (paper 003): each model mutant of the last round that was
+/// killed, unviable, hung or survived without a witness is reported back to the Mutator with
+/// what happened, and the new mutants are built (one harness with only them switched) and run
+/// like the first ones; their results join the targets' reports. At most
+/// [`super::mutants::ATTEMPTS`] rounds in all, counting the first.
+pub fn feedback_rounds(
+    session: &mut Session,
+    req: &HarnessRequest<'_>,
+    phase: &[PhaseTarget<'_>],
+    reports: &mut [TargetReport],
+    mcfg: &MutationConfig,
+    mut next: u32,
+) -> Result<(), MutationError> {
+    let (root, test_code) = (req.workspace_root, &req.sources.test_code);
+    let mut last: Vec<Vec<String>> = reports
+        .iter()
+        .map(|r| model_ids(r.mutation.as_ref().map_or(&[][..], |m| &m.mutants[..])))
+        .collect();
+    for _round in 1..super::mutants::ATTEMPTS {
+        let mut fresh: Vec<Vec<(u32, Mutant)>> = vec![Vec::new(); phase.len()];
+        let mut checks: Vec<(u32, Mutant)> = Vec::new();
+        for (k, t) in phase.iter().enumerate() {
+            let Some(m) = &reports[k].mutation else { continue };
+            let tests = reaching_tests(test_code, &t.found.name, TESTS_SHOWN);
+            let feedback: Vec<String> = m
+                .mutants
+                .iter()
+                .filter(|x| last[k].contains(&x.id))
+                .filter_map(|x| super::mutants::outcome_feedback(x, &tests))
+                .collect();
+            let text = req.sources.files.iter().find(|s| s.path == t.found.file);
+            let Some(text) = text.filter(|_| !feedback.is_empty() && session.stopped().is_none())
+            else {
+                continue;
+            };
+            let rel = t.found.file.strip_prefix(root).unwrap_or(&t.found.file).to_path_buf();
+            let (count, earlier) = (feedback.len(), feedback.concat());
+            let written =
+                rust_mutants(session, t.found, &text.text, &rel, test_code, count, &earlier);
+            let known: Vec<&str> = m.mutants.iter().map(|x| x.id.as_str()).collect();
+            for w in written.into_iter().filter(|w| !known.contains(&w.id.as_str())) {
+                fresh[k].push((next, w));
+                next += 1;
+            }
+            if !fresh[k].is_empty() {
+                checks.push((next, crate::mutation::self_check_mutant(t.found, &rel, &text.text)));
+                next += 1;
+            }
+        }
+        if fresh.iter().all(Vec::is_empty) {
+            return Ok(());
+        }
+        let mut req2 = req.clone();
+        req2.switches = fresh.iter().flatten().map(|(n, m)| (*n, m)).collect();
+        req2.switches.extend(checks.iter().map(|(n, m)| (*n, m)));
+        req2.known_dropped = Default::default();
+        let built = crate::rust::harness::build(&req2)?;
+        let mut which = Vec::new();
+        let mut phase2 = Vec::new();
+        let mut check = checks.iter();
+        for (k, t) in phase.iter().enumerate() {
+            if fresh[k].is_empty() {
+                continue;
+            }
+            let Some((n, _)) = check.next() else { break };
+            which.push(k);
+            phase2.push(PhaseTarget {
+                found: t.found,
+                harness_id: t.harness_id,
+                elites: t.elites.clone(),
+                mutants: fresh[k].clone(),
+                self_check: *n,
+                not_compiled: t.not_compiled,
+            });
+        }
+        let results = crate::mutation::run(&req2, &built, &phase2, mcfg, root)?;
+        last = vec![Vec::new(); phase.len()];
+        for (k, r2) in which.into_iter().zip(results) {
+            last[k] = model_ids(&r2.mutants);
+            if let Some(m) = reports[k].mutation.as_mut() {
+                merge(m, r2);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn model_ids(mutants: &[crate::report::MutantReport]) -> Vec<String> {
+    mutants.iter().filter(|m| m.origin == Origin::Model).map(|m| m.id.clone()).collect()
+}
+
+/// Adds a later round's results to a target's report.
+fn merge(into: &mut MutationReport, more: MutationReport) {
+    let (a, b) = (&mut into.counts, &more.counts);
+    a.total += b.total;
+    a.killed += b.killed;
+    a.survived += b.survived;
+    a.witnessed += b.witnessed;
+    a.unviable += b.unviable;
+    a.timeout += b.timeout;
+    a.not_exercised += b.not_exercised;
+    a.not_tested += b.not_tested;
+    into.mutants.extend(more.mutants);
+    // Survivors first, as the phase orders them.
+    into.mutants.sort_by_key(|m| m.status != crate::report::MutantStatus::Survived);
+    into.unpinned.extend(more.unpinned);
+    into.suggested_tests.extend(more.suggested_tests);
 }

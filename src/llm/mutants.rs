@@ -70,20 +70,24 @@ pub fn mutator_messages(session: &Session, subject: &Subject, feedback: &str) ->
 }
 
 /// Asks for up to `count` distinct mutants of `subject`; `validate` turns an answer's source
-/// into the new body or says why it is refused.
+/// into the new body or says why it is refused. `earlier` is feedback on mutants of an earlier
+/// round (what happened when they ran), empty on the first.
 pub fn generate(
     session: &mut Session,
     subject: &Subject,
     count: usize,
+    earlier: &str,
     validate: &dyn Fn(&str) -> Result<String, String>,
 ) -> Vec<Written> {
     let mut out: Vec<Written> = Vec::new();
     for _ in 0..count {
-        let mut feedback = String::new();
+        let mut feedback = earlier.to_string();
         if !out.is_empty() {
             let done: Vec<String> = out.iter().map(|w| format!("- {}", w.description)).collect();
-            feedback =
-                format!("\nMutants already written (make a different one):\n{}\n", done.join("\n"));
+            feedback.push_str(&format!(
+                "\nMutants already written (make a different one):\n{}\n",
+                done.join("\n")
+            ));
         }
         for _ in 0..ATTEMPTS {
             let msgs = mutator_messages(session, subject, &feedback);
@@ -107,6 +111,43 @@ pub fn generate(
         }
     }
     out
+}
+
+/// What to tell the Mutator about a model mutant that ran (paper 003, section 3): the failing
+/// test for a killed one, the build failure for an unviable one, "take a different approach" for
+/// a survivor no input tells apart. `None` for a witnessed survivor (the goal) and for mutants
+/// that did not get an outcome.
+pub fn outcome_feedback(m: &crate::report::MutantReport, tests: &[String]) -> Option<String> {
+    use crate::report::MutantStatus;
+    let what = format!("Your mutant \"{}\"", m.description.trim_start_matches("model: "));
+    match m.status {
+        MutantStatus::Killed => {
+            let name = m.killed_by.clone().unwrap_or_default();
+            let short = name.rsplit("::").next().unwrap_or(&name).to_string();
+            let source = tests
+                .iter()
+                .find(|t| {
+                    t.contains(&format!("fn {short}(")) || t.contains(&format!("fn {short} ("))
+                })
+                .map(|t| format!(":\n<data>\n{}\n</data>", data(t)))
+                .unwrap_or_default();
+            Some(format!(
+                "\n{what} was caught by the existing test `{name}`{source}\nWrite a fault that this \
+                 test does not catch but that still changes the result on some valid input.\n"
+            ))
+        }
+        MutantStatus::Unviable => Some(format!(
+            "\n{what} did not compile. Keep every type and name as in the original.\n"
+        )),
+        MutantStatus::Timeout => {
+            Some(format!("\n{what} made the tests hang. Do not add loops that may not end.\n"))
+        }
+        MutantStatus::Survived if m.witness.is_none() => Some(format!(
+            "\n{what} passed the tests but no input made it behave differently from the original: \
+             it may be equivalent. Take a different approach.\n"
+        )),
+        _ => None,
+    }
 }
 
 /// Paths whose use is refused: process, file, network, environment and raw-memory access.
