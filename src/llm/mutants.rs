@@ -3,7 +3,9 @@
 //! validated before anything runs, by a per-language function ([`validate_rust`] for Rust): it
 //! must parse, keep the signature, change only the body, and add no imports, no `unsafe`, and no
 //! process, file, network or environment access. A refused answer is never run; the model gets
-//! the reason and another try (at most [`ATTEMPTS`] in all per mutant).
+//! the reason and another try (at most [`ATTEMPTS`] in all per mutant). Once mutants have run,
+//! [`outcome_feedback`] says what happened to each (the paper's feedback) for the next round
+//! (`engine::feedback_rounds`).
 //!
 //! A valid mutant replaces the function's body block, an expression of the function's return
 //! type, so it is switchable like the rule-based ones and shares their build, tests, outcome
