@@ -259,7 +259,15 @@ fn parse_fn(text: &str) -> Result<(syn::Signature, syn::Block, Vec<syn::Attribut
 /// new body block's text.
 pub fn validate_rust(original: &str, candidate: &str) -> Result<String, String> {
     use quote::ToTokens;
+    // A fenced answer (```rust … ```) is the code inside the fence.
     let candidate = candidate.trim();
+    let candidate = match candidate.strip_prefix("```") {
+        Some(rest) => {
+            let rest = rest.split_once('\n').map_or("", |(_, code)| code);
+            rest.trim_end().strip_suffix("```").unwrap_or(rest).trim()
+        }
+        None => candidate,
+    };
     let (osig, oblock, _) = parse_fn(original).map_err(|e| format!("the original: {e}"))?;
     let (sig, block, _) = parse_fn(candidate)?;
     if sig.to_token_stream().to_string() != osig.to_token_stream().to_string() {
@@ -297,8 +305,10 @@ mod tests {
     fn a_body_change_is_accepted_and_its_text_kept() {
         let m = "pub fn clamp(x: i32) -> i32 {\n    if x >= 10 { 10 } else { x }\n}";
         assert_eq!(validate_rust(ORIGINAL, m).unwrap(), "{\n    if x >= 10 { 10 } else { x }\n}");
-        let fenced = "/// Clamp.\n#[inline]\npub fn clamp(x: i32) -> i32 { x.min(9) }";
-        assert_eq!(validate_rust(ORIGINAL, fenced).unwrap(), "{ x.min(9) }");
+        let attrs = "/// Clamp.\n#[inline]\npub fn clamp(x: i32) -> i32 { x.min(9) }";
+        assert_eq!(validate_rust(ORIGINAL, attrs).unwrap(), "{ x.min(9) }");
+        let fenced = "```rust\npub fn clamp(x: i32) -> i32 { x.min(8) }\n```\n";
+        assert_eq!(validate_rust(ORIGINAL, fenced).unwrap(), "{ x.min(8) }");
     }
 
     #[test]
