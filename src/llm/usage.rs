@@ -85,9 +85,13 @@ pub struct LlmReport {
 impl LlmReport {
     /// One line for the terminal and `summary.md`.
     pub fn describe(&self) -> String {
-        let mut s = if self.engine == "offline" {
-            "engine: offline".to_string()
-        } else {
+        if self.engine == "offline" {
+            return match self.fallbacks.first() {
+                Some(why) => format!("engine: offline ({why})"),
+                None => "engine: offline".to_string(),
+            };
+        }
+        let mut s = {
             format!(
                 "engine: model `{}` ({}): {} calls ({} replayed, {} requests), {} tokens, ${:.4}",
                 self.model.as_deref().unwrap_or("?"),
