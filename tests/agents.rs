@@ -140,6 +140,5 @@ fn values_that_do_not_fit_the_parameters_are_dropped() {
     });
     let ecfg = ExploreConfig { pairs: 1, batch: 1, refine: false, ..ExploreConfig::default() };
     explore_with(&subject.params, &mut eval, &ecfg, &mut |_| {}, Some(&mut agents)).unwrap();
-    drop(eval);
     assert_eq!(seen, [vec![Value::Int(7)], vec![Value::Int(8)]]);
 }
