@@ -86,6 +86,26 @@ fn first_failure(output: &str) -> Option<String> {
     })
 }
 
+/// The part of libtest's output that belongs to the failed test `test` (its `---- test stdout
+/// ----` section, where the assertion prints the expected and actual values), or the output's
+/// last lines when there is no such section. At most 40 lines.
+pub fn failure_of(output: &str, test: &str) -> String {
+    let header = format!("---- {test} stdout ----");
+    let section: Vec<&str> = output
+        .lines()
+        .skip_while(|l| l.trim() != header)
+        .skip(1)
+        .take_while(|l| !l.starts_with("---- ") && !l.starts_with("failures:"))
+        .collect();
+    let text = section.join("\n");
+    let text = text.trim();
+    if text.is_empty() {
+        tail(output, 20)
+    } else {
+        text.lines().take(40).collect::<Vec<_>>().join("\n")
+    }
+}
+
 fn tail(s: &str, n: usize) -> String {
     let lines: Vec<&str> = s.lines().collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
@@ -253,6 +273,18 @@ pub fn cargo_test_env(package_dir: &Path, package: &str) -> Vec<(String, String)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_failure_is_its_own_section() {
+        let out = "running 2 tests\ntest a::ok ... ok\ntest a::bad ... FAILED\n\nfailures:\n\n\
+                   ---- a::bad stdout ----\n\nthread 'a::bad' panicked at src/lib.rs:9:5:\n\
+                   assertion `left == right` failed\n  left: 3\n right: 4\n\n\nfailures:\n    a::bad\n";
+        let f = failure_of(out, "a::bad");
+        assert!(f.starts_with("thread 'a::bad' panicked"), "{f}");
+        assert!(f.contains("left: 3") && f.contains("right: 4"), "{f}");
+        assert!(!f.contains("running 2 tests"), "{f}");
+        assert_eq!(failure_of("boom\n", "x"), "boom");
+    }
 
     #[test]
     fn the_first_failing_test_is_named() {

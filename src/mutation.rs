@@ -145,16 +145,25 @@ fn suite(h: &Harness, package: &str) -> TestSuite {
 struct Tested {
     status: MutantStatus,
     killed_by: Option<String>,
+    /// The killing test's own output (killed), or the build error (unviable).
+    detail: Option<String>,
     time: Duration,
 }
 
 fn tested(r: &TestResult, time: Duration) -> Tested {
     match r {
-        TestResult::Pass => Tested { status: MutantStatus::Survived, killed_by: None, time },
-        TestResult::Fail { test, .. } => {
-            Tested { status: MutantStatus::Killed, killed_by: Some(test.clone()), time }
+        TestResult::Pass => {
+            Tested { status: MutantStatus::Survived, killed_by: None, detail: None, time }
         }
-        TestResult::Timeout => Tested { status: MutantStatus::Timeout, killed_by: None, time },
+        TestResult::Fail { test, output } => Tested {
+            status: MutantStatus::Killed,
+            killed_by: Some(test.clone()),
+            detail: Some(crate::lab::failure_of(output, test)),
+            time,
+        },
+        TestResult::Timeout => {
+            Tested { status: MutantStatus::Timeout, killed_by: None, detail: None, time }
+        }
     }
 }
 
@@ -268,6 +277,7 @@ pub fn run(
             let t = Tested {
                 status: MutantStatus::Unviable,
                 killed_by: Some(reason.clone()),
+                detail: Some(reason.clone()),
                 time: built.build_time,
             };
             results.insert(n, t);
@@ -484,6 +494,7 @@ pub fn run(
                 diff: m.diff(&file_text, &rel.display().to_string()),
                 status,
                 killed_by: r.as_ref().and_then(|r| r.killed_by.clone()),
+                failure: r.as_ref().and_then(|r| r.detail.clone()),
                 possibly_equivalent: status == MutantStatus::Survived && witness.is_none(),
                 witness,
                 suggested_test: suggested,

@@ -140,6 +140,10 @@ pub struct MutantReport {
     /// The first test that failed, for a killed mutant.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub killed_by: Option<String>,
+    /// What the failure said: the killing test's own output (its assertion with expected and
+    /// actual values), or the compiler's error for an unviable mutant. Fed back to the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
     /// For a survivor: the input that tells it from the original, when one was found.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub witness: Option<Witness>,

@@ -277,6 +277,7 @@ pub fn clamp(x: i32, lo: i32, hi: i32) -> i32 {
             diff: String::new(),
             status: MutantStatus::Survived,
             killed_by: None,
+            failure: None,
             witness: None,
             possibly_equivalent: false,
             suggested_test: None,

@@ -144,6 +144,9 @@ fn a_model_run_survives_a_flaky_endpoint_refuses_a_forbidden_mutant_replays_and_
         retry.prompt
     );
     assert!(retry.prompt.contains("assert_eq!(classify(0), \"zero\")"), "{}", retry.prompt);
+    // ... and how it failed: the assertion's expected and actual values.
+    assert!(retry.prompt.contains("left: \"negative\""), "{}", retry.prompt);
+    assert!(retry.prompt.contains("right: \"zero\""), "{}", retry.prompt);
     assert_eq!(s.count_role("mutator"), 3);
     // The model's pairs reached the archive.
     let cells = t["exploration"]["cells"].as_array().unwrap();

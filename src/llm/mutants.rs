@@ -133,14 +133,32 @@ pub fn outcome_feedback(m: &crate::report::MutantReport, tests: &[String]) -> Op
                 })
                 .map(|t| format!(":\n<data>\n{}\n</data>", data(t)))
                 .unwrap_or_default();
+            let failed = m
+                .failure
+                .as_deref()
+                .map(|f| {
+                    format!(
+                        "\nIt failed with (expected and actual values):\n<data>\n{}\n</data>",
+                        data(f)
+                    )
+                })
+                .unwrap_or_default();
             Some(format!(
-                "\n{what} was caught by the existing test `{name}`{source}\nWrite a fault that this \
-                 test does not catch but that still changes the result on some valid input.\n"
+                "\n{what} was caught by the existing test `{name}`{source}{failed}\nWrite a fault \
+                 that this test does not catch but that still changes the result on some valid \
+                 input.\n"
             ))
         }
-        MutantStatus::Unviable => Some(format!(
-            "\n{what} did not compile. Keep every type and name as in the original.\n"
-        )),
+        MutantStatus::Unviable => {
+            let error = m
+                .failure
+                .as_deref()
+                .map(|e| format!(" The build said:\n<data>\n{}\n</data>\n", data(e)))
+                .unwrap_or_default();
+            Some(format!(
+                "\n{what} did not compile.{error} Keep every type and name as in the original.\n"
+            ))
+        }
         MutantStatus::Timeout => {
             Some(format!("\n{what} made the tests hang. Do not add loops that may not end.\n"))
         }
