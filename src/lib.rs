@@ -9,6 +9,7 @@ pub mod archive;
 pub mod cache;
 pub mod exec;
 pub mod explore;
+pub mod github;
 pub mod inputs;
 pub mod junit;
 pub mod lab;
