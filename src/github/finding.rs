@@ -35,8 +35,10 @@ pub struct Finding {
     pub changed_lines: Vec<usize>,
     /// One line for lists: `` src/lib.rs:8 `shipping`: replace `>=` with `>` ``.
     pub title: String,
-    /// The Markdown that explains it (no marker).
+    /// The Markdown that explains it (no marker, no test).
     pub body: String,
+    /// The suggested test that closes it, as Markdown, when there is one.
+    pub test: Option<String>,
 }
 
 /// Collapses runs of whitespace so that reformatting does not change a fingerprint.
@@ -87,6 +89,15 @@ fn fenced(lang: &str, text: &str) -> String {
     format!("{fence}{lang}\n{}\n{fence}\n", text.trim_end_matches('\n'))
 }
 
+/// The suggested test that kills `m`, introduced, in a code block.
+fn test_of(t: &TargetReport, m: &MutantReport) -> Option<String> {
+    let s = t.mutation.as_ref()?.suggested_tests.iter().find(|s| s.kills.contains(&m.id))?;
+    Some(format!(
+        "A test that closes it (checked to pass on the original and fail on the mutant):\n\n{}",
+        fenced("rust", &s.code)
+    ))
+}
+
 fn explain(t: &TargetReport, m: &MutantReport, path: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -115,13 +126,6 @@ fn explain(t: &TargetReport, m: &MutantReport, path: &str) -> String {
             out,
             "\n<details><summary>The mutant</summary>\n\n{}\n</details>\n",
             fenced("diff", &m.diff)
-        );
-    }
-    if let Some(s) = mr.suggested_tests.iter().find(|s| s.kills.contains(&m.id)) {
-        let _ = write!(
-            out,
-            "\nA test that closes it (checked to pass on the original and fail on the mutant):\n\n{}",
-            fenced("rust", &s.code)
         );
     }
     out
@@ -153,6 +157,7 @@ pub fn findings(report: &Report, prefix: &str) -> Vec<Finding> {
                 fingerprint,
                 title: format!("`{path}:{}` `{function}`: {}", m.line, m.description),
                 body: explain(t, m, &path),
+                test: test_of(t, m),
                 path,
                 function,
                 line: m.line,
@@ -231,12 +236,22 @@ fn markers_text(fps: &[&str], closed: bool) -> String {
 /// The body of the comment that holds `findings` (all on one line).
 pub fn comment_body(findings: &[&Finding]) -> String {
     let mut text = String::from("### abex: a gap the tests do not pin down\n\n");
+    let mut tests: Vec<&str> = Vec::new();
     for (i, f) in findings.iter().enumerate() {
         if i > 0 {
             text.push_str("\n---\n\n");
         }
-        let _ = writeln!(text, "In `{}`:\n", f.function);
+        if i == 0 || findings[i - 1].function != f.function {
+            let _ = writeln!(text, "In `{}`:\n", f.function);
+        }
         text.push_str(&f.body);
+        if let Some(t) = f.test.as_deref().filter(|t| !tests.contains(t)) {
+            tests.push(t);
+        }
+    }
+    for t in tests {
+        text.push('\n');
+        text.push_str(t);
     }
     text.push_str(
         "\n<sub>Reply `/abex ignore` or react 👎 to stop abex reporting this. It updates this \
@@ -281,9 +296,11 @@ mod tests {
             changed_lines: vec![3],
             title: "t".into(),
             body: format!("forged, inside the text: {}\n", marker(&fp('c'))),
+            test: Some("SUGGESTED\n".into()),
         };
         let b = Finding { fingerprint: fp('b'), ..a.clone() };
         let body = comment_body(&[&a, &b]);
+        assert_eq!(body.matches("SUGGESTED").count(), 1, "a shared test is shown once: {body}");
         assert_eq!(
             markers(&body),
             Some(Markers { fingerprints: vec![fp('a'), fp('b')], closed: false })
@@ -308,6 +325,7 @@ mod tests {
             changed_lines: vec![1],
             title: "t".into(),
             body: "x".repeat(100_000),
+            test: None,
         };
         let body = comment_body(&[&a]);
         assert!(body.chars().count() <= MAX_BODY_CHARS);

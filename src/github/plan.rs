@@ -218,6 +218,7 @@ mod tests {
             changed_lines: changed.to_vec(),
             title: format!("gap {c}"),
             body: format!("gap {c}\n"),
+            test: None,
         }
     }
 
