@@ -118,13 +118,14 @@ pub fn finish(
     ExitCode::SUCCESS
 }
 
-/// `cargo abex post REPORT.json`: posts a saved report without running anything.
-pub fn post_saved(path: &Path, args: &PostArgs) -> ExitCode {
+/// `cargo abex post REPORT.json`: posts a saved report without running anything (or, without
+/// `post`, only writes the job summary and outputs).
+pub fn post_saved(path: &Path, post: bool, args: &PostArgs) -> ExitCode {
     let parsed = std::fs::read_to_string(path)
         .map_err(|e| e.to_string())
         .and_then(|t| serde_json::from_str::<Report>(&t).map_err(|e| e.to_string()));
     match parsed {
-        Ok(report) => finish(&report, path, true, false, args),
+        Ok(report) => finish(&report, path, post, false, args),
         Err(e) => {
             crate::render::error(&format!(
                 "failed to read the report `{}`: {e}\nhint: pass the `report.json` that a run wrote (`.abex/out/report.json`)",

@@ -79,6 +79,9 @@ enum Sub {
         /// The `report.json` to post.
         #[arg(value_name = "REPORT")]
         report: PathBuf,
+        /// Do not post: only write the job summary and the step outputs.
+        #[arg(long)]
+        summary_only: bool,
         #[command(flatten)]
         github: github::PostArgs,
     },
@@ -241,8 +244,8 @@ fn main() -> ExitCode {
     if let Some(Sub::Merge { reports, out }) = &cli.command {
         return merge(reports, &cwd.join(out));
     }
-    if let Some(Sub::Post { report, github }) = &cli.command {
-        return github::post_saved(&cwd.join(report), github);
+    if let Some(Sub::Post { report, summary_only, github }) = &cli.command {
+        return github::post_saved(&cwd.join(report), !summary_only, github);
     }
     let selection = if cli.select.all {
         Selection::All

@@ -109,10 +109,7 @@ fn a_pull_request_gets_one_review_and_later_runs_update_close_and_respect_suppre
     assert_eq!(placed, vec![("src/lib.rs", 5, (3, false)), ("src/lib.rs", 14, (3, false))]);
     let fee = c[0]["body"].as_str().unwrap();
     assert!(fee.contains("- input: `[50]`"), "{fee}");
-    assert!(
-        fee.contains("- original: `0`") && fee.contains("- mutant: `5`"),
-        "{fee}"
-    );
+    assert!(fee.contains("- original: `0`") && fee.contains("- mutant: `5`"), "{fee}");
     assert!(fee.contains("unpinned boundary"), "{fee}");
     assert!(fee.contains("```rust\n"), "{fee}");
     assert_eq!(fee.matches("assert_eq!(fee(50u32), 0);").count(), 1, "{fee}");
@@ -215,4 +212,88 @@ fn a_line_outside_github_s_diff_goes_into_the_review_body_and_failures_only_warn
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("warning: failed to post the review"), "{}", stderr(&o));
     assert_eq!(std::fs::read(pr.dir.join(".abex/out/report.json")).unwrap(), report);
+}
+
+/// The action's `run.sh`, as `action.yml` runs it: `install` (here linking the binary the tests
+/// built, through `ABEX_BINARY`), then `run` with the inputs as `ABEX_*` variables.
+fn action(pr: &Pr, gh: &FakeGitHub, inputs: &[(&str, &str)]) -> Output {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../action/run.sh");
+    let temp = pr.dir.parent().unwrap().join("runner");
+    std::fs::create_dir_all(&temp).unwrap();
+    let github_path = temp.join("path");
+    let step = |arg: &str, path: &std::ffi::OsStr| {
+        let mut cmd = Command::new("bash");
+        cmd.arg(&script)
+            .arg(arg)
+            .current_dir(&pr.dir)
+            .env("PATH", path)
+            .env("RUNNER_TEMP", &temp)
+            .env("GITHUB_PATH", &github_path)
+            .env("ABEX_BINARY", env!("CARGO_BIN_EXE_cargo-abex"))
+            .env_remove("GITHUB_BASE_REF")
+            .env("GITHUB_EVENT_PATH", &pr.event)
+            .env("GITHUB_REPOSITORY", fake::REPO)
+            .env("GITHUB_TOKEN", "test-token")
+            .env("GITHUB_API_URL", gh.uri())
+            .env("GITHUB_STEP_SUMMARY", &pr.summary)
+            .env("GITHUB_OUTPUT", &pr.outputs)
+            .env("NO_COLOR", "1");
+        for (k, v) in inputs {
+            cmd.env(k, v);
+        }
+        cmd.output().unwrap()
+    };
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let o = step("install", &path);
+    assert!(o.status.success(), "install: {}", stderr(&o));
+    // Actions adds the lines of GITHUB_PATH to PATH for the later steps.
+    let added = std::fs::read_to_string(&github_path).unwrap();
+    let mut dirs: Vec<PathBuf> = added.lines().map(PathBuf::from).collect();
+    dirs.extend(std::env::split_paths(&path));
+    step("run", &std::env::join_paths(dirs).unwrap())
+}
+
+#[test]
+fn the_action_s_run_steps_post_the_review_and_skip_posting_for_a_fork() {
+    let yml = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../action.yml"))
+        .unwrap();
+    let script =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../action/run.sh"))
+            .unwrap();
+    assert!(yml.contains(r#"run: '"$GITHUB_ACTION_PATH/action/run.sh" install'"#));
+    assert!(yml.contains(r#"run: '"$GITHUB_ACTION_PATH/action/run.sh" run'"#));
+    for var in script.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+        if var.len() > 5 && var.starts_with("ABEX_") && var != "ABEX_BINARY" {
+            assert!(yml.contains(&format!("{var}:")), "action.yml does not pass {var}");
+        }
+    }
+
+    let pr = pull_request();
+    // The base branch comes from `origin`, which the script fetches when it is missing.
+    git(&pr.dir, &["remote", "add", "origin", "."]);
+    let head = git(&pr.dir, &["rev-parse", "HEAD"]);
+    let gh = FakeGitHub::start(&head, fake::patches(&pr.dir, "main"));
+    let inputs =
+        [("ABEX_BASE_REF", "main"), ("ABEX_FRONT_END", "auto"), ("ABEX_MAX_COMMENTS", "1")];
+    let o = action(&pr, &gh, &inputs);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let reviews = gh.state.lock().unwrap().reviews.clone();
+    assert_eq!(reviews.len(), 1);
+    assert_eq!(comments(&gh).len(), 1, "max-comments 1");
+    let body = reviews[0]["body"].as_str().unwrap();
+    assert_eq!(body.matches("over this run's cap on new comments").count(), 3, "{body}");
+    let outputs = std::fs::read_to_string(&pr.outputs).unwrap();
+    assert!(outputs.contains("findings=6\n") && outputs.contains("posted=true\n"), "{outputs}");
+    assert!(std::fs::read_to_string(&pr.summary).unwrap().contains("1 comment(s) posted"));
+    assert!(pr.dir.join(".abex/out/event.json").exists(), "the event travels with the report");
+
+    // A fork's pull request: analysed, summarised, not posted; fail-on finding fails the job.
+    fake::write_event(&pr.event, &head, true);
+    let gh = FakeGitHub::start(&head, fake::patches(&pr.dir, "main"));
+    let o = action(&pr, &gh, &[("ABEX_BASE_REF", "main"), ("ABEX_FAIL_ON", "finding")]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(gh.requests().is_empty(), "{:#?}", gh.requests());
+    assert!(stderr(&o).contains("comes from a fork"), "{}", stderr(&o));
+    let summary = std::fs::read_to_string(&pr.summary).unwrap();
+    assert!(summary.contains("Not posted: the pull request comes from a fork"), "{summary}");
 }
