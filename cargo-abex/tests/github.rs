@@ -52,11 +52,10 @@ fn edit(dir: &Path, replacements: &[(&str, &str)]) {
     std::fs::write(path, text).unwrap();
 }
 
-fn abex(pr: &Pr, gh: &FakeGitHub, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cargo-abex"))
-        .arg("abex")
-        .args(args)
-        .current_dir(&pr.dir)
+/// A command in the pull request's checkout with the environment of a GitHub Actions step.
+fn in_actions(program: impl AsRef<std::ffi::OsStr>, pr: &Pr, gh: &FakeGitHub) -> Command {
+    let mut cmd = Command::new(program);
+    cmd.current_dir(&pr.dir)
         .env_remove("GITHUB_BASE_REF")
         .env("NO_COLOR", "1")
         .env("GITHUB_EVENT_PATH", &pr.event)
@@ -64,9 +63,12 @@ fn abex(pr: &Pr, gh: &FakeGitHub, args: &[&str]) -> Output {
         .env("GITHUB_TOKEN", "test-token")
         .env("GITHUB_API_URL", gh.uri())
         .env("GITHUB_STEP_SUMMARY", &pr.summary)
-        .env("GITHUB_OUTPUT", &pr.outputs)
-        .output()
-        .unwrap()
+        .env("GITHUB_OUTPUT", &pr.outputs);
+    cmd
+}
+
+fn abex(pr: &Pr, gh: &FakeGitHub, args: &[&str]) -> Output {
+    in_actions(env!("CARGO_BIN_EXE_cargo-abex"), pr, gh).arg("abex").args(args).output().unwrap()
 }
 
 fn stderr(o: &Output) -> String {
@@ -222,22 +224,13 @@ fn action(pr: &Pr, gh: &FakeGitHub, inputs: &[(&str, &str)]) -> Output {
     std::fs::create_dir_all(&temp).unwrap();
     let github_path = temp.join("path");
     let step = |arg: &str, path: &std::ffi::OsStr| {
-        let mut cmd = Command::new("bash");
+        let mut cmd = in_actions("bash", pr, gh);
         cmd.arg(&script)
             .arg(arg)
-            .current_dir(&pr.dir)
             .env("PATH", path)
             .env("RUNNER_TEMP", &temp)
             .env("GITHUB_PATH", &github_path)
-            .env("ABEX_BINARY", env!("CARGO_BIN_EXE_cargo-abex"))
-            .env_remove("GITHUB_BASE_REF")
-            .env("GITHUB_EVENT_PATH", &pr.event)
-            .env("GITHUB_REPOSITORY", fake::REPO)
-            .env("GITHUB_TOKEN", "test-token")
-            .env("GITHUB_API_URL", gh.uri())
-            .env("GITHUB_STEP_SUMMARY", &pr.summary)
-            .env("GITHUB_OUTPUT", &pr.outputs)
-            .env("NO_COLOR", "1");
+            .env("ABEX_BINARY", env!("CARGO_BIN_EXE_cargo-abex"));
         for (k, v) in inputs {
             cmd.env(k, v);
         }
