@@ -170,7 +170,8 @@ fn a_line_outside_github_s_diff_goes_into_the_review_body_and_failures_only_warn
     git(&pr.dir, &["commit", "-q", "-am", "discount upstream"]);
     git(&pr.dir, &["checkout", "-q", "feature"]);
     let head = git(&pr.dir, &["rev-parse", "HEAD"]);
-    let gh = FakeGitHub::start(&head, fake::patches(&pr.dir, "upstream"));
+    // Served under `/api/v3`, as GitHub Enterprise does.
+    let gh = FakeGitHub::start_at("/api/v3", &head, fake::patches(&pr.dir, "upstream"));
     let o = abex(&pr, &gh, &["--offline"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(gh.requests().is_empty(), "no posting without --post-review");
@@ -178,7 +179,7 @@ fn a_line_outside_github_s_diff_goes_into_the_review_body_and_failures_only_warn
     let o = abex(&pr, &gh, &["post", ".abex/out/report.json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let calls: Vec<String> = gh.requests().iter().map(|(m, p, _)| format!("{m} {p}")).collect();
-    let pulls = format!("/repos/{}/pulls/1", fake::REPO);
+    let pulls = format!("/api/v3/repos/{}/pulls/1", fake::REPO);
     assert_eq!(
         calls,
         [

@@ -1,5 +1,5 @@
 //! The few GitHub REST calls posting needs, through octocrab: list a pull request's review
-//! comments and changed files (paginated), create a review, edit a comment. Every call is
+//! comments, reviews and changed files (paginated), create a review, edit a comment. Every call is
 //! retried on GitHub's rate limits (403/429 with `Retry-After`, an exhausted quota with
 //! `x-ratelimit-reset`, or a "secondary rate limit" message) and once on a server error, waiting
 //! at most `max_wait` per retry.
@@ -132,6 +132,12 @@ struct Created {
     id: u64,
 }
 
+#[derive(Deserialize)]
+struct ApiReview {
+    #[serde(default)]
+    body: Option<String>,
+}
+
 /// One inline comment of a new review.
 #[derive(Serialize)]
 pub struct ReviewComment {
@@ -249,6 +255,13 @@ impl Client {
                 thumbs_down: c.reactions.map_or(0, |r| r.thumbs_down),
             })
             .collect())
+    }
+
+    /// The bodies of the pull request's reviews.
+    pub async fn review_bodies(&mut self) -> Result<Vec<String>, ApiError> {
+        let route = self.route(&format!("pulls/{}/reviews", self.pr.number));
+        let list: Vec<ApiReview> = self.all(route).await?;
+        Ok(list.into_iter().filter_map(|r| r.body).collect())
     }
 
     /// The right-side lines of the pull request's diff per file, as GitHub sees it; a file whose

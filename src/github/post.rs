@@ -1,7 +1,8 @@
 //! Posting a saved report on its pull request: one review per run (event `COMMENT`) with an
 //! inline comment per changed line that holds a gap, earlier abex comments updated or marked
 //! closed, suppressed findings left alone, and everything that cannot go on a line in the
-//! review's body. The report is only read; a failure here never touches it.
+//! review's body. A run with nothing new (no new comment, no finding that an earlier review's
+//! body did not list) posts no review. The report is only read; a failure here never touches it.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -9,7 +10,7 @@ use std::time::Duration;
 
 use super::api::{ApiError, Client, ReviewComment, ReviewRequest};
 use super::event::Context;
-use super::finding::{findings, fit, Finding};
+use super::finding::{findings, fit, marker, markers, Finding};
 use super::plan::{plan, Plan};
 use crate::report::Report;
 
@@ -77,7 +78,8 @@ fn git_prefix(root: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// The review's own text: counts, and every finding that is not on a line.
+/// The review's own text: counts, and every finding that is not on a line (with its marker, so
+/// that a later run does not post the same list again).
 pub fn review_body(p: &Plan, all: &[Finding]) -> String {
     let mut out = String::from("## abex\n\n");
     let functions: std::collections::BTreeSet<&str> =
@@ -111,7 +113,8 @@ pub fn review_body(p: &Plan, all: &[Finding]) -> String {
     out.push_str(
         "\n<sub>Everything, with what was skipped, is in the job summary and the report artifact.</sub>\n",
     );
-    fit(&out, 0)
+    let tail: String = p.unplaced.iter().map(|(f, _)| marker(&f.fingerprint) + "\n").collect();
+    fit(&out, tail.len()) + &tail
 }
 
 async fn run(report: &Report, ctx: &Context, opts: &PostOptions) -> Result<Posted, PostError> {
@@ -122,7 +125,15 @@ async fn run(report: &Report, ctx: &Context, opts: &PostOptions) -> Result<Poste
     let head = &ctx.pull_request.head_sha;
     let mut p = plan(&all, &existing, opts.max_comments, report.complete, head);
     let mut posted = Posted::default();
-    if !p.new.is_empty() || !p.unplaced.is_empty() {
+    // Findings an earlier review's body already listed do not call for a new review.
+    let mut listed = std::collections::HashSet::new();
+    if !p.unplaced.is_empty() {
+        for body in client.review_bodies().await? {
+            listed.extend(markers(&body).map(|m| m.fingerprints).unwrap_or_default());
+        }
+    }
+    let news = p.unplaced.iter().any(|(f, _)| !listed.contains(&f.fingerprint));
+    if !p.new.is_empty() || news {
         let mut retried = false;
         loop {
             let comments: Vec<ReviewComment> = p

@@ -2,7 +2,7 @@
 //! keep the state of one pull request (its review comments, reviews, changed files) and record
 //! every request. Like GitHub it answers 422 for a review comment on a line outside the diff,
 //! checks the review's `event` and `commit_id`, paginates (two items a page, to exercise the
-//! `Link` header), and can answer the next review with a secondary-rate-limit 403 and
+//! `Link` header), can serve under a path prefix (GitHub Enterprise's `/api/v3`), and can answer the next review with a secondary-rate-limit 403 and
 //! `Retry-After: 1`.
 
 #![allow(dead_code)]
@@ -42,11 +42,13 @@ pub struct FakeGitHub {
     server: MockServer,
     /// Shared with the responders.
     pub state: Arc<Mutex<State>>,
+    prefix: String,
 }
 
 #[derive(Clone, Copy)]
 enum Route {
     ListComments,
+    ListReviews,
     CreateReview,
     EditComment,
     ListFiles,
@@ -85,6 +87,7 @@ impl Respond for Api {
         let body: Value = serde_json::from_slice(&req.body).unwrap_or(Value::Null);
         match self.0 {
             Route::ListComments => page(req, &s.comments, &s.base.clone()),
+            Route::ListReviews => page(req, &s.reviews, &s.base.clone()),
             Route::ListFiles => {
                 let files: Vec<Value> = s
                     .patches
@@ -163,6 +166,11 @@ impl Respond for Api {
 impl FakeGitHub {
     /// Starts the fake for a pull request at `head_sha` changing `patches`.
     pub fn start(head_sha: &str, patches: BTreeMap<String, String>) -> FakeGitHub {
+        FakeGitHub::start_at("", head_sha, patches)
+    }
+
+    /// Starts the fake serving under `prefix`, as GitHub Enterprise serves under `/api/v3`.
+    pub fn start_at(prefix: &str, head_sha: &str, patches: BTreeMap<String, String>) -> FakeGitHub {
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         let server = rt.block_on(MockServer::start());
         let state = Arc::new(Mutex::new(State {
@@ -171,11 +179,12 @@ impl FakeGitHub {
             base: server.uri(),
             ..State::default()
         }));
-        let pr = format!("^/repos/{REPO}/pulls/[0-9]+");
+        let pr = format!("^{prefix}/repos/{REPO}/pulls/[0-9]+");
         let routes = [
             ("GET", format!("{pr}/comments$"), Route::ListComments),
+            ("GET", format!("{pr}/reviews$"), Route::ListReviews),
             ("POST", format!("{pr}/reviews$"), Route::CreateReview),
-            ("PATCH", format!("^/repos/{REPO}/pulls/comments/[0-9]+$"), Route::EditComment),
+            ("PATCH", format!("^{prefix}/repos/{REPO}/pulls/comments/[0-9]+$"), Route::EditComment),
             ("GET", format!("{pr}/files$"), Route::ListFiles),
         ];
         for (verb, path, route) in routes {
@@ -184,12 +193,12 @@ impl FakeGitHub {
                 .respond_with(Api(route, state.clone()));
             rt.block_on(server.register(mock));
         }
-        FakeGitHub { rt, server, state }
+        FakeGitHub { rt, server, state, prefix: prefix.into() }
     }
 
     /// The API base, for `GITHUB_API_URL`.
     pub fn uri(&self) -> String {
-        self.server.uri()
+        format!("{}{}", self.server.uri(), self.prefix)
     }
 
     /// Every request so far: method, path and JSON body.
