@@ -18,13 +18,14 @@ action_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 say() { echo "abex-action: $*" >&2; }
 
 install() {
-  local bin_dir="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/abex-bin"
+  local root="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/abex"
+  local bin_dir="$root/bin"
   mkdir -p "$bin_dir"
   if [ -n "${ABEX_BINARY:-}" ]; then
     say "using the prebuilt $ABEX_BINARY"
     ln -sf "$ABEX_BINARY" "$bin_dir/cargo-abex"
   else
-    cargo install --locked --quiet --path "$action_dir/cargo-abex" --root "$bin_dir/.." \
+    cargo install --locked --quiet --path "$action_dir/cargo-abex" --root "$root" \
       || { say "failed to build abex from $action_dir"; exit 3; }
   fi
   echo "$bin_dir" >> "${GITHUB_PATH:-/dev/null}"

@@ -247,21 +247,77 @@ fn action(pr: &Pr, gh: &FakeGitHub, inputs: &[(&str, &str)]) -> Output {
     step("run", &std::env::join_paths(dirs).unwrap())
 }
 
-#[test]
-fn the_action_s_run_steps_post_the_review_and_skip_posting_for_a_fork() {
-    let yml = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../action.yml"))
-        .unwrap();
-    let script =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../action/run.sh"))
-            .unwrap();
-    assert!(yml.contains(r#"run: '"$GITHUB_ACTION_PATH/action/run.sh" install'"#));
-    assert!(yml.contains(r#"run: '"$GITHUB_ACTION_PATH/action/run.sh" run'"#));
-    for var in script.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
-        if var.len() > 5 && var.starts_with("ABEX_") && var != "ABEX_BINARY" {
-            assert!(yml.contains(&format!("{var}:")), "action.yml does not pass {var}");
+/// `action.yml` parses, runs `action/run.sh` in bash, hands every input to the script, and takes
+/// its outputs from the run step's outputs that `cargo abex` writes.
+fn check_action_metadata() {
+    use yaml_rust2::{Yaml, YamlLoader};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let text = std::fs::read_to_string(root.join("action.yml")).unwrap();
+    let script = std::fs::read_to_string(root.join("action/run.sh")).unwrap();
+    let docs = YamlLoader::load_from_str(&text).expect("action.yml is YAML");
+    let action = &docs[0];
+    assert_eq!(action["runs"]["using"].as_str(), Some("composite"));
+    let steps = action["runs"]["steps"].as_vec().unwrap();
+    let runs: Vec<&str> = steps.iter().filter_map(|s| s["run"].as_str()).collect();
+    assert_eq!(
+        runs,
+        [
+            r#""$GITHUB_ACTION_PATH/action/run.sh" install"#,
+            r#""$GITHUB_ACTION_PATH/action/run.sh" run"#
+        ]
+    );
+    for step in steps.iter().filter(|s| !s["run"].is_badvalue()) {
+        assert_eq!(step["shell"].as_str(), Some("bash"), "composite run steps need a shell");
+    }
+    let run = steps.iter().find(|s| s["id"].as_str() == Some("run")).unwrap();
+    let env = run["env"].as_hash().unwrap();
+    let inputs = action["inputs"].as_hash().unwrap();
+    for (name, _) in inputs {
+        let name = name.as_str().unwrap();
+        let used = format!("inputs.{name} ");
+        assert!(
+            text.contains(&format!("${{{{ {used}}}}}"))
+                || text.contains(&format!("inputs.{name} ==")),
+            "input {name} is not used"
+        );
+    }
+    for (var, value) in env {
+        let (var, value) = (var.as_str().unwrap(), value.as_str().unwrap());
+        let input = value.trim_start_matches("${{ inputs.").trim_end_matches(" }}");
+        assert!(
+            inputs.contains_key(&Yaml::String(input.into())),
+            "{var} comes from no input: {value}"
+        );
+        if var.starts_with("ABEX_") {
+            assert!(script.contains(var) || docs_mention(var), "run.sh does not read {var}");
         }
     }
+    for word in script.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+        if word.len() > 5 && word.starts_with("ABEX_") && word != "ABEX_BINARY" {
+            assert!(
+                env.contains_key(&Yaml::String(word.into())),
+                "action.yml does not pass {word}"
+            );
+        }
+    }
+    for (name, output) in action["outputs"].as_hash().unwrap() {
+        let name = name.as_str().unwrap();
+        assert_eq!(
+            output["value"].as_str(),
+            Some(&*format!("${{{{ steps.run.outputs.{name} }}}}"))
+        );
+    }
+}
 
+/// The model inputs are read by the engine from the environment, not by the script.
+fn docs_mention(var: &str) -> bool {
+    let docs = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/ci.md"));
+    docs.is_ok_and(|d| d.contains(&format!("`{var}`")))
+}
+
+#[test]
+fn the_action_s_run_steps_post_the_review_and_skip_posting_for_a_fork() {
+    check_action_metadata();
     let pr = pull_request();
     // The base branch comes from `origin`, which the script fetches when it is missing.
     git(&pr.dir, &["remote", "add", "origin", "."]);
