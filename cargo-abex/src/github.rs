@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use abex::github::{self, actions, Context, PostOptions};
+use abex::github::{publish, PostOptions, Publish};
 use abex::report::Report;
 use clap::Args;
 
@@ -54,21 +54,20 @@ pub fn finish(
     in_run: bool,
     args: &PostArgs,
 ) -> ExitCode {
-    let posting = post.then(|| {
-        let ctx = Context::from_env(args.event.as_deref()).map_err(|e| e.to_string())?;
-        if in_run && ctx.pull_request.from_fork {
-            return Err("the pull request comes from a fork, whose token cannot post\nhint: post \
-                        from a `workflow_run` workflow with `cargo abex post` (docs/ci.md)"
-                .to_string());
-        }
-        let opts = PostOptions {
+    let what = Publish {
+        post,
+        in_run,
+        event: args.event.clone(),
+        options: PostOptions {
             max_comments: args.max_comments,
             path_prefix: args.path_prefix.clone(),
             ..PostOptions::default()
-        };
-        github::post(report, &ctx, &opts).map_err(|e| e.to_string())
-    });
-    match &posting {
+        },
+        step_summary: args.step_summary.clone(),
+        outputs: std::env::var_os("GITHUB_OUTPUT").filter(|p| !p.is_empty()).map(PathBuf::from),
+    };
+    let done = publish(report, report_path, &what);
+    match &done.posting {
         Some(Ok(p)) => {
             eprintln!(
                 "abex: review: {} comment(s) posted, {} updated, {} closed, {} unchanged, {} in the review body, {} suppressed",
@@ -89,30 +88,13 @@ pub fn finish(
         ),
         None => {}
     }
-    if let Some(path) = &args.step_summary {
-        let text = actions::step_summary(report, posting.as_ref());
-        if let Err(e) = actions::append_step_summary(path, &text) {
-            eprintln!("warning: failed to write the job summary `{}`: {e}", path.display());
-        }
+    for w in &done.warnings {
+        eprintln!("warning: {w}");
     }
-    let findings = actions::findings_count(report);
-    if let Some(path) = std::env::var_os("GITHUB_OUTPUT").filter(|p| !p.is_empty()) {
-        let outputs = [
-            ("findings", findings.to_string()),
-            ("report", report_path.display().to_string()),
-            ("posted", matches!(posting, Some(Ok(_))).to_string()),
-        ];
-        if let Err(e) = actions::write_outputs(Path::new(&path), &outputs) {
-            eprintln!(
-                "warning: failed to write the step outputs `{}`: {e}",
-                Path::new(&path).display()
-            );
-        }
-    }
-    if args.require_post && matches!(posting, Some(Err(_))) {
+    if args.require_post && matches!(done.posting, Some(Err(_))) {
         return ExitCode::from(3);
     }
-    if args.fail_on == FailOn::Finding && findings > 0 {
+    if args.fail_on == FailOn::Finding && done.findings > 0 {
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS

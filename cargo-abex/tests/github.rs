@@ -90,7 +90,7 @@ fn a_pull_request_gets_one_review_and_later_runs_update_close_and_respect_suppre
     let pr = pull_request();
     let head = git(&pr.dir, &["rev-parse", "HEAD"]);
     let gh = FakeGitHub::start(&head, fake::patches(&pr.dir, "main"));
-    gh.state.lock().unwrap().rate_limit_next_review = true;
+    gh.state.lock().unwrap().rate_limit_next_review = Some(1);
 
     // First push: one review, one comment on each changed line, after one rate-limit retry.
     let o = abex(&pr, &gh, &["--offline", "--post-review"]);
@@ -199,10 +199,21 @@ fn a_line_outside_github_s_diff_goes_into_the_review_body_and_failures_only_warn
         3
     );
 
-    // An unreachable API is a warning: the exit code and the report stay.
+    // A failure to post is a warning: the exit code and the report stay. A rate limit longer
+    // than abex waits (120 s) is a failure, reported at once.
     let report = std::fs::read(pr.dir.join(".abex/out/report.json")).unwrap();
+    let gh = FakeGitHub::start(&head, fake::patches(&pr.dir, "upstream"));
+    gh.state.lock().unwrap().rate_limit_next_review = Some(3600);
+    let started = std::time::Instant::now();
+    let o = abex(&pr, &gh, &["post", ".abex/out/report.json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(started.elapsed().as_secs() < 60);
+    assert!(stderr(&o).contains("warning: failed to post the review"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("403"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(pr.dir.join(".abex/out/report.json")).unwrap(), report);
+    // With --require-post, and an API that does not answer at all.
     let o = Command::new(env!("CARGO_BIN_EXE_cargo-abex"))
-        .args(["abex", "post", ".abex/out/report.json", "--event"])
+        .args(["abex", "post", ".abex/out/report.json", "--require-post", "--event"])
         .arg(&pr.event)
         .current_dir(&pr.dir)
         .env("GITHUB_REPOSITORY", fake::REPO)
@@ -212,9 +223,8 @@ fn a_line_outside_github_s_diff_goes_into_the_review_body_and_failures_only_warn
         .env_remove("GITHUB_OUTPUT")
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(stderr(&o).contains("warning: failed to post the review"), "{}", stderr(&o));
-    assert_eq!(std::fs::read(pr.dir.join(".abex/out/report.json")).unwrap(), report);
 }
 
 /// The action's `run.sh`, as `action.yml` runs it: `install` (here linking the binary the tests

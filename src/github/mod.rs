@@ -8,6 +8,8 @@ pub mod event;
 pub mod finding;
 pub mod plan;
 pub mod post;
+pub mod publish;
 
 pub use event::{Context, PullRequest};
 pub use post::{post, PostError, PostOptions, Posted};
+pub use publish::{publish, Publish, Published};

@@ -3,7 +3,7 @@
 //! every request. Like GitHub it answers 422 for a review comment on a line outside the diff,
 //! checks the review's `event` and `commit_id`, paginates (two items a page, to exercise the
 //! `Link` header), can serve under a path prefix (GitHub Enterprise's `/api/v3`), and can answer the next review with a secondary-rate-limit 403 and
-//! `Retry-After: 1`.
+//! a `Retry-After`.
 
 #![allow(dead_code)]
 
@@ -30,8 +30,8 @@ pub struct State {
     pub comments: Vec<Value>,
     /// Reviews created.
     pub reviews: Vec<Value>,
-    /// Answer the next review with a secondary rate limit.
-    pub rate_limit_next_review: bool,
+    /// Answer the next review with a secondary rate limit and this `Retry-After`, in seconds.
+    pub rate_limit_next_review: Option<u64>,
     next_id: u64,
     base: String,
 }
@@ -107,14 +107,13 @@ impl Respond for Api {
                 }
             }
             Route::CreateReview => {
-                if s.rate_limit_next_review {
-                    s.rate_limit_next_review = false;
+                if let Some(secs) = s.rate_limit_next_review.take() {
                     return error(
                         403,
                         "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
                         json!([]),
                     )
-                    .insert_header("retry-after", "1");
+                    .insert_header("retry-after", secs.to_string().as_str());
                 }
                 if body["event"] != "COMMENT" {
                     return error(422, "a review without an event stays pending", json!([]));
