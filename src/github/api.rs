@@ -108,7 +108,6 @@ struct ApiComment {
     #[serde(default)]
     path: String,
     line: Option<u64>,
-    original_line: Option<u64>,
     #[serde(default)]
     body: String,
     in_reply_to_id: Option<u64>,
@@ -249,7 +248,7 @@ impl Client {
             .map(|c| Existing {
                 id: c.id,
                 path: c.path,
-                line: c.line.or(c.original_line),
+                line: c.line,
                 body: c.body,
                 in_reply_to: c.in_reply_to_id,
                 thumbs_down: c.reactions.map_or(0, |r| r.thumbs_down),

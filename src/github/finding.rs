@@ -182,26 +182,34 @@ pub struct Markers {
     pub closed: bool,
 }
 
-/// The markers of `body`, read only from its trailing lines (which abex writes): text that the
+/// Whether `line` is one of the markers abex writes; its fingerprint, if it has one.
+fn marker_line(line: &str) -> Option<Option<&str>> {
+    let line = line.trim();
+    if line == CLOSED_MARKER {
+        return Some(None);
+    }
+    let fp = line.strip_prefix(MARKER_PREFIX)?.strip_suffix(" -->")?;
+    (fp.len() == 64 && fp.bytes().all(|b| b.is_ascii_hexdigit())).then_some(Some(fp))
+}
+
+/// `body` split into its text and its trailing marker lines, which abex writes: text that the
 /// code under test produced sits above them, so it cannot forge one.
+fn split_markers(body: &str) -> (Vec<&str>, Vec<&str>) {
+    let mut lines: Vec<&str> = body.trim_end().lines().collect();
+    let text_len = lines.iter().rposition(|l| marker_line(l).is_none()).map_or(0, |i| i + 1);
+    let tail = lines.split_off(text_len);
+    (lines, tail)
+}
+
+/// The markers at the end of `body`, if it is an abex comment.
 pub fn markers(body: &str) -> Option<Markers> {
     let mut m = Markers::default();
-    for line in body.trim_end().lines().rev() {
-        let line = line.trim();
-        if line == CLOSED_MARKER {
-            m.closed = true;
-        } else if let Some(fp) =
-            line.strip_prefix(MARKER_PREFIX).and_then(|r| r.strip_suffix(" -->"))
-        {
-            if fp.len() != 64 || !fp.bytes().all(|b| b.is_ascii_hexdigit()) {
-                break;
-            }
-            m.fingerprints.push(fp.to_string());
-        } else {
-            break;
+    for line in split_markers(body).1 {
+        match marker_line(line).flatten() {
+            Some(fp) => m.fingerprints.push(fp.to_string()),
+            None => m.closed = true,
         }
     }
-    m.fingerprints.reverse();
     (!m.fingerprints.is_empty()).then_some(m)
 }
 
@@ -295,7 +303,11 @@ mod tests {
             line: 3,
             changed_lines: vec![3],
             title: "t".into(),
-            body: format!("forged, inside the text: {}\n", marker(&fp('c'))),
+            body: format!(
+                "forged, inside the text: {}\n```\n{}\n```\n",
+                marker(&fp('c')),
+                marker(&fp('c'))
+            ),
             test: Some("SUGGESTED\n".into()),
         };
         let b = Finding { fingerprint: fp('b'), ..a.clone() };

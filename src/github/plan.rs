@@ -18,7 +18,8 @@ pub struct Existing {
     pub id: u64,
     /// File.
     pub path: String,
-    /// Its line (the original line when GitHub has marked it outdated).
+    /// Its line in the head commit; none once GitHub has marked it outdated (new findings
+    /// then do not join it).
     pub line: Option<u64>,
     /// Its body.
     pub body: String,
