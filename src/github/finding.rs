@@ -327,6 +327,37 @@ mod tests {
         assert_eq!(markers("a comment by a person"), None);
     }
 
+    fn mutant(line: usize, original: &str, replacement: &str) -> MutantReport {
+        MutantReport {
+            id: format!("m{line}"),
+            origin: crate::mutate::Origin::Rules,
+            operator: crate::mutate::Operator::ComparisonBoundary,
+            description: format!("replace `{original}` with `{replacement}`"),
+            file: "src/lib.rs".into(),
+            line,
+            column: 8,
+            original: original.into(),
+            replacement: replacement.into(),
+            diff: format!("@@ -{line} +{line} @@"),
+            status: MutantStatus::Survived,
+            killed_by: None,
+            witness: None,
+            possibly_equivalent: false,
+            suggested_test: None,
+            time_ms: 3,
+        }
+    }
+
+    #[test]
+    fn a_fingerprint_ignores_where_the_code_sits_and_its_spacing_but_not_what_changes() {
+        let fp = |m: &MutantReport, f: &str| fingerprint("src/lib.rs", f, m, 0);
+        let here = mutant(5, "a >= b", "a > b");
+        assert_eq!(fp(&here, "f"), fp(&mutant(40, "a  >=\n b", "a > b"), "f"));
+        assert_ne!(fp(&here, "f"), fp(&mutant(5, "a >= b", "a < b"), "f"));
+        assert_ne!(fp(&here, "f"), fp(&here, "g"));
+        assert_ne!(fp(&here, "f"), fingerprint("src/lib.rs", "f", &here, 1));
+    }
+
     #[test]
     fn a_body_past_the_limit_is_cut_but_keeps_its_markers() {
         let a = Finding {
