@@ -175,6 +175,11 @@ fn a_line_outside_github_s_diff_goes_into_the_review_body_and_failures_only_warn
     let o = abex(&pr, &gh, &["--offline"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(gh.requests().is_empty(), "no posting without --post-review");
+    let o = abex(&pr, &gh, &["post", ".abex/out/report.json", "--summary-only"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(gh.requests().is_empty(), "no posting with --summary-only");
+    assert!(std::fs::read_to_string(&pr.outputs).unwrap().contains("posted=false\n"));
+    assert!(std::fs::read_to_string(&pr.summary).unwrap().contains("**6 gap(s)**"));
 
     let o = abex(&pr, &gh, &["post", ".abex/out/report.json"]);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -1,8 +1,8 @@
 //! The few GitHub REST calls posting needs, through octocrab: list a pull request's review
 //! comments, reviews and changed files (paginated), create a review, edit a comment. Every call is
 //! retried on GitHub's rate limits (403/429 with `Retry-After`, an exhausted quota with
-//! `x-ratelimit-reset`, or a "secondary rate limit" message) and once on a server error, waiting
-//! at most `max_wait` per retry.
+//! `x-ratelimit-reset`, or a "secondary rate limit" message) and on a server error, up to three
+//! times, waiting at most `max_wait` per retry.
 //!
 //! octocrab's own retry layer is left out (its `retry` feature): it would wait on any
 //! `Retry-After` without a cap.
