@@ -58,9 +58,6 @@ run() {
   if [ -z "${ABEX_API_KEY:-}" ]; then args+=(--offline); fi
   if [ -n "${ABEX_TIME_BUDGET:-}" ]; then args+=(--time-budget "$ABEX_TIME_BUDGET"); fi
   local post=(--fail-on "${ABEX_FAIL_ON:-never}" --max-comments "${ABEX_MAX_COMMENTS:-30}")
-  local prefix
-  prefix=$(git rev-parse --show-prefix 2>/dev/null || true)
-  post+=(--path-prefix "${prefix%/}")
   local want_post=false
   if [ "${ABEX_POST:-true}" = true ] && [ -n "${GITHUB_TOKEN:-}" ] && [ -n "${GITHUB_EVENT_PATH:-}" ]; then
     want_post=true
