@@ -232,6 +232,34 @@ fn a_line_outside_github_s_diff_goes_into_the_review_body_and_failures_only_warn
     assert!(stderr(&o).contains("warning: failed to post the review"), "{}", stderr(&o));
 }
 
+#[test]
+fn a_project_in_a_subfolder_gets_comments_on_repository_paths() {
+    let (tmp, top) = support::project("review");
+    std::fs::create_dir(top.join("shop")).unwrap();
+    git(&top, &["mv", "Cargo.toml", "src", "shop/"]);
+    git(&top, &["commit", "-q", "-m", "into a subfolder"]);
+    git(&top, &["checkout", "-q", "-b", "feature"]);
+    let dir = top.join("shop");
+    edit(&dir, &[("if total >= 50 {", "if 50 <= total {")]);
+    git(&top, &["commit", "-q", "-am", "fee"]);
+    let head = git(&top, &["rev-parse", "HEAD"]);
+    let event = tmp.path().join("event.json");
+    fake::write_event(&event, &head, false);
+    let pr = Pr {
+        dir,
+        event,
+        summary: tmp.path().join("summary.md"),
+        outputs: tmp.path().join("outputs"),
+        _tmp: tmp,
+    };
+    let gh = FakeGitHub::start(&head, fake::patches(&top, "main"));
+    let o = abex(&pr, &gh, &["--offline", "--post-review"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let c = comments(&gh);
+    assert_eq!(c.len(), 1, "{:#?}", gh.requests());
+    assert_eq!((c[0]["path"].as_str(), c[0]["line"].as_u64()), (Some("shop/src/lib.rs"), Some(5)));
+}
+
 /// The action's `run.sh`, as `action.yml` runs it: `install` (here linking the binary the tests
 /// built, through `ABEX_BINARY`), then `run` with the inputs as `ABEX_*` variables.
 fn action(pr: &Pr, gh: &FakeGitHub, inputs: &[(&str, &str)]) -> Output {
