@@ -33,7 +33,7 @@ pub struct PostArgs {
     #[arg(long, value_name = "FILE")]
     pub event: Option<PathBuf>,
     /// The project's folder inside the repository, for the paths of comments [default: asked of
-    /// git in the project root; empty when that is not a checkout].
+    /// git in the project root with `--post-review`; empty with `post`].
     #[arg(long, value_name = "DIR")]
     pub path_prefix: Option<String>,
     /// Exit with 3 when posting fails (by default it is a warning and the exit code is kept).

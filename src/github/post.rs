@@ -21,8 +21,8 @@ pub struct PostOptions {
     pub max_comments: usize,
     /// The longest wait for a rate limit before giving up.
     pub max_wait: Duration,
-    /// The project root relative to the repository root; `None` asks git in the project root
-    /// (empty when it is not a checkout, as in a `workflow_run` job).
+    /// The project root relative to the repository root; `None` asks git in the report's
+    /// project root (only for a report this run wrote: see [`super::Publish::in_run`]).
     pub path_prefix: Option<String>,
 }
 
