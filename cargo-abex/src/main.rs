@@ -2,6 +2,7 @@
 //! [`abex::run::RunConfig`], runs the core, and renders its events and report for people
 //! (stderr, progress bars, colour when a terminal) and for programs (`--json` on stdout).
 
+mod github;
 mod render;
 
 use std::path::PathBuf;
@@ -32,7 +33,7 @@ enum Cargo {
 /// uncommitted changes. Everything is built and run in a scratch copy under `.abex/`; your working
 /// tree is never modified. Results go to `.abex/out/report.json`.
 ///
-/// Exit codes: 0 finished, 2 usage or configuration error, 3 infrastructure failure.
+/// Exit codes: 0 finished, 1 gaps found with `--fail-on finding`, 2 usage or configuration error, 3 infrastructure failure.
 #[derive(Args, Debug)]
 #[command(version, about, long_about, args_conflicts_with_subcommands = true)]
 struct Cli {
@@ -50,6 +51,12 @@ struct Cli {
     output: OutputArgs,
     #[command(flatten)]
     engine: EngineArgs,
+    /// Post the findings as a review on the pull request (GitHub Actions: reads
+    /// `GITHUB_EVENT_PATH`, `GITHUB_REPOSITORY`, `GITHUB_TOKEN`, `GITHUB_API_URL`).
+    #[arg(long, help_heading = "GitHub")]
+    post_review: bool,
+    #[command(flatten)]
+    github: github::PostArgs,
 }
 
 /// The model engine. With an API key (`ABEX_API_KEY` or `OPENAI_API_KEY`) or a local
@@ -147,6 +154,18 @@ enum Sub {
         /// Output folder for the merged `report.json`, `summary.md` and `mutation-report.json`.
         #[arg(long, default_value = ".abex/out", value_name = "DIR")]
         out: PathBuf,
+    },
+    /// Post a saved report as a review on its pull request, without running anything (for a
+    /// `workflow_run` job that posts what a fork's pull request analysed; see docs/ci.md).
+    Post {
+        /// The `report.json` to post.
+        #[arg(value_name = "REPORT")]
+        report: PathBuf,
+        /// Do not post: only write the job summary and the step outputs.
+        #[arg(long)]
+        summary_only: bool,
+        #[command(flatten)]
+        github: github::PostArgs,
     },
 }
 
@@ -307,6 +326,9 @@ fn main() -> ExitCode {
     if let Some(Sub::Merge { reports, out }) = &cli.command {
         return merge(reports, &cwd.join(out));
     }
+    if let Some(Sub::Post { report, summary_only, github }) = &cli.command {
+        return github::post_saved(&cwd.join(report), !summary_only, github);
+    }
     let selection = if cli.select.all {
         Selection::All
     } else if !cli.select.function.is_empty() {
@@ -357,7 +379,7 @@ fn main() -> ExitCode {
                     }
                 }
             }
-            ExitCode::SUCCESS
+            github::finish(&report, &out.join("report.json"), cli.post_review, true, &cli.github)
         }
         Err(e) => {
             render::error(&e.to_string());

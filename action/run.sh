@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# The run steps of the abex GitHub Action (action.yml), kept in a script so that a test can
+# execute exactly what the action does. Inputs arrive as ABEX_* environment variables (composite
+# actions get no INPUT_* variables); GitHub's own variables (GITHUB_EVENT_PATH, GITHUB_TOKEN,
+# GITHUB_STEP_SUMMARY, GITHUB_OUTPUT, ...) are read by `cargo abex` itself.
+#
+#   install  build abex from the action's own source (or take ABEX_BINARY, an already built
+#            `cargo-abex`), put it on PATH
+#   run      analyse the pull request with the chosen front end, post the review (not from a
+#            fork: its token is read-only), write the job summary and the step outputs
+#
+# The exit code is abex's: 0, or 1 with fail-on `finding` and a gap found, 2 for a usage
+# error, 3 for an infrastructure failure. A failure to post is a warning, never an exit code.
+set -euo pipefail
+
+action_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+say() { echo "abex-action: $*" >&2; }
+
+install() {
+  local root="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/abex"
+  local bin_dir="$root/bin"
+  mkdir -p "$bin_dir"
+  if [ -n "${ABEX_BINARY:-}" ]; then
+    say "using the prebuilt $ABEX_BINARY"
+    ln -sf "$ABEX_BINARY" "$bin_dir/cargo-abex"
+  else
+    cargo install --locked --quiet --path "$action_dir/cargo-abex" --root "$root" \
+      || { say "failed to build abex from $action_dir"; exit 3; }
+  fi
+  echo "$bin_dir" >> "${GITHUB_PATH:-/dev/null}"
+  export PATH="$bin_dir:$PATH"
+}
+
+front_end() {
+  case "${ABEX_FRONT_END:-auto}" in
+    cargo | pytest) echo "$ABEX_FRONT_END" ;;
+    auto)
+      if [ -f Cargo.toml ]; then echo cargo
+      elif [ -f pyproject.toml ] || [ -f setup.py ] || [ -f setup.cfg ]; then echo pytest
+      else say "no Cargo.toml or pyproject.toml in $(pwd); set the front-end input"; exit 2
+      fi ;;
+    *) say "front-end must be auto, cargo or pytest, not '${ABEX_FRONT_END}'"; exit 2 ;;
+  esac
+}
+
+run() {
+  cd "${ABEX_WORKING_DIRECTORY:-.}"
+  local base="${ABEX_BASE_REF:-${GITHUB_BASE_REF:-}}" args=()
+  if [ -n "$base" ]; then
+    if ! git rev-parse --verify --quiet "origin/$base^{commit}" >/dev/null; then
+      git fetch --quiet --no-tags origin "$base:refs/remotes/origin/$base" 2>/dev/null \
+        || say "could not fetch origin/$base; checkout with fetch-depth: 0"
+    fi
+    args+=(--base "origin/$base")
+  fi
+  # No key (always the case for a fork's pull request): the built-in offline engine.
+  # With one, the model engine reads ABEX_API_KEY, ABEX_MODEL and ABEX_BASE_URL itself.
+  if [ -z "${ABEX_API_KEY:-}" ]; then
+    args+=(--offline)
+  elif [ -n "${ABEX_BUDGET_USD:-}" ]; then
+    args+=(--budget-usd "$ABEX_BUDGET_USD")
+  fi
+  if [ -n "${ABEX_TIME_BUDGET:-}" ]; then args+=(--time-budget "$ABEX_TIME_BUDGET"); fi
+  local post=(--fail-on "${ABEX_FAIL_ON:-never}" --max-comments "${ABEX_MAX_COMMENTS:-30}")
+  local want_post=false
+  if [ "${ABEX_POST:-true}" = true ] && [ -n "${GITHUB_TOKEN:-}" ] && [ -n "${GITHUB_EVENT_PATH:-}" ]; then
+    want_post=true
+  fi
+  local status=0
+  case "$(front_end)" in
+    cargo)
+      if $want_post; then post+=(--post-review); fi
+      cargo-abex abex "${args[@]}" "${post[@]}" || status=$?
+      ;;
+    pytest)
+      # The plugin writes the same report; posting and the job summary are the core's.
+      python -m pytest --abex || status=$?
+      if [ -f .abex/out/report.json ]; then
+        local sub=(post)
+        $want_post || sub+=(--summary-only)
+        local posted=0
+        cargo-abex abex "${sub[@]}" .abex/out/report.json "${post[@]}" || posted=$?
+        if [ "$status" -eq 0 ]; then status=$posted; fi
+      fi
+      ;;
+  esac
+  # The event travels with the report, for a `workflow_run` job that posts it (docs/ci.md).
+  if [ -d .abex/out ] && [ -n "${GITHUB_EVENT_PATH:-}" ] && [ -f "$GITHUB_EVENT_PATH" ]; then
+    cp "$GITHUB_EVENT_PATH" .abex/out/event.json
+  fi
+  return "$status"
+}
+
+case "${1:-}" in
+  install) install ;;
+  run) run ;;
+  *) echo "usage: $0 install|run" >&2; exit 2 ;;
+esac

@@ -1,0 +1,394 @@
+//! Posting reviews end to end: the real `cargo abex` on a fixture repository with a
+//! `pull_request` event file, talking to a fake GitHub API on 127.0.0.1 that records every
+//! request. Covers the first review (through a secondary rate limit), a re-run that updates
+//! and closes instead of duplicating, suppression by 👎, and a line GitHub's diff refuses.
+
+#[path = "../../tests/support/mod.rs"]
+mod support;
+
+#[path = "../../tests/support/github.rs"]
+mod fake;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use fake::FakeGitHub;
+use serde_json::Value;
+
+struct Pr {
+    _tmp: tempfile::TempDir,
+    dir: PathBuf,
+    event: PathBuf,
+    summary: PathBuf,
+    outputs: PathBuf,
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    support::git(dir, args).trim().to_string()
+}
+
+/// The `review` fixture on `main`, and a `feature` branch that rewrites both thresholds.
+fn pull_request() -> Pr {
+    let (tmp, dir) = support::project("review");
+    git(&dir, &["checkout", "-q", "-b", "feature"]);
+    edit(
+        &dir,
+        &[("if total >= 50 {", "if 50 <= total {"), ("if total >= 100 {", "if 100 <= total {")],
+    );
+    git(&dir, &["commit", "-q", "-am", "thresholds"]);
+    let event = tmp.path().join("event.json");
+    fake::write_event(&event, &git(&dir, &["rev-parse", "HEAD"]), false);
+    let (summary, outputs) = (tmp.path().join("summary.md"), tmp.path().join("outputs"));
+    Pr { _tmp: tmp, dir, event, summary, outputs }
+}
+
+fn edit(dir: &Path, replacements: &[(&str, &str)]) {
+    let path = dir.join("src/lib.rs");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    for (from, to) in replacements {
+        assert!(text.contains(from), "{from} not in the fixture");
+        text = text.replacen(from, to, 1);
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+/// A command in the pull request's checkout with the environment of a GitHub Actions step.
+fn in_actions(program: impl AsRef<std::ffi::OsStr>, pr: &Pr, gh: &FakeGitHub) -> Command {
+    let mut cmd = Command::new(program);
+    cmd.current_dir(&pr.dir)
+        .env_remove("GITHUB_BASE_REF")
+        .env("NO_COLOR", "1")
+        .env("GITHUB_EVENT_PATH", &pr.event)
+        .env("GITHUB_REPOSITORY", fake::REPO)
+        .env("GITHUB_TOKEN", "test-token")
+        .env("GITHUB_API_URL", gh.uri())
+        .env("GITHUB_STEP_SUMMARY", &pr.summary)
+        .env("GITHUB_OUTPUT", &pr.outputs);
+    cmd
+}
+
+fn abex(pr: &Pr, gh: &FakeGitHub, args: &[&str]) -> Output {
+    in_actions(env!("CARGO_BIN_EXE_cargo-abex"), pr, gh).arg("abex").args(args).output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The fingerprints in a comment body, and whether it says closed.
+fn markers(body: &Value) -> (usize, bool) {
+    let b = body.as_str().unwrap();
+    (b.matches("<!-- abex:v1 fp=").count(), b.contains("<!-- abex:v1 closed -->"))
+}
+
+fn comments(gh: &FakeGitHub) -> Vec<Value> {
+    gh.state.lock().unwrap().comments.clone()
+}
+
+#[test]
+fn a_pull_request_gets_one_review_and_later_runs_update_close_and_respect_suppression() {
+    let pr = pull_request();
+    let head = git(&pr.dir, &["rev-parse", "HEAD"]);
+    let gh = FakeGitHub::start(&head, fake::patches(&pr.dir, "main"));
+    gh.state.lock().unwrap().rate_limit_next_review = Some(1);
+
+    // First push: one review, one comment on each changed line, after one rate-limit retry.
+    let o = abex(&pr, &gh, &["--offline", "--post-review"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("2 comment(s) posted"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("retried after 1 s"), "{}", stderr(&o));
+    assert_eq!(gh.count("POST", "/reviews"), 2, "{:#?}", gh.requests());
+    let reviews = gh.state.lock().unwrap().reviews.clone();
+    assert_eq!(reviews.len(), 1);
+    assert_eq!(reviews[0]["state"], "COMMENTED");
+    assert_eq!(reviews[0]["commit_id"], head.as_str());
+    assert!(reviews[0]["body"].as_str().unwrap().contains("6 gap(s)"), "{:#}", reviews[0]);
+    let c = comments(&gh);
+    let placed: Vec<(&str, u64, (usize, bool))> = c
+        .iter()
+        .map(|c| (c["path"].as_str().unwrap(), c["line"].as_u64().unwrap(), markers(&c["body"])))
+        .collect();
+    assert_eq!(placed, vec![("src/lib.rs", 5, (3, false)), ("src/lib.rs", 14, (3, false))]);
+    let fee = c[0]["body"].as_str().unwrap();
+    assert!(fee.contains("- input: `[50]`"), "{fee}");
+    assert!(fee.contains("- original: `0`") && fee.contains("- mutant: `5`"), "{fee}");
+    assert!(fee.contains("unpinned boundary"), "{fee}");
+    assert!(fee.contains("```rust\n"), "{fee}");
+    assert_eq!(fee.matches("assert_eq!(fee(50u32), 0);").count(), 1, "{fee}");
+    let summary = std::fs::read_to_string(&pr.summary).unwrap();
+    assert!(summary.contains("## abex") && summary.contains("### Review"), "{summary}");
+    let outputs = std::fs::read_to_string(&pr.outputs).unwrap();
+    assert!(outputs.contains("findings=6\n") && outputs.contains("posted=true\n"), "{outputs}");
+    assert!(outputs.contains("cost-usd=0.0000\n"), "{outputs}");
+    for (_, _, body) in gh.requests() {
+        assert!(!body.to_string().contains("test-token"));
+    }
+
+    // Second push: the tests now pin `discount` and one threshold of `fee`.
+    edit(
+        &pr.dir,
+        &[(
+            "assert_eq!((discount(200), discount(20)), (10, 0));",
+            "assert_eq!((discount(200), discount(20)), (10, 0));\n        assert_eq!((discount(100), discount(99), fee(50)), (10, 0, 0));",
+        )],
+    );
+    git(&pr.dir, &["commit", "-q", "-am", "pin the thresholds"]);
+    let head = git(&pr.dir, &["rev-parse", "HEAD"]);
+    fake::write_event(&pr.event, &head, false);
+    gh.state.lock().unwrap().head_sha = head;
+    let o = abex(&pr, &gh, &["--offline", "--post-review"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(gh.state.lock().unwrap().reviews.len(), 1, "no second review");
+    assert_eq!(gh.count("PATCH", ""), 2, "{:#?}", gh.requests());
+    let c = comments(&gh);
+    assert_eq!(c.len(), 2, "updated, not duplicated");
+    assert_eq!(markers(&c[0]["body"]), (1, false), "{}", c[0]["body"]);
+    assert!(c[0]["body"].as_str().unwrap().contains("`[49]`"));
+    assert_eq!(markers(&c[1]["body"]), (3, true), "{}", c[1]["body"]);
+    assert!(c[1]["body"].as_str().unwrap().contains("abex: closed"));
+
+    // Third push: the reviewer 👎'd the `fee` comment; moving the code (which would
+    // otherwise edit the comment's text) posts and edits nothing.
+    gh.react(c[0]["id"].as_u64().unwrap(), "-1");
+    gh.reply(c[1]["id"].as_u64().unwrap(), "Thanks, pinned now.");
+    edit(&pr.dir, &[("//! Fixture", "//! A fixture\n//! Fixture")]);
+    git(&pr.dir, &["commit", "-q", "-am", "move"]);
+    let o = abex(&pr, &gh, &["--offline", "--post-review", "--fail-on", "finding"]);
+    assert_eq!(o.status.code(), Some(1), "a gap remains: --fail-on finding: {}", stderr(&o));
+    assert!(stderr(&o).contains("1 suppressed"), "{}", stderr(&o));
+    assert_eq!(gh.count("PATCH", ""), 2);
+    assert_eq!(gh.state.lock().unwrap().reviews.len(), 1);
+    // Three comments now: the list took two pages (the fake serves two a page).
+    assert_eq!(gh.count("GET", "/comments"), 4);
+}
+
+#[test]
+fn a_line_outside_github_s_diff_goes_into_the_review_body_and_failures_only_warn() {
+    let pr = pull_request();
+    // GitHub compares against a base that already has the `discount` change.
+    git(&pr.dir, &["checkout", "-q", "-b", "upstream", "main"]);
+    edit(&pr.dir, &[("if total >= 100 {", "if 100 <= total {")]);
+    git(&pr.dir, &["commit", "-q", "-am", "discount upstream"]);
+    git(&pr.dir, &["checkout", "-q", "feature"]);
+    let head = git(&pr.dir, &["rev-parse", "HEAD"]);
+    // Served under `/api/v3`, as GitHub Enterprise does.
+    let gh = FakeGitHub::start_at("/api/v3", &head, fake::patches(&pr.dir, "upstream"));
+    let o = abex(&pr, &gh, &["--offline"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(gh.requests().is_empty(), "no posting without --post-review");
+    let o = abex(&pr, &gh, &["post", ".abex/out/report.json", "--summary-only"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(gh.requests().is_empty(), "no posting with --summary-only");
+    assert!(std::fs::read_to_string(&pr.outputs).unwrap().contains("posted=false\n"));
+    assert!(std::fs::read_to_string(&pr.summary).unwrap().contains("**6 gap(s)**"));
+
+    let o = abex(&pr, &gh, &["post", ".abex/out/report.json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let calls: Vec<String> = gh.requests().iter().map(|(m, p, _)| format!("{m} {p}")).collect();
+    let pulls = format!("/api/v3/repos/{}/pulls/1", fake::REPO);
+    assert_eq!(
+        calls,
+        [
+            format!("GET {pulls}/comments"),
+            format!("POST {pulls}/reviews"),
+            format!("GET {pulls}/files"),
+            format!("POST {pulls}/reviews"),
+        ]
+    );
+    let c = comments(&gh);
+    assert_eq!(c.len(), 1);
+    assert_eq!(c[0]["line"], 5);
+    let review = gh.state.lock().unwrap().reviews[0]["body"].as_str().unwrap().to_string();
+    assert!(review.contains("### Not on a line"), "{review}");
+    assert_eq!(
+        review.matches("GitHub's diff of the pull request does not hold its line").count(),
+        3
+    );
+
+    // A failure to post is a warning: the exit code and the report stay. A rate limit longer
+    // than abex waits (120 s) is a failure, reported at once.
+    let report = std::fs::read(pr.dir.join(".abex/out/report.json")).unwrap();
+    let gh = FakeGitHub::start(&head, fake::patches(&pr.dir, "upstream"));
+    gh.state.lock().unwrap().rate_limit_next_review = Some(3600);
+    let started = std::time::Instant::now();
+    let o = abex(&pr, &gh, &["post", ".abex/out/report.json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(started.elapsed().as_secs() < 60);
+    assert!(stderr(&o).contains("warning: failed to post the review"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("403"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(pr.dir.join(".abex/out/report.json")).unwrap(), report);
+    // With --require-post, and an API that does not answer at all.
+    let o = Command::new(env!("CARGO_BIN_EXE_cargo-abex"))
+        .args(["abex", "post", ".abex/out/report.json", "--require-post", "--event"])
+        .arg(&pr.event)
+        .current_dir(&pr.dir)
+        .env("GITHUB_REPOSITORY", fake::REPO)
+        .env("GITHUB_TOKEN", "t")
+        .env("GITHUB_API_URL", "http://127.0.0.1:9")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .env_remove("GITHUB_OUTPUT")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("warning: failed to post the review"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_project_in_a_subfolder_gets_comments_on_repository_paths() {
+    let (tmp, top) = support::project("review");
+    std::fs::create_dir(top.join("shop")).unwrap();
+    git(&top, &["mv", "Cargo.toml", "src", "shop/"]);
+    git(&top, &["commit", "-q", "-m", "into a subfolder"]);
+    git(&top, &["checkout", "-q", "-b", "feature"]);
+    let dir = top.join("shop");
+    edit(&dir, &[("if total >= 50 {", "if 50 <= total {")]);
+    git(&top, &["commit", "-q", "-am", "fee"]);
+    let head = git(&top, &["rev-parse", "HEAD"]);
+    let event = tmp.path().join("event.json");
+    fake::write_event(&event, &head, false);
+    let pr = Pr {
+        dir,
+        event,
+        summary: tmp.path().join("summary.md"),
+        outputs: tmp.path().join("outputs"),
+        _tmp: tmp,
+    };
+    let gh = FakeGitHub::start(&head, fake::patches(&top, "main"));
+    let o = abex(&pr, &gh, &["--offline", "--post-review"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let c = comments(&gh);
+    assert_eq!(c.len(), 1, "{:#?}", gh.requests());
+    assert_eq!((c[0]["path"].as_str(), c[0]["line"].as_u64()), (Some("shop/src/lib.rs"), Some(5)));
+}
+
+/// The action's `run.sh`, as `action.yml` runs it: `install` (here linking the binary the tests
+/// built, through `ABEX_BINARY`), then `run` with the inputs as `ABEX_*` variables.
+fn action(pr: &Pr, gh: &FakeGitHub, inputs: &[(&str, &str)]) -> Output {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../action/run.sh");
+    let temp = pr.dir.parent().unwrap().join("runner");
+    std::fs::create_dir_all(&temp).unwrap();
+    let github_path = temp.join("path");
+    let step = |arg: &str, path: &std::ffi::OsStr| {
+        let mut cmd = in_actions("bash", pr, gh);
+        cmd.arg(&script)
+            .arg(arg)
+            .env("PATH", path)
+            .env("RUNNER_TEMP", &temp)
+            .env("GITHUB_PATH", &github_path)
+            .env("ABEX_BINARY", env!("CARGO_BIN_EXE_cargo-abex"));
+        for (k, v) in inputs {
+            cmd.env(k, v);
+        }
+        cmd.output().unwrap()
+    };
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let o = step("install", &path);
+    assert!(o.status.success(), "install: {}", stderr(&o));
+    // Actions adds the lines of GITHUB_PATH to PATH for the later steps.
+    let added = std::fs::read_to_string(&github_path).unwrap();
+    let mut dirs: Vec<PathBuf> = added.lines().map(PathBuf::from).collect();
+    dirs.extend(std::env::split_paths(&path));
+    step("run", &std::env::join_paths(dirs).unwrap())
+}
+
+/// `action.yml` parses, runs `action/run.sh` in bash, hands every input to the script, and takes
+/// its outputs from the run step's outputs that `cargo abex` writes.
+fn check_action_metadata() {
+    use yaml_rust2::{Yaml, YamlLoader};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let text = std::fs::read_to_string(root.join("action.yml")).unwrap();
+    let script = std::fs::read_to_string(root.join("action/run.sh")).unwrap();
+    let docs = YamlLoader::load_from_str(&text).expect("action.yml is YAML");
+    let action = &docs[0];
+    assert_eq!(action["runs"]["using"].as_str(), Some("composite"));
+    let steps = action["runs"]["steps"].as_vec().unwrap();
+    let runs: Vec<&str> = steps.iter().filter_map(|s| s["run"].as_str()).collect();
+    assert_eq!(
+        runs,
+        [
+            r#""$GITHUB_ACTION_PATH/action/run.sh" install"#,
+            r#""$GITHUB_ACTION_PATH/action/run.sh" run"#
+        ]
+    );
+    for step in steps.iter().filter(|s| !s["run"].is_badvalue()) {
+        assert_eq!(step["shell"].as_str(), Some("bash"), "composite run steps need a shell");
+    }
+    let run = steps.iter().find(|s| s["id"].as_str() == Some("run")).unwrap();
+    let env = run["env"].as_hash().unwrap();
+    let inputs = action["inputs"].as_hash().unwrap();
+    for (name, _) in inputs {
+        let name = name.as_str().unwrap();
+        let used = format!("inputs.{name} ");
+        assert!(
+            text.contains(&format!("${{{{ {used}}}}}"))
+                || text.contains(&format!("inputs.{name} ==")),
+            "input {name} is not used"
+        );
+    }
+    for (var, value) in env {
+        let (var, value) = (var.as_str().unwrap(), value.as_str().unwrap());
+        let input = value.trim_start_matches("${{ inputs.").trim_end_matches(" }}");
+        assert!(
+            inputs.contains_key(&Yaml::String(input.into())),
+            "{var} comes from no input: {value}"
+        );
+        if var.starts_with("ABEX_") {
+            assert!(script.contains(var) || docs_mention(var), "run.sh does not read {var}");
+        }
+    }
+    for word in script.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+        if word.len() > 5 && word.starts_with("ABEX_") && word != "ABEX_BINARY" {
+            assert!(
+                env.contains_key(&Yaml::String(word.into())),
+                "action.yml does not pass {word}"
+            );
+        }
+    }
+    for (name, output) in action["outputs"].as_hash().unwrap() {
+        let name = name.as_str().unwrap();
+        assert_eq!(
+            output["value"].as_str(),
+            Some(&*format!("${{{{ steps.run.outputs.{name} }}}}"))
+        );
+    }
+}
+
+/// The model inputs are read by the engine from the environment, not by the script.
+fn docs_mention(var: &str) -> bool {
+    let docs = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/ci.md"));
+    docs.is_ok_and(|d| d.contains(&format!("`{var}`")))
+}
+
+#[test]
+fn the_action_s_run_steps_post_the_review_and_skip_posting_for_a_fork() {
+    check_action_metadata();
+    let pr = pull_request();
+    // The base branch comes from `origin`, which the script fetches when it is missing.
+    git(&pr.dir, &["remote", "add", "origin", "."]);
+    let head = git(&pr.dir, &["rev-parse", "HEAD"]);
+    let gh = FakeGitHub::start(&head, fake::patches(&pr.dir, "main"));
+    let inputs =
+        [("ABEX_BASE_REF", "main"), ("ABEX_FRONT_END", "auto"), ("ABEX_MAX_COMMENTS", "1")];
+    let o = action(&pr, &gh, &inputs);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let reviews = gh.state.lock().unwrap().reviews.clone();
+    assert_eq!(reviews.len(), 1);
+    assert_eq!(comments(&gh).len(), 1, "max-comments 1");
+    let body = reviews[0]["body"].as_str().unwrap();
+    assert_eq!(body.matches("over this run's cap on new comments").count(), 3, "{body}");
+    let outputs = std::fs::read_to_string(&pr.outputs).unwrap();
+    assert!(outputs.contains("findings=6\n") && outputs.contains("posted=true\n"), "{outputs}");
+    assert!(outputs.contains("cost-usd=0.0000\n"), "{outputs}");
+    assert!(std::fs::read_to_string(&pr.summary).unwrap().contains("1 comment(s) posted"));
+    assert!(pr.dir.join(".abex/out/event.json").exists(), "the event travels with the report");
+
+    // A fork's pull request: analysed, summarised, not posted; fail-on finding fails the job.
+    fake::write_event(&pr.event, &head, true);
+    let gh = FakeGitHub::start(&head, fake::patches(&pr.dir, "main"));
+    let o = action(&pr, &gh, &[("ABEX_BASE_REF", "main"), ("ABEX_FAIL_ON", "finding")]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(gh.requests().is_empty(), "{:#?}", gh.requests());
+    assert!(stderr(&o).contains("comes from a fork"), "{}", stderr(&o));
+    let summary = std::fs::read_to_string(&pr.summary).unwrap();
+    assert!(summary.contains("Not posted: the pull request comes from a fork"), "{summary}");
+}

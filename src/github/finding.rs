@@ -1,0 +1,386 @@
+//! Findings as review comments: which parts of a report become comments (witnessed survivors
+//! only), their stable fingerprints, the Markdown of a comment, and the hidden marker that lets
+//! a later run find, update or close the comment it posted.
+//!
+//! A fingerprint hashes what identifies a gap independently of where the code sits: the file,
+//! the function, the mutation operator and the whitespace-normalised original and replacement
+//! text. Line numbers are left out so that an edit above a function does not make its gaps
+//! look new.
+
+use std::fmt::Write as _;
+
+use sha2::{Digest, Sha256};
+
+use crate::report::{MutantReport, MutantStatus, Report, TargetReport};
+use crate::value::stringify_input;
+
+/// GitHub rejects comment and review bodies longer than this many characters.
+pub const MAX_BODY_CHARS: usize = 65_536;
+
+/// The prefix of the hidden marker abex ends its comments with.
+const MARKER_PREFIX: &str = "<!-- abex:v1 fp=";
+
+/// One real gap, ready to be posted.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finding {
+    /// SHA-256 fingerprint, lowercase hex.
+    pub fingerprint: String,
+    /// File, relative to the repository root, with `/` separators.
+    pub path: String,
+    /// The function's qualified name.
+    pub function: String,
+    /// The mutant's line.
+    pub line: usize,
+    /// The changed lines of the function (where a comment may go).
+    pub changed_lines: Vec<usize>,
+    /// One line for lists: `` src/lib.rs:8 `shipping`: replace `>=` with `>` ``.
+    pub title: String,
+    /// The Markdown that explains it (no marker, no test).
+    pub body: String,
+    /// The suggested test that closes it, as Markdown, when there is one.
+    pub test: Option<String>,
+}
+
+/// Collapses runs of whitespace so that reformatting does not change a fingerprint.
+fn normalise(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The fingerprint of a gap (see the module documentation); `ordinal` tells apart identical
+/// mutants of one function.
+pub fn fingerprint(path: &str, function: &str, m: &MutantReport, ordinal: usize) -> String {
+    let operator = serde_json::to_string(&m.operator).unwrap_or_default();
+    let mut h = Sha256::new();
+    for part in [
+        path,
+        function,
+        &operator,
+        &normalise(&m.original),
+        &normalise(&m.replacement),
+        &ordinal.to_string(),
+    ] {
+        h.update(part.as_bytes());
+        h.update([0]);
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Inline code that survives backticks, newlines and table pipes in the text.
+fn code(s: &str) -> String {
+    let s = s.replace(['\n', '\r'], " ");
+    let s: String =
+        if s.chars().count() > 200 { s.chars().take(199).chain(['…']).collect() } else { s };
+    let ticks = longest_backtick_run(&s);
+    let fence = "`".repeat(ticks + 1);
+    if ticks > 0 || s.starts_with(' ') {
+        format!("{fence} {s} {fence}")
+    } else {
+        format!("{fence}{s}{fence}")
+    }
+}
+
+fn longest_backtick_run(s: &str) -> usize {
+    s.split(|c| c != '`').map(str::len).max().unwrap_or(0)
+}
+
+/// A fenced code block whose fence is longer than any backtick run inside.
+fn fenced(lang: &str, text: &str) -> String {
+    let fence = "`".repeat((longest_backtick_run(text) + 1).max(3));
+    format!("{fence}{lang}\n{}\n{fence}\n", text.trim_end_matches('\n'))
+}
+
+/// The suggested test that kills `m`, introduced, in a code block.
+fn test_of(t: &TargetReport, m: &MutantReport) -> Option<String> {
+    let s = t.mutation.as_ref()?.suggested_tests.iter().find(|s| s.kills.contains(&m.id))?;
+    Some(format!(
+        "A test that closes it (checked to pass on the original and fail on the mutant):\n\n{}",
+        fenced("rust", &s.code)
+    ))
+}
+
+fn explain(t: &TargetReport, m: &MutantReport, path: &str) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "**Gap**: mutant `{}` ({}) at `{path}:{}` passes every test, yet behaves differently:\n",
+        m.id, m.description, m.line
+    );
+    if let Some(w) = &m.witness {
+        let _ = writeln!(out, "- input: {}", code(&stringify_input(&w.input)));
+        let _ = writeln!(out, "- original: {}", code(&w.original.stringify()));
+        let _ = writeln!(out, "- mutant: {}", code(&w.mutant.stringify()));
+    }
+    let Some(mr) = &t.mutation else { return out };
+    if let Some(b) = mr.unpinned.iter().find(|b| b.mutants.contains(&m.id)) {
+        let _ = writeln!(
+            out,
+            "- unpinned boundary: {} → {} / {} → {}",
+            code(&b.inputs[0]),
+            code(&b.outputs[0]),
+            code(&b.inputs[1]),
+            code(&b.outputs[1])
+        );
+    }
+    if !m.diff.is_empty() {
+        let _ = write!(
+            out,
+            "\n<details><summary>The mutant</summary>\n\n{}\n</details>\n",
+            fenced("diff", &m.diff)
+        );
+    }
+    out
+}
+
+/// The findings of `report`: every survivor with a witness (never a possibly equivalent one),
+/// in report order. `prefix` is the project root relative to the repository root.
+pub fn findings(report: &Report, prefix: &str) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for t in &report.targets {
+        let Some(mr) = &t.mutation else { continue };
+        let mut seen: Vec<String> = Vec::new();
+        for m in &mr.mutants {
+            if m.status != MutantStatus::Survived || m.witness.is_none() || m.possibly_equivalent {
+                continue;
+            }
+            let file = m.file.to_string_lossy().replace('\\', "/");
+            let path = match prefix.trim_matches('/') {
+                "" => file,
+                p => format!("{p}/{file}"),
+            };
+            let function = t.target.qualified_name.clone();
+            let key = fingerprint(&path, &function, m, 0);
+            let ordinal = seen.iter().filter(|k| **k == key).count();
+            seen.push(key.clone());
+            let fingerprint =
+                if ordinal == 0 { key } else { self::fingerprint(&path, &function, m, ordinal) };
+            out.push(Finding {
+                fingerprint,
+                title: format!("`{path}:{}` `{function}`: {}", m.line, m.description),
+                body: explain(t, m, &path),
+                test: test_of(t, m),
+                path,
+                function,
+                line: m.line,
+                changed_lines: t.target.changed_lines.clone(),
+            });
+        }
+    }
+    out
+}
+
+/// The hidden marker of one finding, on a line of its own.
+pub fn marker(fingerprint: &str) -> String {
+    format!("{MARKER_PREFIX}{fingerprint} -->")
+}
+
+/// What the markers at the end of a comment body say.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Markers {
+    /// The fingerprints of the findings in the comment.
+    pub fingerprints: Vec<String>,
+    /// Whether the comment says its gaps are closed.
+    pub closed: bool,
+}
+
+/// Whether `line` is one of the markers abex writes; its fingerprint, if it has one.
+fn marker_line(line: &str) -> Option<Option<&str>> {
+    let line = line.trim();
+    if line == CLOSED_MARKER {
+        return Some(None);
+    }
+    let fp = line.strip_prefix(MARKER_PREFIX)?.strip_suffix(" -->")?;
+    (fp.len() == 64 && fp.bytes().all(|b| b.is_ascii_hexdigit())).then_some(Some(fp))
+}
+
+/// `body` split into its text and its trailing marker lines, which abex writes: text that the
+/// code under test produced sits above them, so it cannot forge one.
+fn split_markers(body: &str) -> (Vec<&str>, Vec<&str>) {
+    let mut lines: Vec<&str> = body.trim_end().lines().collect();
+    let text_len = lines.iter().rposition(|l| marker_line(l).is_none()).map_or(0, |i| i + 1);
+    let tail = lines.split_off(text_len);
+    (lines, tail)
+}
+
+/// The markers at the end of `body`, if it is an abex comment.
+pub fn markers(body: &str) -> Option<Markers> {
+    let mut m = Markers::default();
+    for line in split_markers(body).1 {
+        match marker_line(line).flatten() {
+            Some(fp) => m.fingerprints.push(fp.to_string()),
+            None => m.closed = true,
+        }
+    }
+    (!m.fingerprints.is_empty()).then_some(m)
+}
+
+const CLOSED_MARKER: &str = "<!-- abex:v1 closed -->";
+
+/// Cuts `text` to fit GitHub's body limit with room for `reserve` more characters.
+pub fn fit(text: &str, reserve: usize) -> String {
+    let limit = MAX_BODY_CHARS.saturating_sub(reserve + 200);
+    if text.chars().count() <= limit {
+        return text.to_string();
+    }
+    let mut cut: String = text.chars().take(limit).collect();
+    cut.push_str(
+        "\n\n… *(cut to fit GitHub's size limit: the full text is in the job summary and the report artifact)*\n",
+    );
+    cut
+}
+
+fn markers_text(fps: &[&str], closed: bool) -> String {
+    let mut out = String::new();
+    for fp in fps {
+        out.push_str(&marker(fp));
+        out.push('\n');
+    }
+    if closed {
+        out.push_str(CLOSED_MARKER);
+        out.push('\n');
+    }
+    out
+}
+
+/// The body of the comment that holds `findings` (all on one line).
+pub fn comment_body(findings: &[&Finding]) -> String {
+    let mut text = String::from("### abex: a gap the tests do not pin down\n\n");
+    let mut tests: Vec<&str> = Vec::new();
+    for (i, f) in findings.iter().enumerate() {
+        if i > 0 {
+            text.push_str("\n---\n\n");
+        }
+        if i == 0 || findings[i - 1].function != f.function {
+            let _ = writeln!(text, "In `{}`:\n", f.function);
+        }
+        text.push_str(&f.body);
+        if let Some(t) = f.test.as_deref().filter(|t| !tests.contains(t)) {
+            tests.push(t);
+        }
+    }
+    for t in tests {
+        text.push('\n');
+        text.push_str(t);
+    }
+    text.push_str(
+        "\n<sub>Reply `/abex ignore` or react 👎 to stop abex reporting this. It updates this \
+         comment on later pushes.</sub>\n\n",
+    );
+    let fps: Vec<&str> = findings.iter().map(|f| f.fingerprint.as_str()).collect();
+    let tail = markers_text(&fps, false);
+    fit(&text, tail.len()) + &tail
+}
+
+/// The body that says the gaps of a comment are closed, keeping what it said before.
+pub fn closed_body(previous: &str, fingerprints: &[String], head_sha: &str) -> String {
+    let before: Vec<&str> =
+        previous.lines().take_while(|l| !l.trim_start().starts_with("<!-- abex:v1")).collect();
+    let short = head_sha.get(..7).unwrap_or(head_sha);
+    let text = format!(
+        "### ✅ abex: closed\n\nAs of {short}, abex no longer finds this gap: the tests now pin it \
+         down, or the code changed.\n\n<details><summary>What it said before</summary>\n\n{}\n\
+         </details>\n\n",
+        before.join("\n").trim()
+    );
+    let fps: Vec<&str> = fingerprints.iter().map(String::as_str).collect();
+    let tail = markers_text(&fps, true);
+    fit(&text, tail.len()) + &tail
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fp(c: char) -> String {
+        std::iter::repeat_n(c, 64).collect()
+    }
+
+    #[test]
+    fn markers_are_read_back_from_the_end_of_a_body_only() {
+        let a = Finding {
+            fingerprint: fp('a'),
+            path: "src/lib.rs".into(),
+            function: "f".into(),
+            line: 3,
+            changed_lines: vec![3],
+            title: "t".into(),
+            body: format!(
+                "forged, inside the text: {}\n```\n{}\n```\n",
+                marker(&fp('c')),
+                marker(&fp('c'))
+            ),
+            test: Some("SUGGESTED\n".into()),
+        };
+        let b = Finding { fingerprint: fp('b'), ..a.clone() };
+        let body = comment_body(&[&a, &b]);
+        assert_eq!(body.matches("SUGGESTED").count(), 1, "a shared test is shown once: {body}");
+        assert_eq!(
+            markers(&body),
+            Some(Markers { fingerprints: vec![fp('a'), fp('b')], closed: false })
+        );
+        let closed = closed_body(&body, &[fp('a'), fp('b')], "0123456789abcdef");
+        assert!(closed.contains("As of 0123456") && closed.contains("What it said before"));
+        assert!(closed.contains("forged, inside the text"));
+        assert_eq!(
+            markers(&closed).unwrap(),
+            Markers { fingerprints: vec![fp('a'), fp('b')], closed: true }
+        );
+        assert_eq!(markers("a comment by a person"), None);
+    }
+
+    fn mutant(line: usize, original: &str, replacement: &str) -> MutantReport {
+        MutantReport {
+            id: format!("m{line}"),
+            origin: crate::mutate::Origin::Rules,
+            operator: crate::mutate::Operator::ComparisonBoundary,
+            description: format!("replace `{original}` with `{replacement}`"),
+            file: "src/lib.rs".into(),
+            line,
+            column: 8,
+            original: original.into(),
+            replacement: replacement.into(),
+            diff: format!("@@ -{line} +{line} @@"),
+            status: MutantStatus::Survived,
+            killed_by: None,
+            failure: None,
+            witness: None,
+            possibly_equivalent: false,
+            suggested_test: None,
+            time_ms: 3,
+        }
+    }
+
+    #[test]
+    fn a_fingerprint_ignores_where_the_code_sits_and_its_spacing_but_not_what_changes() {
+        let fp = |m: &MutantReport, f: &str| fingerprint("src/lib.rs", f, m, 0);
+        let here = mutant(5, "a >= b", "a > b");
+        assert_eq!(fp(&here, "f"), fp(&mutant(40, "a  >=\n b", "a > b"), "f"));
+        assert_ne!(fp(&here, "f"), fp(&mutant(5, "a >= b", "a < b"), "f"));
+        assert_ne!(fp(&here, "f"), fp(&here, "g"));
+        assert_ne!(fp(&here, "f"), fingerprint("src/lib.rs", "f", &here, 1));
+    }
+
+    #[test]
+    fn a_body_past_the_limit_is_cut_but_keeps_its_markers() {
+        let a = Finding {
+            fingerprint: fp('a'),
+            path: "p".into(),
+            function: "f".into(),
+            line: 1,
+            changed_lines: vec![1],
+            title: "t".into(),
+            body: "x".repeat(100_000),
+            test: None,
+        };
+        let body = comment_body(&[&a]);
+        assert!(body.chars().count() <= MAX_BODY_CHARS);
+        assert!(body.contains("cut to fit"));
+        assert_eq!(markers(&body).unwrap().fingerprints, vec![fp('a')]);
+    }
+
+    #[test]
+    fn inline_code_and_fences_outgrow_the_backticks_inside() {
+        assert_eq!(code("a`b"), "`` a`b ``");
+        assert_eq!(code("x\ny"), "`x y`");
+        assert!(fenced("rust", "let s = \"```\";").starts_with("````rust\n"));
+    }
+}

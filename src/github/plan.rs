@@ -1,0 +1,304 @@
+//! What one posting run does, decided without the network: which findings become new inline
+//! comments and on which line, which of abex's earlier comments are updated or marked closed,
+//! which findings were suppressed by a person, and which go into the review body instead.
+//!
+//! Placement: a finding goes on its mutant's line when that line changed, else on the nearest
+//! changed line of its function, else into the review body. At most one comment per line: a
+//! finding whose line already holds an abex comment joins that comment. A 👎 reaction on an abex
+//! comment, or a reply whose line reads `/abex ignore`, suppresses every fingerprint in it.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use super::finding::{closed_body, comment_body, markers, Finding, Markers};
+
+/// A review comment already on the pull request, as listed by the API.
+#[derive(Clone, Debug, Default)]
+pub struct Existing {
+    /// Comment id.
+    pub id: u64,
+    /// File.
+    pub path: String,
+    /// Its line in the head commit; none once GitHub has marked it outdated (new findings
+    /// then do not join it).
+    pub line: Option<u64>,
+    /// Its body.
+    pub body: String,
+    /// The comment it replies to.
+    pub in_reply_to: Option<u64>,
+    /// 👎 reactions.
+    pub thumbs_down: u64,
+}
+
+/// A new inline comment.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewComment {
+    /// File, relative to the repository root.
+    pub path: String,
+    /// Line in the head commit (right side of the diff).
+    pub line: usize,
+    /// The findings it holds.
+    pub findings: Vec<Finding>,
+}
+
+impl NewComment {
+    /// Its body.
+    pub fn body(&self) -> String {
+        comment_body(&self.findings.iter().collect::<Vec<_>>())
+    }
+}
+
+/// Why a finding is in the review body rather than on a line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unplaced {
+    /// Its function has no changed line (named with `--function`, or only deletions).
+    NoChangedLine,
+    /// The run's cap on new comments was reached.
+    OverCap,
+    /// GitHub said the line is not part of the pull request's diff.
+    OutsideDiff,
+}
+
+impl Unplaced {
+    /// In words, for the review body.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Unplaced::NoChangedLine => "its function has no changed line to comment on",
+            Unplaced::OverCap => "over this run's cap on new comments",
+            Unplaced::OutsideDiff => "GitHub's diff of the pull request does not hold its line",
+        }
+    }
+}
+
+/// The edit of an earlier comment.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Edit {
+    /// Comment id.
+    pub id: u64,
+    /// The new body.
+    pub body: String,
+}
+
+/// What a posting run does.
+#[derive(Clone, Debug, Default)]
+pub struct Plan {
+    /// New inline comments, in file and line order.
+    pub new: Vec<NewComment>,
+    /// Earlier comments whose findings changed.
+    pub updates: Vec<Edit>,
+    /// Earlier comments whose gaps are gone.
+    pub closes: Vec<Edit>,
+    /// Earlier comments that stay as they are.
+    pub unchanged: usize,
+    /// Findings a person suppressed.
+    pub suppressed: Vec<Finding>,
+    /// Findings that go into the review body.
+    pub unplaced: Vec<(Finding, Unplaced)>,
+}
+
+fn ignores(body: &str) -> bool {
+    body.lines().any(|l| l.trim().to_ascii_lowercase().starts_with("/abex ignore"))
+}
+
+/// Plans a run. `complete` is false for an interrupted run, which closes nothing.
+pub fn plan(
+    findings: &[Finding],
+    existing: &[Existing],
+    max_new: usize,
+    complete: bool,
+    head_sha: &str,
+) -> Plan {
+    let own: Vec<(&Existing, Markers)> =
+        existing.iter().filter_map(|c| markers(&c.body).map(|m| (c, m))).collect();
+    let mut suppressed_fps: HashSet<&str> = HashSet::new();
+    for (c, m) in &own {
+        let replied = existing.iter().any(|r| r.in_reply_to == Some(c.id) && ignores(&r.body));
+        if c.thumbs_down > 0 || replied {
+            suppressed_fps.extend(m.fingerprints.iter().map(String::as_str));
+        }
+    }
+    let mut by_fp: HashMap<&str, u64> = HashMap::new();
+    let mut by_line: HashMap<(&str, u64), u64> = HashMap::new();
+    let mut blocked: HashSet<(&str, u64)> = HashSet::new();
+    for (c, m) in &own {
+        for fp in &m.fingerprints {
+            by_fp.entry(fp.as_str()).or_insert(c.id);
+        }
+        if let Some(line) = c.line {
+            if m.fingerprints.iter().any(|f| suppressed_fps.contains(f.as_str())) {
+                blocked.insert((c.path.as_str(), line));
+            } else {
+                by_line.entry((c.path.as_str(), line)).or_insert(c.id);
+            }
+        }
+    }
+    let mut out = Plan::default();
+    let mut assigned: HashMap<u64, Vec<&Finding>> = HashMap::new();
+    let mut new: BTreeMap<(String, usize), Vec<Finding>> = BTreeMap::new();
+    for f in findings {
+        if suppressed_fps.contains(f.fingerprint.as_str()) {
+            out.suppressed.push(f.clone());
+            continue;
+        }
+        if let Some(id) = by_fp.get(f.fingerprint.as_str()) {
+            assigned.entry(*id).or_default().push(f);
+            continue;
+        }
+        let mut lines = f.changed_lines.clone();
+        lines.sort_by_key(|&l| (l.abs_diff(f.line), l));
+        lines.dedup();
+        let Some(line) =
+            lines.into_iter().find(|&l| !blocked.contains(&(f.path.as_str(), l as u64)))
+        else {
+            out.unplaced.push((f.clone(), Unplaced::NoChangedLine));
+            continue;
+        };
+        if let Some(id) = by_line.get(&(f.path.as_str(), line as u64)) {
+            assigned.entry(*id).or_default().push(f);
+        } else if let Some(group) = new.get_mut(&(f.path.clone(), line)) {
+            group.push(f.clone());
+        } else if new.len() < max_new {
+            new.insert((f.path.clone(), line), vec![f.clone()]);
+        } else {
+            out.unplaced.push((f.clone(), Unplaced::OverCap));
+        }
+    }
+    out.new = new
+        .into_iter()
+        .map(|((path, line), findings)| NewComment { path, line, findings })
+        .collect();
+    for (c, m) in &own {
+        if m.fingerprints.iter().any(|f| suppressed_fps.contains(f.as_str())) {
+            out.unchanged += 1;
+            continue;
+        }
+        match assigned.get(&c.id) {
+            Some(fs) => {
+                let body = comment_body(fs);
+                if body == c.body {
+                    out.unchanged += 1;
+                } else {
+                    out.updates.push(Edit { id: c.id, body });
+                }
+            }
+            None if !m.closed && complete => {
+                out.closes
+                    .push(Edit { id: c.id, body: closed_body(&c.body, &m.fingerprints, head_sha) });
+            }
+            None => out.unchanged += 1,
+        }
+    }
+    out
+}
+
+impl Plan {
+    /// Moves the new comments whose line GitHub does not accept (`allowed` holds, per file, the
+    /// right-side lines of the pull request's diff) into the review body; returns how many moved.
+    pub fn drop_anchors(&mut self, allowed: &HashMap<String, HashSet<usize>>) -> usize {
+        let (keep, drop): (Vec<NewComment>, Vec<NewComment>) = std::mem::take(&mut self.new)
+            .into_iter()
+            .partition(|c| allowed.get(&c.path).is_some_and(|lines| lines.contains(&c.line)));
+        self.new = keep;
+        let moved = drop.len();
+        for c in drop {
+            self.unplaced.extend(c.findings.into_iter().map(|f| (f, Unplaced::OutsideDiff)));
+        }
+        moved
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(c: char, line: usize, changed: &[usize]) -> Finding {
+        Finding {
+            fingerprint: std::iter::repeat_n(c, 64).collect(),
+            path: "src/lib.rs".into(),
+            function: "f".into(),
+            line,
+            changed_lines: changed.to_vec(),
+            title: format!("gap {c}"),
+            body: format!("gap {c}\n"),
+            test: None,
+        }
+    }
+
+    fn posted(id: u64, line: u64, fs: &[&Finding]) -> Existing {
+        Existing {
+            id,
+            path: "src/lib.rs".into(),
+            line: Some(line),
+            body: comment_body(fs),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn findings_go_on_their_line_or_the_nearest_changed_one_one_comment_per_line() {
+        let (a, b, c, d) = (
+            finding('a', 8, &[8, 12]),
+            finding('b', 8, &[8, 12]),
+            finding('c', 11, &[8, 12]),
+            finding('d', 3, &[]),
+        );
+        let p = plan(&[a.clone(), b.clone(), c.clone(), d.clone()], &[], 30, true, "s");
+        let placed: Vec<(usize, usize)> =
+            p.new.iter().map(|n| (n.line, n.findings.len())).collect();
+        assert_eq!(placed, vec![(8, 2), (12, 1)]);
+        assert_eq!(p.unplaced, vec![(d, Unplaced::NoChangedLine)]);
+        let p = plan(&[a, c.clone()], &[], 1, true, "s");
+        assert_eq!(p.new.len(), 1);
+        assert_eq!(p.unplaced, vec![(c, Unplaced::OverCap)]);
+    }
+
+    #[test]
+    fn a_rerun_updates_changed_comments_closes_gone_ones_and_leaves_the_rest() {
+        let (a, b, c) = (finding('a', 8, &[8]), finding('b', 8, &[8]), finding('c', 20, &[20]));
+        let existing = [
+            posted(1, 8, &[&a, &b]),
+            posted(2, 20, &[&c]),
+            posted(3, 30, &[&finding('e', 30, &[30])]),
+        ];
+        // b is fixed, c unchanged, e is gone; a new finding on line 8 joins comment 1.
+        let n = finding('n', 8, &[8]);
+        let p = plan(&[a.clone(), c, n.clone()], &existing, 30, true, "0123456789");
+        assert!(p.new.is_empty());
+        assert_eq!(p.updates, vec![Edit { id: 1, body: comment_body(&[&a, &n]) }]);
+        assert_eq!(p.closes.len(), 1);
+        assert_eq!(p.closes[0].id, 3);
+        assert!(markers(&p.closes[0].body).unwrap().closed);
+        assert_eq!(p.unchanged, 1);
+        // An interrupted run closes nothing; a closed comment stays closed.
+        assert!(plan(&[], &existing, 30, false, "s").closes.is_empty());
+        let closed = Existing { body: p.closes[0].body.clone(), ..existing[2].clone() };
+        assert!(plan(&[], &[closed], 30, true, "s").closes.is_empty());
+    }
+
+    #[test]
+    fn a_thumbs_down_or_an_ignore_reply_suppresses_the_findings_of_a_comment() {
+        let (a, b) = (finding('a', 8, &[8]), finding('b', 9, &[9]));
+        let mut first = posted(1, 8, &[&a]);
+        first.thumbs_down = 1;
+        let reply = Existing {
+            id: 5,
+            in_reply_to: Some(2),
+            body: "False positive.\n/abex ignore".into(),
+            ..Default::default()
+        };
+        let existing = [first, posted(2, 9, &[&b]), reply];
+        let p = plan(&[a.clone(), b.clone()], &existing, 30, true, "s");
+        assert_eq!(p.suppressed, vec![a, b]);
+        assert!(p.new.is_empty() && p.updates.is_empty() && p.closes.is_empty());
+        assert_eq!(p.unchanged, 2);
+    }
+
+    #[test]
+    fn anchors_outside_github_s_diff_move_to_the_review_body() {
+        let (a, c) = (finding('a', 8, &[8]), finding('c', 20, &[20]));
+        let mut p = plan(&[a, c.clone()], &[], 30, true, "s");
+        let allowed = HashMap::from([("src/lib.rs".to_string(), HashSet::from([7, 8, 9]))]);
+        assert_eq!(p.drop_anchors(&allowed), 1);
+        assert_eq!(p.new.len(), 1);
+        assert_eq!(p.unplaced, vec![(c, Unplaced::OutsideDiff)]);
+    }
+}

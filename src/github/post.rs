@@ -1,0 +1,196 @@
+//! Posting a saved report on its pull request: one review per run (event `COMMENT`) with an
+//! inline comment per changed line that holds a gap, earlier abex comments updated or marked
+//! closed, suppressed findings left alone, and everything that cannot go on a line in the
+//! review's body. A run with nothing new (no new comment, no finding that an earlier review's
+//! body did not list) posts no review. The report is only read; a failure here never touches it.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::Duration;
+
+use super::api::{ApiError, Client, ReviewComment, ReviewRequest};
+use super::event::Context;
+use super::finding::{findings, fit, marker, markers, Finding};
+use super::plan::{plan, Plan};
+use crate::report::Report;
+
+/// How to post.
+#[derive(Clone, Debug)]
+pub struct PostOptions {
+    /// At most this many new inline comments per run; the rest go into the review body.
+    pub max_comments: usize,
+    /// The longest wait for a rate limit before giving up.
+    pub max_wait: Duration,
+    /// The project root relative to the repository root; `None` asks git in the report's
+    /// project root (only for a report this run wrote: see [`super::Publish::in_run`]).
+    pub path_prefix: Option<String>,
+}
+
+impl Default for PostOptions {
+    fn default() -> Self {
+        PostOptions { max_comments: 30, max_wait: Duration::from_secs(120), path_prefix: None }
+    }
+}
+
+/// What a posting run did.
+#[derive(Clone, Debug, Default)]
+pub struct Posted {
+    /// The review created, if there was anything new to say.
+    pub review_id: Option<u64>,
+    /// Inline comments created.
+    pub created: usize,
+    /// Findings in those comments.
+    pub placed: usize,
+    /// Earlier comments updated.
+    pub updated: usize,
+    /// Earlier comments marked closed.
+    pub closed: usize,
+    /// Earlier comments left as they were.
+    pub unchanged: usize,
+    /// Titles of findings suppressed by a person.
+    pub suppressed: Vec<String>,
+    /// Titles of findings put in the review body, with the reason.
+    pub in_body: Vec<(String, &'static str)>,
+    /// Retries and edits that failed; the run went on.
+    pub notes: Vec<String>,
+}
+
+/// Why posting failed.
+#[derive(Debug, thiserror::Error)]
+pub enum PostError {
+    /// A GitHub call failed.
+    #[error(transparent)]
+    Api(#[from] ApiError),
+    /// The async runtime could not start.
+    #[error("failed to start the HTTP runtime: {0}")]
+    Runtime(std::io::Error),
+}
+
+/// The project root relative to the top of its git repository, `""` at the top or when unknown.
+fn git_prefix(root: &Path) -> String {
+    std::process::Command::new("git")
+        .args(["rev-parse", "--show-prefix"])
+        .current_dir(root)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().trim_end_matches('/').to_string())
+        .unwrap_or_default()
+}
+
+/// The review's own text: counts, and every finding that is not on a line (with its marker, so
+/// that a later run does not post the same list again).
+pub fn review_body(p: &Plan, all: &[Finding]) -> String {
+    let mut out = String::from("## abex\n\n");
+    let functions: std::collections::BTreeSet<&str> =
+        all.iter().map(|f| f.function.as_str()).collect();
+    let _ = writeln!(
+        out,
+        "{} gap(s) the tests do not pin down in {} function(s): {} new comment(s), {} updated, \
+         {} closed.",
+        all.len(),
+        functions.len(),
+        p.new.len(),
+        p.updates.len(),
+        p.closes.len()
+    );
+    if !p.unplaced.is_empty() {
+        out.push_str("\n### Not on a line\n\n");
+        for (f, why) in &p.unplaced {
+            let _ = writeln!(
+                out,
+                "<details><summary>{} ({})</summary>\n\n{}\n</details>\n",
+                f.title.replace('<', "&lt;"),
+                why.describe(),
+                f.body
+            );
+        }
+    }
+    if !p.suppressed.is_empty() {
+        let _ =
+            writeln!(out, "\n{} finding(s) suppressed (`/abex ignore` or 👎).", p.suppressed.len());
+    }
+    out.push_str(
+        "\n<sub>Everything, with what was skipped, is in the job summary and the report artifact.</sub>\n",
+    );
+    let tail: String = p.unplaced.iter().map(|(f, _)| marker(&f.fingerprint) + "\n").collect();
+    fit(&out, tail.len()) + &tail
+}
+
+async fn run(report: &Report, ctx: &Context, opts: &PostOptions) -> Result<Posted, PostError> {
+    let prefix = opts.path_prefix.clone().unwrap_or_else(|| git_prefix(&report.project_root));
+    let all = findings(report, &prefix);
+    let mut client = Client::new(ctx, opts.max_wait)?;
+    let existing = client.comments().await?;
+    let head = &ctx.pull_request.head_sha;
+    let mut p = plan(&all, &existing, opts.max_comments, report.complete, head);
+    let mut posted = Posted::default();
+    // Findings an earlier review's body already listed do not call for a new review.
+    let mut listed = std::collections::HashSet::new();
+    if !p.unplaced.is_empty() {
+        for body in client.review_bodies().await? {
+            listed.extend(markers(&body).map(|m| m.fingerprints).unwrap_or_default());
+        }
+    }
+    let news = p.unplaced.iter().any(|(f, _)| !listed.contains(&f.fingerprint));
+    if !p.new.is_empty() || news {
+        let mut retried = false;
+        loop {
+            let comments: Vec<ReviewComment> = p
+                .new
+                .iter()
+                .map(|c| ReviewComment {
+                    path: c.path.clone(),
+                    line: c.line,
+                    side: "RIGHT",
+                    body: c.body(),
+                })
+                .collect();
+            let body = review_body(&p, &all);
+            let req = ReviewRequest {
+                commit_id: head,
+                body: &body,
+                event: "COMMENT",
+                comments: &comments,
+            };
+            match client.create_review(&req).await {
+                Ok(id) => {
+                    posted.review_id = Some(id);
+                    break;
+                }
+                Err(e) if e.is_outside_diff() && !retried => {
+                    retried = true;
+                    let allowed = client.diff_lines().await?;
+                    let moved = p.drop_anchors(&allowed);
+                    client.notes.push(format!(
+                        "GitHub refused a line outside its diff; {moved} comment(s) moved to the review body"
+                    ));
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+    for edit in p.updates.iter().chain(&p.closes) {
+        if let Err(e) = client.edit_comment(edit.id, &edit.body).await {
+            client.notes.push(format!("failed to edit comment {}: {e}", edit.id));
+        }
+    }
+    posted.created = p.new.len();
+    posted.placed = p.new.iter().map(|c| c.findings.len()).sum();
+    posted.updated = p.updates.len();
+    posted.closed = p.closes.len();
+    posted.unchanged = p.unchanged;
+    posted.suppressed = p.suppressed.iter().map(|f| f.title.clone()).collect();
+    posted.in_body = p.unplaced.iter().map(|(f, why)| (f.title.clone(), why.describe())).collect();
+    posted.notes = client.notes;
+    Ok(posted)
+}
+
+/// Posts `report` on the pull request of `ctx`. Blocks; runs its own single-threaded runtime.
+pub fn post(report: &Report, ctx: &Context, opts: &PostOptions) -> Result<Posted, PostError> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(PostError::Runtime)?;
+    rt.block_on(run(report, ctx, opts))
+}
