@@ -1,0 +1,249 @@
+//! Validation of model-written Python mutants, the Python counterpart of
+//! [`super::mutants::validate_rust`]. The answer is untrusted: it must parse (tree-sitter-python)
+//! as one function with the original's name, parameters and decorators, change the function,
+//! and stay inside it. Refused unrun: imports, `global`/`nonlocal`, nested classes, dunder
+//! attributes (`__globals__`, `__subclasses__`, …) and any name that reaches the process, files,
+//! the network or the interpreter (`open`, `eval`, `os`, `subprocess`, `socket`, `getattr`, …).
+
+use tree_sitter::{Node, Parser};
+
+/// Names whose use is refused: builtins and modules that reach outside the function.
+const FORBIDDEN_NAMES: &[&str] = &[
+    "open",
+    "exec",
+    "eval",
+    "compile",
+    "__import__",
+    "globals",
+    "locals",
+    "vars",
+    "getattr",
+    "setattr",
+    "delattr",
+    "input",
+    "breakpoint",
+    "exit",
+    "quit",
+    "help",
+    "memoryview",
+    "os",
+    "sys",
+    "subprocess",
+    "socket",
+    "shutil",
+    "pathlib",
+    "Path",
+    "io",
+    "importlib",
+    "builtins",
+    "ctypes",
+    "signal",
+    "threading",
+    "multiprocessing",
+    "asyncio",
+    "urllib",
+    "http",
+    "requests",
+    "pickle",
+    "marshal",
+    "tempfile",
+    "glob",
+];
+
+/// Node kinds whose presence is refused.
+const FORBIDDEN_KINDS: &[(&str, &str)] = &[
+    ("import_statement", "an import"),
+    ("import_from_statement", "an import"),
+    ("future_import_statement", "an import"),
+    ("global_statement", "a `global` statement"),
+    ("nonlocal_statement", "a `nonlocal` statement"),
+    ("class_definition", "a class definition"),
+    ("exec_statement", "an `exec` statement"),
+    ("print_statement", "a `print` statement"),
+];
+
+/// The parts of a function definition that a mutant must keep.
+struct Def {
+    name: String,
+    parameters: String,
+    return_type: Option<String>,
+    decorators: Vec<String>,
+    text: String,
+}
+
+fn parse(source: &str) -> Result<tree_sitter::Tree, String> {
+    let mut parser = Parser::new();
+    parser
+        .set_language(&tree_sitter_python::LANGUAGE.into())
+        .map_err(|e| format!("the Python grammar did not load: {e}"))?;
+    parser.parse(source, None).ok_or_else(|| "it does not parse".to_string())
+}
+
+/// Removes the indentation common to every non-blank line.
+fn dedent(text: &str) -> String {
+    let indent = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    text.lines().map(|l| l.get(indent..).unwrap_or("").trim_end()).collect::<Vec<_>>().join("\n")
+}
+
+/// Parses `source` as exactly one (possibly decorated) function definition.
+fn one_def(source: &str) -> Result<Def, String> {
+    let text = dedent(source);
+    let tree = parse(&text)?;
+    let root = tree.root_node();
+    if root.has_error() {
+        return Err("it does not parse as Python".into());
+    }
+    let mut cursor = root.walk();
+    let mut items = root.named_children(&mut cursor).filter(|n| n.kind() != "comment");
+    let (Some(item), None) = (items.next(), items.next()) else {
+        return Err("it is not exactly one function definition".into());
+    };
+    let (def, decorators) = match item.kind() {
+        "function_definition" => (item, Vec::new()),
+        "decorated_definition" => {
+            let def = item
+                .child_by_field_name("definition")
+                .filter(|d| d.kind() == "function_definition")
+                .ok_or("it is not a function definition")?;
+            let decorators = item
+                .named_children(&mut item.walk())
+                .filter(|d| d.kind() == "decorator")
+                .map(|d| node_text(d, &text))
+                .collect();
+            (def, decorators)
+        }
+        _ => return Err("it is not a function definition".into()),
+    };
+    let field = |name: &str| def.child_by_field_name(name).map(|n| node_text(n, &text));
+    Ok(Def {
+        name: field("name").ok_or("the function has no name")?,
+        parameters: field("parameters").map(|p| squash(&p)).unwrap_or_default(),
+        return_type: field("return_type").map(|t| squash(&t)),
+        decorators,
+        text: text.clone(),
+    })
+}
+
+fn node_text(n: Node, text: &str) -> String {
+    text[n.byte_range()].to_string()
+}
+
+/// Whitespace-insensitive form, for comparing signatures.
+fn squash(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The first refused construct under `n`, if any.
+fn refusal(n: Node, text: &str) -> Option<String> {
+    if let Some((_, what)) = FORBIDDEN_KINDS.iter().find(|(k, _)| *k == n.kind()) {
+        return Some(format!("it adds {what}"));
+    }
+    if n.kind() == "identifier" {
+        let name = &text[n.byte_range()];
+        if FORBIDDEN_NAMES.contains(&name) {
+            return Some(format!("it uses `{name}`, which reaches outside the function"));
+        }
+        if name.starts_with("__") && name.ends_with("__") && name.len() > 4 {
+            return Some(format!("it uses the special name `{name}`"));
+        }
+    }
+    let mut cursor = n.walk();
+    let children: Vec<Node> = n.children(&mut cursor).collect();
+    children.into_iter().find_map(|c| refusal(c, text))
+}
+
+/// Validates a model's mutated Python function against the original definition `original`
+/// (as written in its file, possibly indented); returns the new definition, dedented to column
+/// 0, for the front end to indent in place of the original.
+pub fn validate_python(original: &str, candidate: &str) -> Result<String, String> {
+    let candidate = candidate.trim_matches('\n');
+    let candidate = match candidate.trim().strip_prefix("```") {
+        Some(rest) => {
+            let code = rest.split_once('\n').map_or("", |(_, code)| code);
+            code.trim_end().strip_suffix("```").unwrap_or(code).to_string()
+        }
+        None => candidate.to_string(),
+    };
+    let o = one_def(original).map_err(|e| format!("the original: {e}"))?;
+    let c = one_def(&candidate)?;
+    if c.name != o.name {
+        return Err(format!("it renames the function `{}` to `{}`", o.name, c.name));
+    }
+    if c.parameters != o.parameters || c.return_type != o.return_type {
+        return Err("it changes the signature".into());
+    }
+    if c.decorators != o.decorators {
+        return Err("it changes the decorators".into());
+    }
+    if squash(&c.text) == squash(&o.text) {
+        return Err("it does not change the function".into());
+    }
+    let tree = parse(&c.text)?;
+    if let Some(why) = refusal(tree.root_node(), &c.text) {
+        return Err(why);
+    }
+    Ok(c.text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::validate_python;
+
+    const ORIGINAL: &str = "    def bucket(self, n: int) -> str:\n        \"\"\"Size class.\"\"\"\n        if n < 10:\n            return \"small\"\n        return \"large\"\n";
+
+    fn mutant(body: &str) -> String {
+        format!("def bucket(self, n: int) -> str:\n{body}")
+    }
+
+    #[test]
+    fn a_changed_body_is_accepted_and_dedented() {
+        let m = mutant("    if n <= 10:\n        return \"small\"\n    return \"large\"\n");
+        let fenced = format!("```python\n{m}```");
+        let ok = validate_python(ORIGINAL, &fenced).unwrap();
+        assert!(ok.starts_with("def bucket(self, n: int) -> str:\n    if n <= 10:"), "{ok}");
+        // Indented like the original, it is accepted too.
+        let indented: String = m.lines().map(|l| format!("    {l}\n")).collect();
+        assert!(validate_python(ORIGINAL, &indented).is_ok());
+    }
+
+    #[test]
+    fn forbidden_answers_are_refused_with_the_reason() {
+        let cases = [
+            ("    import os\n    return 'x'\n", "an import"),
+            ("    from subprocess import run\n    return 'x'\n", "an import"),
+            ("    open('/tmp/x', 'w').write('1')\n    return 'x'\n", "`open`"),
+            ("    return eval('1')\n", "`eval`"),
+            ("    return str(__import__('os').system('id'))\n", "`__import__`"),
+            ("    global COUNT\n    return 'x'\n", "`global`"),
+            ("    return str(().__class__.__bases__)\n", "special name `__class__`"),
+            ("    return getattr(n, 'real')\n", "`getattr`"),
+            ("    return socket.gethostname()\n", "`socket`"),
+            ("    class X: pass\n    return 'x'\n", "a class definition"),
+        ];
+        for (body, why) in cases {
+            let err = validate_python(ORIGINAL, &mutant(body)).unwrap_err();
+            assert!(err.contains(why), "{body}: {err}");
+        }
+    }
+
+    #[test]
+    fn answers_that_leave_the_function_are_refused() {
+        let renamed = "def other(self, n: int) -> str:\n    return 'x'\n";
+        assert!(validate_python(ORIGINAL, renamed).unwrap_err().contains("renames"));
+        let signature = "def bucket(self, n: float) -> str:\n    return 'x'\n";
+        assert!(validate_python(ORIGINAL, signature).unwrap_err().contains("signature"));
+        let two = format!("{}\nX = 1\n", mutant("    return 'x'\n"));
+        assert!(validate_python(ORIGINAL, &two).unwrap_err().contains("exactly one"));
+        let same = mutant("    \"\"\"Size class.\"\"\"\n    if n < 10:\n        return \"small\"\n    return \"large\"\n");
+        assert!(validate_python(ORIGINAL, &same).unwrap_err().contains("does not change"));
+        let broken = mutant("    if n <\n");
+        assert!(validate_python(ORIGINAL, &broken).unwrap_err().contains("parse"));
+        let decorated = format!("@cache\n{}", mutant("    return 'x'\n"));
+        assert!(validate_python(ORIGINAL, &decorated).unwrap_err().contains("decorators"));
+    }
+}
