@@ -14,6 +14,7 @@ pub mod junit;
 pub mod lab;
 pub mod mutate;
 pub mod mutation;
+pub mod python;
 pub mod report;
 pub mod run;
 pub mod rust;
