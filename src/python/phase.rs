@@ -13,7 +13,7 @@ use super::suggest::{self, Callee};
 use super::{Chosen, Project, PyFile};
 use crate::archive::Pair;
 use crate::exec::worker::TargetEvaluator;
-use crate::exec::ExecError;
+use crate::exec::{Evaluate, ExecError};
 use crate::mutate::{python_rules, Mutant};
 use crate::report::{
     MutantCounts, MutantReport, MutantStatus, MutationReport, SuggestedTest, UnpinnedBoundary,
@@ -92,6 +92,30 @@ pub fn reaching_tests(project: &Project, pf: &PyFile, qualname: &str) -> Vec<Pat
 
 fn write(path: &Path, text: &str) -> Result<(), PhaseError> {
     std::fs::write(path, text).map_err(|source| PhaseError::Io { path: path.to_path_buf(), source })
+}
+
+/// Wall time of the differential witness search of one survivor.
+const WITNESS_SEARCH_CAP: Duration = Duration::from_secs(10);
+
+/// An evaluator that stops calling once its time is up: it then answers `timeout` for every
+/// input. The original's evaluator decides (`until`) and the mutant's follows (`expired`), so
+/// that both answer alike and the search ends without a false witness.
+struct Capped<'a> {
+    inner: &'a mut dyn Evaluate,
+    until: Option<Instant>,
+    expired: &'a std::cell::Cell<bool>,
+}
+
+impl Evaluate for Capped<'_> {
+    fn evaluate(&mut self, batch: &[Args]) -> Result<Vec<Outcome>, ExecError> {
+        if let Some(until) = self.until {
+            self.expired.set(Instant::now() >= until);
+        }
+        if self.expired.get() {
+            return Ok(vec![Outcome::Timeout; batch.len()]);
+        }
+        self.inner.evaluate(batch)
+    }
 }
 
 struct Tested {
@@ -252,7 +276,14 @@ pub fn run(ctx: &Context<'_>, c: &Chosen, elites: &[Pair]) -> Result<MutationRep
                 }
             }
             if w.is_none() {
-                let mut oe = TargetEvaluator { worker: &mut original, id: 0 };
+                let expired = std::cell::Cell::new(false);
+                let until = Instant::now() + WITNESS_SEARCH_CAP;
+                let mut oe = Capped {
+                    inner: &mut TargetEvaluator { worker: &mut original, id: 0 },
+                    until: Some(until),
+                    expired: &expired,
+                };
+                let mut me = Capped { inner: &mut me, until: None, expired: &expired };
                 let seed = ctx.cfg.seed
                     ^ u64::from_str_radix(&m.id[..m.id.len().min(12)], 16).unwrap_or(0);
                 w = witness::differential(

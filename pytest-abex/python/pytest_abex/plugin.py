@@ -26,6 +26,7 @@ _OPTIONS = [
     ("--abex-time-budget", "abex_time_budget", float, None, "wall-time budget of the analysis, in seconds"),
     ("--abex-seed", "abex_seed", int, 0, "random seed"),
     ("--abex-jobs", "abex_jobs", int, 1, "mutants tested at a time"),
+    ("--abex-call-timeout", "abex_call_timeout", int, 1000, "time limit of one call of a function, in ms"),
 ]
 
 
@@ -109,6 +110,7 @@ def pytest_sessionfinish(session, exitstatus):
         "pairs": int(_setting(config, "--abex-pairs", "abex_pairs", int, 1000)),
         "seed": int(_setting(config, "--abex-seed", "abex_seed", int, 0)),
         "jobs": int(_setting(config, "--abex-jobs", "abex_jobs", int, 1)),
+        "call_timeout_ms": int(_setting(config, "--abex-call-timeout", "abex_call_timeout", int, 1000)),
     }
     budget = _setting(config, "--abex-time-budget", "abex_time_budget", float, None)
     if budget is not None:

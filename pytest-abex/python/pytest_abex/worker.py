@@ -3,8 +3,9 @@
 Started by the core as ``python -m pytest_abex.worker SPEC.json`` in a scratch copy of the
 project. It speaks the JSON-lines protocol of ``src/exec/worker.rs``: it greets with
 ``{"abex_harness":1}``, then answers each request ``[target_id,[args...]]`` with one line
-``{"ok": repr}``, ``{"err": [type, message]}``, ``{"bad": message}`` or ``{"timeout": true}``
-(then exits 124), each prefixed by ``@abex@``. Requests are read in chunks and answered in one
+``{"ok": repr}``, ``{"err": [type, message]}``, ``{"bad": message}`` or ``{"timed_out": true}``
+(the timer interrupted the call; the worker carries on), each prefixed by ``@abex@``. A call
+that the timer cannot interrupt (a C extension that never returns) is killed from the core. Requests are read in chunks and answered in one
 write per chunk. ``ABEX_CALL_TIMEOUT_MS`` is the per-call limit (a SIGALRM timer);
 ``ABEX_PATCH`` names a mutant patch (see :mod:`pytest_abex._patch`) applied at start.
 """
@@ -139,9 +140,8 @@ def main(argv):
                     text = _ADDRESS.sub("", text)
                 answers.append(MARKER + b'{"ok":' + dumps(text).encode() + b"}\n")
             except _CallTimeout:
-                answers.append(_answer({"timeout": True}))
-                out.write(b"".join(answers))
-                os._exit(124)
+                # The timer unwound the call: the worker carries on.
+                answers.append(_answer({"timed_out": True}))
             except RecursionError as e:
                 answers.append(_answer({"err": ["RecursionError", str(e)]}))
             except Exception as e:
