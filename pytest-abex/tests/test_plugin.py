@@ -75,9 +75,10 @@ def test_a_run_finds_a_witnessed_survivor_and_a_suggested_test_that_kills_it(pro
     (t,) = rep["targets"]
     m = t["mutation"]
     assert m["self_check_killed"] is True
-    survivor = next(x for x in m["mutants"] if x["original"] == ">=" and x["line"] == 6)
+    survivor = next(x for x in m["mutants"] if "-    if quantity >= 100:\n+    if quantity > 100:" in x["diff"])
     assert survivor["status"] == "survived"
     assert survivor["witness"]["input"] == [100]
+    assert survivor["witness"]["original"] == {"kind": "ok", "value": "0.15"}
     name = survivor["suggested_test"]
     code = next(s["code"] for s in m["suggested_tests"] if s["name"] == name)
     # The suggested test passes on the original ...

@@ -37,6 +37,8 @@ pub struct Context<'a> {
     pub sys_path: &'a [PathBuf],
     /// When the run's time budget ends.
     pub deadline: Option<Instant>,
+    /// Runners kept for the next function with the same test files (collection is paid once).
+    pub runners: std::cell::RefCell<Vec<(Vec<PathBuf>, Runner)>>,
 }
 
 /// Errors that end the phase.
@@ -141,7 +143,8 @@ pub fn run(ctx: &Context<'_>, c: &Chosen, elites: &[Pair]) -> Result<MutationRep
     let pf = &ctx.project.files[c.file];
     let f = &pf.fns[c.func];
     let qn = &c.target.qualified_name;
-    let past_deadline = || ctx.deadline.is_some_and(|d| Instant::now() >= d);
+    let deadline = ctx.deadline;
+    let past_deadline = move || deadline.is_some_and(|d| Instant::now() >= d);
     let mutants = python_rules::mutants_of(&pf.text, &pf.rel, qn, f.body_span);
     let check = python_rules::self_check(&pf.text, &pf.rel, qn, f.body_span);
     let patch = |m: &Mutant| Patch {
@@ -151,14 +154,8 @@ pub fn run(ctx: &Context<'_>, c: &Chosen, elites: &[Pair]) -> Result<MutationRep
         source: m.apply(&pf.text),
     };
     let tests = reaching_tests(ctx.project, pf, &f.qualname);
-    let test_tool = format!(
-        "pytest in a forked runner (tests selected by import and name: {})",
-        if tests.is_empty() {
-            "none".to_string()
-        } else {
-            tests.iter().map(|t| t.display().to_string()).collect::<Vec<_>>().join(", ")
-        }
-    );
+    let files = tests.iter().map(|t| t.display().to_string()).collect::<Vec<_>>().join(", ");
+    let mut reached: Option<usize> = None;
 
     let mut results: BTreeMap<usize, Tested> = BTreeMap::new();
     let mut self_check_killed = Some(false);
@@ -174,8 +171,13 @@ pub fn run(ctx: &Context<'_>, c: &Chosen, elites: &[Pair]) -> Result<MutationRep
         }
     } else {
         let spec = ctx.work.join(format!("runner-{}.json", c.file * 10_000 + c.func));
-        let mut runner = Runner::start(&ctx.cfg.python, ctx.scratch, &spec, &tests, ctx.sys_path)?;
-        let base = runner.run(None, Duration::from_secs(600), true)?;
+        let kept = ctx.runners.borrow().iter().position(|(t, _)| *t == tests);
+        let mut runner = match kept {
+            Some(i) => ctx.runners.borrow_mut().swap_remove(i).1,
+            None => Runner::start(&ctx.cfg.python, ctx.scratch, &spec, &tests, ctx.sys_path)?,
+        };
+        let base = runner.baseline(&pf.module, &f.qualname, Duration::from_secs(600))?;
+        reached = Some(base.reached.len());
         if base.status != "pass" {
             let failed =
                 if base.failed.is_empty() { base.detail.clone() } else { base.failed.join(", ") };
@@ -191,7 +193,9 @@ pub fn run(ctx: &Context<'_>, c: &Chosen, elites: &[Pair]) -> Result<MutationRep
         let mut runners = vec![runner];
         for j in 1..jobs {
             let spec = ctx.work.join(format!("runner-{}-{j}.json", c.file * 10_000 + c.func));
-            runners.push(Runner::start(&ctx.cfg.python, ctx.scratch, &spec, &tests, ctx.sys_path)?);
+            let mut r = Runner::start(&ctx.cfg.python, ctx.scratch, &spec, &tests, ctx.sys_path)?;
+            r.baseline(&pf.module, &f.qualname, Duration::from_secs(600))?;
+            runners.push(r);
         }
         let (patch, past_deadline, mutants) = (&patch, &past_deadline, &mutants);
         let outs: Vec<Result<Vec<(usize, Tested)>, RunnerError>> = std::thread::scope(|s| {
@@ -225,6 +229,9 @@ pub fn run(ctx: &Context<'_>, c: &Chosen, elites: &[Pair]) -> Result<MutationRep
         });
         for got in outs {
             results.extend(got?);
+        }
+        if let Some(first) = runners.into_iter().next() {
+            ctx.runners.borrow_mut().push((tests.clone(), first));
         }
     }
 
@@ -408,6 +415,13 @@ pub fn run(ctx: &Context<'_>, c: &Chosen, elites: &[Pair]) -> Result<MutationRep
         .collect();
     let unpinned =
         unpinned.into_iter().map(|(ci, ms)| UnpinnedBoundary::of(&elites[ci], ms)).collect();
+    // Which tests ran: files by import and name, then the tests that call the function.
+    let test_tool = match reached {
+        None => "pytest in a forked runner: no test file names the function".to_string(),
+        Some(n) => format!(
+            "pytest in a forked runner: {n} tests that call the function (per-test call tracing) of {files} (selected by import and name)"
+        ),
+    };
     Ok(MutationReport {
         self_check_killed,
         test_tool,

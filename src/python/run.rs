@@ -296,6 +296,7 @@ pub fn run(cfg: &PyRunConfig) -> Result<(Report, PathBuf), PyRunError> {
             work: work.path(),
             sys_path: &sys_path,
             deadline,
+            runners: Default::default(),
         };
         for (k, c) in chosen.iter().enumerate() {
             let m = phase::run(&ctx, c, &archives[k])?;

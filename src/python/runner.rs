@@ -40,6 +40,9 @@ pub struct RunResult {
     /// Seconds it took.
     #[serde(default)]
     pub time: f64,
+    /// With a trace: the tests that called the function.
+    #[serde(default)]
+    pub reached: Vec<String>,
 }
 
 /// Why the runner could not be used.
@@ -131,8 +134,27 @@ impl Runner {
         timeout: Duration,
         all: bool,
     ) -> Result<RunResult, RunnerError> {
-        let req =
-            serde_json::json!({ "patch": patch, "timeout": timeout.as_secs_f64(), "all": all });
+        self.request(
+            serde_json::json!({ "patch": patch, "timeout": timeout.as_secs_f64(), "all": all }),
+        )
+    }
+
+    /// The baseline: every test on the original, recording which ones call `module.qualname`;
+    /// from then on only those run against mutants.
+    pub fn baseline(
+        &mut self,
+        module: &str,
+        qualname: &str,
+        timeout: Duration,
+    ) -> Result<RunResult, RunnerError> {
+        let trace = serde_json::json!({ "module": module, "qualname": qualname });
+        self.request(serde_json::json!({
+            "patch": null, "timeout": timeout.as_secs_f64(), "all": true, "trace": trace
+        }))
+    }
+
+    fn request(&mut self, req: serde_json::Value) -> Result<RunResult, RunnerError> {
+        let timeout = Duration::from_secs_f64(req["timeout"].as_f64().unwrap_or(600.0));
         let line = format!("{req}\n");
         self.stdin
             .write_all(line.as_bytes())

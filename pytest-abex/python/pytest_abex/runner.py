@@ -8,9 +8,12 @@ fork and one test run, not an interpreter start and an import of the project.
 
 Protocol (JSON lines, answers prefixed by ``@abex@``): the runner greets with
 ``{"abex_runner": 1, "collected": N}`` (or ``{"abex_runner": 1, "error": "..."}``), then answers
-each request ``{"patch": null | {...}, "timeout": seconds, "all": bool}`` with
-``{"status": "pass"|"fail"|"timeout"|"unviable", "failed": [node ids], "detail": "..."}``.
-Without ``all`` the child stops at the first failing test. An empty line or EOF ends it.
+each request ``{"patch": null | {...}, "timeout": seconds, "all": bool, "trace": null | {"module",
+"qualname"}}`` with ``{"status": "pass"|"fail"|"timeout"|"unviable", "failed": [node ids],
+"detail": "...", "reached": [node ids]}``. Without ``all`` the child stops at the first failing
+test. With ``trace`` (the baseline), the tests that call the function are recorded (a profile
+hook), and from then on only those run: per-test call tracing selects the tests of a mutant. An
+empty line or EOF ends it.
 """
 
 import json
@@ -18,6 +21,7 @@ import os
 import select
 import signal
 import sys
+import threading
 import time
 
 import pytest
@@ -35,6 +39,7 @@ class _Runner:
         self.inp = inp
         self.failed = []
         self.greeted = False
+        self.items = None  # the tests that reach the function, once traced
 
     def send(self, obj):
         self.out.write(MARKER + json.dumps(obj).encode() + b"\n")
@@ -60,6 +65,8 @@ class _Runner:
             self.failed.append(report.nodeid)
 
     def one(self, session, req):
+        if req.get("trace"):
+            self.items = None  # a new baseline runs every test
         read_fd, write_fd = os.pipe()
         started = time.monotonic()
         pid = os.fork()
@@ -74,12 +81,18 @@ class _Runner:
                         result = {"status": "unviable", "failed": [], "detail": str(e)}
                         raise _Done() from None
                 self.failed = []
-                items = session.items
+                items = self.items if self.items is not None else session.items
+                tracer = _Tracer(req["trace"]) if req.get("trace") else None
                 for i, item in enumerate(items):
                     nxt = items[i + 1] if i + 1 < len(items) else None
+                    if tracer is not None:
+                        tracer.current = item.nodeid
                     item.config.hook.pytest_runtest_protocol(item=item, nextitem=nxt)
                     if self.failed and not req.get("all"):
                         break
+                if tracer is not None:
+                    tracer.stop()
+                    result["reached"] = sorted(tracer.reached)
                 if self.failed:
                     result = {"status": "fail", "failed": self.failed, "detail": ""}
             except _Done:
@@ -117,8 +130,32 @@ class _Runner:
         except ValueError:
             # The child died in a test (os._exit, a signal): the mutant is killed.
             result = {"status": "fail", "failed": [], "detail": f"the test process died (status {status})"}
+        if "reached" in result and result["status"] == "pass":
+            # From now on, only the tests that call the function run against its mutants.
+            reached = set(result["reached"])
+            self.items = [item for item in session.items if item.nodeid in reached]
         result["time"] = elapsed
         return result
+
+
+class _Tracer:
+    """Records which tests call a function: a profile hook that compares code objects."""
+
+    def __init__(self, target):
+        _, func = _patch.resolve(target["module"], target["qualname"])
+        self.code = func.__code__
+        self.current = None
+        self.reached = set()
+        sys.setprofile(self._profile)
+        threading.setprofile(self._profile)
+
+    def _profile(self, frame, event, arg):
+        if event == "call" and frame.f_code is self.code:
+            self.reached.add(self.current)
+
+    def stop(self):
+        sys.setprofile(None)
+        threading.setprofile(None)
 
 
 class _Done(Exception):
