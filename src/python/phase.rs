@@ -256,18 +256,28 @@ pub fn run(ctx: &Context<'_>, c: &Chosen, elites: &[Pair]) -> Result<MutationRep
         let spec = ctx.work.join("witness.json");
         let io = |source| PhaseError::Io { path: spec.clone(), source };
         let mut original =
-            worker_for(ctx.cfg, ctx.scratch, &spec, &one, ctx.sys_path, None).map_err(io)?;
-        for (k, m) in mutants.iter().enumerate() {
-            if results.get(&k).map(|r| r.status) != Some(MutantStatus::Survived) || past_deadline()
-            {
-                continue;
+            worker_for(ctx.cfg, ctx.scratch, &spec, &one, ctx.sys_path).map_err(io)?;
+        // One worker calls every survivor: target `i` is the `i`-th survivor's mutant.
+        let survivors: Vec<usize> = (0..mutants.len())
+            .filter(|k| results.get(k).map(|r| r.status) == Some(MutantStatus::Survived))
+            .collect();
+        let with_patches: Vec<serde_json::Value> = survivors
+            .iter()
+            .map(|&k| {
+                let mut t = worker_target(ctx.project, c);
+                t["patch"] = serde_json::to_value(patch(&mutants[k])).unwrap_or_default();
+                t
+            })
+            .collect();
+        let mspec = ctx.work.join("mutants.json");
+        let mut mw = worker_for(ctx.cfg, ctx.scratch, &mspec, &with_patches, ctx.sys_path)
+            .map_err(|source| PhaseError::Io { path: mspec.clone(), source })?;
+        for (id, &k) in survivors.iter().enumerate() {
+            let m = &mutants[k];
+            if past_deadline() {
+                break;
             }
-            let pfile = ctx.work.join(format!("patch-{}.json", m.id));
-            write(&pfile, &serde_json::to_string(&patch(m)).unwrap_or_default())?;
-            let mspec = ctx.work.join(format!("worker-{}.json", m.id));
-            let mut mw = worker_for(ctx.cfg, ctx.scratch, &mspec, &one, ctx.sys_path, Some(&pfile))
-                .map_err(|source| PhaseError::Io { path: mspec.clone(), source })?;
-            let mut me = TargetEvaluator { worker: &mut mw, id: 0 };
+            let mut me = TargetEvaluator { worker: &mut mw, id };
             let (mut w, outs) = witness::from_inputs(&known, &mut me).map_err(exec_err)?;
             if w.is_some() {
                 for (ci, p) in elites.iter().enumerate().filter(|(_, p)| p.pd > 0.0) {
@@ -303,6 +313,10 @@ pub fn run(ctx: &Context<'_>, c: &Chosen, elites: &[Pair]) -> Result<MutationRep
                 )
                 .map_err(exec_err)?;
             }
+            // A mutant the worker could not load answers "bad arguments": no witness.
+            let w = w.filter(
+                |w| !matches!(&w.mutant, Outcome::Error { ty, .. } if ty == "abex: bad arguments"),
+            );
             if let Some(w) = w {
                 let name = format!(
                     "test_abex_{}_{}",
@@ -342,22 +356,23 @@ pub fn run(ctx: &Context<'_>, c: &Chosen, elites: &[Pair]) -> Result<MutationRep
         let text: Vec<&str> = suggestions.iter().map(|(_, _, code)| code.as_str()).collect();
         write(&ctx.scratch.join(&file), &text.join("\n\n"))?;
         let spec = ctx.work.join("suggested.json");
-        let mut runner = Runner::start(
-            &ctx.cfg.python,
-            ctx.scratch,
-            &spec,
-            std::slice::from_ref(&file),
-            ctx.sys_path,
-        )?;
+        let files = [file.clone()];
+        // The runner of the function's tests collects the file in its forks; without one, a
+        // runner of the file alone.
+        let kept = ctx.runners.borrow().iter().position(|(t, _)| *t == tests);
+        let mut runner = match kept {
+            Some(i) => ctx.runners.borrow_mut().swap_remove(i).1,
+            None => Runner::start(&ctx.cfg.python, ctx.scratch, &spec, &files, ctx.sys_path)?,
+        };
         let node = |name: &str| format!("{}::{name}", file.display());
-        let base = runner.run(None, timeout, true)?;
+        let base = runner.run_files(None, timeout, &files)?;
         let passing: Vec<&(usize, String, String)> = suggestions
             .iter()
             .filter(|(_, name, _)| !base.failed.contains(&node(name)) && base.status != "timeout")
             .collect();
         let mut killed_by: BTreeMap<usize, Vec<String>> = BTreeMap::new();
         for k in witnesses.keys() {
-            let r = runner.run(Some(&patch(&mutants[*k])), timeout, true)?;
+            let r = runner.run_files(Some(&patch(&mutants[*k])), timeout, &files)?;
             killed_by.insert(*k, r.failed);
         }
         for (k, name, code) in passing {
@@ -371,7 +386,9 @@ pub fn run(ctx: &Context<'_>, c: &Chosen, elites: &[Pair]) -> Result<MutationRep
                 codes.insert(name.clone(), code.clone());
             }
         }
-        drop(runner);
+        if kept.is_some() {
+            ctx.runners.borrow_mut().push((tests.clone(), runner));
+        }
         let _ = std::fs::remove_file(ctx.scratch.join(&file));
     }
     // The smallest set of suggested tests that kills every survivor some test kills.

@@ -147,17 +147,13 @@ pub(crate) fn worker_for(
     spec_file: &Path,
     targets: &[serde_json::Value],
     sys_path: &[PathBuf],
-    patch_file: Option<&Path>,
 ) -> std::io::Result<Worker> {
     let spec = serde_json::json!({ "targets": targets, "sys_path": sys_path });
     std::fs::write(spec_file, spec.to_string())?;
-    let mut env = vec![
+    let env = vec![
         ("PYTHONDONTWRITEBYTECODE".to_string(), "1".to_string()),
         ("ABEX_INNER".to_string(), "1".to_string()),
     ];
-    if let Some(p) = patch_file {
-        env.push(("ABEX_PATCH".into(), p.display().to_string()));
-    }
     Ok(Worker::new(WorkerSpec {
         program: cfg.python.clone(),
         args: vec!["-m".into(), "pytest_abex.worker".into(), spec_file.display().to_string()],
@@ -248,7 +244,7 @@ pub fn run(cfg: &PyRunConfig) -> Result<(Report, PathBuf), PyRunError> {
     let specs: Vec<serde_json::Value> =
         driven.iter().map(|&i| worker_target(&project, &chosen[i])).collect();
     let spec_file = work.path().join("worker.json");
-    let mut worker = worker_for(cfg, &scratch, &spec_file, &specs, &sys_path, None)
+    let mut worker = worker_for(cfg, &scratch, &spec_file, &specs, &sys_path)
         .map_err(|source| PyRunError::Output { path: spec_file.clone(), source })?;
     let time_budget = cfg.time_budget_s.map(Duration::from_secs_f64);
     let deadline = time_budget.map(|b| started + b);

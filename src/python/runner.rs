@@ -139,6 +139,19 @@ impl Runner {
         )
     }
 
+    /// Runs every test of `files` (collected anew in the fork, e.g. suggested tests) with
+    /// `patch` applied.
+    pub fn run_files(
+        &mut self,
+        patch: Option<&Patch>,
+        timeout: Duration,
+        files: &[PathBuf],
+    ) -> Result<RunResult, RunnerError> {
+        self.request(serde_json::json!({
+            "patch": patch, "timeout": timeout.as_secs_f64(), "all": true, "collect": files
+        }))
+    }
+
     /// The baseline: every test on the original, recording which ones call `module.qualname`;
     /// from then on only those run against mutants.
     pub fn baseline(

@@ -33,16 +33,32 @@ def _find_code(code, path):
     return None
 
 
+def compiled(patch):
+    """The code object of the mutated function of ``patch``; ``ValueError`` with a reason when
+    the mutated source does not parse or lacks the function."""
+    try:
+        module_code = compile(patch["source"], patch["file"], "exec", dont_inherit=True)
+    except SyntaxError as e:
+        raise ValueError(f"the mutant does not parse: {e}") from None
+    code = _find_code(module_code, patch["qualname"].split("."))
+    if code is None:
+        raise ValueError(f"no function {patch['qualname']} in the mutated source")
+    return code
+
+
+def mutant_function(patch):
+    """A new function object running the mutant's code, beside the original (which is left
+    alone), so that one worker can call the original and several mutants."""
+    _, func = resolve(patch["module"], patch["qualname"])
+    new = types.FunctionType(compiled(patch), func.__globals__, func.__name__, func.__defaults__, func.__closure__)
+    new.__kwdefaults__ = func.__kwdefaults__
+    return new
+
+
 def apply(patch):
     """Applies a patch ``{"module", "qualname", "file", "source"}``; raises ``ValueError`` with
     a reason when the mutant cannot be swapped in (a syntax error, a different closure)."""
-    try:
-        compiled = compile(patch["source"], patch["file"], "exec", dont_inherit=True)
-    except SyntaxError as e:
-        raise ValueError(f"the mutant does not parse: {e}") from None
-    code = _find_code(compiled, patch["qualname"].split("."))
-    if code is None:
-        raise ValueError(f"no function {patch['qualname']} in the mutated source")
+    code = compiled(patch)
     _, func = resolve(patch["module"], patch["qualname"])
     func.__code__ = code  # ValueError when the free variables differ
 

@@ -10,9 +10,10 @@ Protocol (JSON lines, answers prefixed by ``@abex@``): the runner greets with
 ``{"abex_runner": 1, "collected": N}`` (or ``{"abex_runner": 1, "error": "..."}``), then answers
 each request ``{"patch": null | {...}, "timeout": seconds, "all": bool, "trace": null | {"module",
 "qualname"}}`` with ``{"status": "pass"|"fail"|"timeout"|"unviable", "failed": [node ids],
-"detail": "...", "reached": [node ids]}``. Without ``all`` the child stops at the first failing
-test. With ``trace`` (the baseline), the tests that call the function are recorded (a profile
-hook), and from then on only those run: per-test call tracing selects the tests of a mutant. An
+"detail": "...", "reached": [node ids]}``. With ``collect`` (a list of test files), the child
+collects and runs those files instead (suggested tests, without a new pytest process). Without ``all`` the child stops at the first failing
+test. With ``trace`` (the baseline), the tests that call the function are recorded (see
+``_Tracer``), and from then on only those run: per-test call tracing selects the tests of a mutant. An
 empty line or EOF ends it.
 """
 
@@ -23,6 +24,7 @@ import signal
 import sys
 import threading
 import time
+import types
 
 import pytest
 
@@ -82,6 +84,9 @@ class _Runner:
                         raise _Done() from None
                 self.failed = []
                 items = self.items if self.items is not None else session.items
+                if req.get("collect"):
+                    # Other test files (suggested tests), collected in this child only.
+                    items = session.perform_collect(req["collect"])
                 tracer = _Tracer(req["trace"]) if req.get("trace") else None
                 for i, item in enumerate(items):
                     nxt = items[i + 1] if i + 1 < len(items) else None
@@ -139,23 +144,44 @@ class _Runner:
 
 
 class _Tracer:
-    """Records which tests call a function: a profile hook that compares code objects."""
+    """Records which tests call a function. The function's code is swapped (in the forked
+    child only) for a wrapper that notes the call and calls a copy of the original, which costs
+    next to nothing; a function with a closure (e.g. one using ``super()``) falls back to a
+    profile hook comparing code objects."""
 
     def __init__(self, target):
-        _, func = _patch.resolve(target["module"], target["qualname"])
-        self.code = func.__code__
+        mod, func = _patch.resolve(target["module"], target["qualname"])
         self.current = None
         self.reached = set()
-        sys.setprofile(self._profile)
-        threading.setprofile(self._profile)
+        self.profiling = bool(func.__code__.co_freevars)
+        if self.profiling:
+            self.code = func.__code__
+            sys.setprofile(self._profile)
+            threading.setprofile(self._profile)
+            return
+        tag = f"__abex_{abs(hash(target['qualname']))}"
+        copy = types.FunctionType(func.__code__, func.__globals__, func.__name__, func.__defaults__)
+        copy.__kwdefaults__ = func.__kwdefaults__
+        func.__globals__[tag + "_orig__"] = copy
+        func.__globals__[tag + "_hit__"] = self._hit
+        namespace = {}
+        exec(
+            f"def wrapper(*args, **kwargs):\n    {tag}_hit__()\n    return {tag}_orig__(*args, **kwargs)\n",
+            namespace,
+        )
+        func.__code__ = namespace["wrapper"].__code__
+
+    def _hit(self):
+        self.reached.add(self.current)
 
     def _profile(self, frame, event, arg):
         if event == "call" and frame.f_code is self.code:
             self.reached.add(self.current)
 
     def stop(self):
-        sys.setprofile(None)
-        threading.setprofile(None)
+        if self.profiling:
+            sys.setprofile(None)
+            threading.setprofile(None)
 
 
 class _Done(Exception):

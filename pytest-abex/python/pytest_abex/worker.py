@@ -7,7 +7,8 @@ project. It speaks the JSON-lines protocol of ``src/exec/worker.rs``: it greets 
 (the timer interrupted the call; the worker carries on), each prefixed by ``@abex@``. A call
 that the timer cannot interrupt (a C extension that never returns) is killed from the core. Requests are read in chunks and answered in one
 write per chunk. ``ABEX_CALL_TIMEOUT_MS`` is the per-call limit (a SIGALRM timer);
-``ABEX_PATCH`` names a mutant patch (see :mod:`pytest_abex._patch`) applied at start.
+A target with a ``patch`` (see :mod:`pytest_abex._patch`) calls that mutant of the function
+beside the original, so one worker serves every survivor.
 """
 
 import json
@@ -59,18 +60,29 @@ def _converter(ty, as_tuple=False):
 
 
 def _target(t):
-    _, func = _patch.resolve(t["module"], t["qualname"])
-    mod = sys.modules[t["module"]]
+    """The callable of target ``t`` and its argument converters. A target with a ``patch``
+    calls a mutant of the function (a new function object; the original stays as it is)."""
+    mod, _ = _patch.resolve(t["module"], t["qualname"])
     kind = t["kind"]
+    mutant = _patch.mutant_function(t["patch"]) if t.get("patch") else None
     if kind == "function":
-        call = getattr(mod, t["qualname"])
+        call = mutant or getattr(mod, t["qualname"])
     elif kind == "method":
         cls_name, name = t["qualname"].rsplit(".", 1)
         cls = getattr(mod, cls_name)
-        call = lambda *a: getattr(cls(), name)(*a)  # noqa: E731 - a fresh instance per call
+        if mutant is not None:
+            call = lambda *a: mutant(cls(), *a)  # noqa: E731 - a fresh instance per call
+        else:
+            call = lambda *a: getattr(cls(), name)(*a)  # noqa: E731
     else:
         cls_name, name = t["qualname"].rsplit(".", 1)
-        call = getattr(getattr(mod, cls_name), name)
+        cls = getattr(mod, cls_name)
+        if mutant is None:
+            call = getattr(cls, name)
+        elif kind == "classmethod":
+            call = lambda *a: mutant(cls, *a)  # noqa: E731
+        else:
+            call = mutant
     convs = [_converter(p["ty"], p.get("tuple", False)) for p in t["params"]]
     if all(c is None for c in convs):
         return call, None
@@ -89,10 +101,6 @@ def main(argv):
     # What the code under test prints goes to stderr, never into the protocol.
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    patch_file = os.environ.get("ABEX_PATCH")
-    if patch_file:
-        with open(patch_file, encoding="utf-8") as f:
-            _patch.apply(json.load(f))
     targets = []
     for t in spec["targets"]:
         try:
