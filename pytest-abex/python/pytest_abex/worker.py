@@ -33,28 +33,38 @@ def _on_alarm(signum, frame):
     raise _CallTimeout()
 
 
+def _identity(v):
+    return v
+
+
 def _converter(ty, as_tuple=False):
-    """A function turning the JSON of an argument into the Python value of type ``ty``."""
+    """A function turning the JSON of an argument into the Python value of type ``ty``, or
+    ``None`` when the JSON value is already that value."""
     kind = ty["kind"]
+    inner = lambda t: _converter(t) or _identity  # noqa: E731
     if kind == "float":
         special = {"NaN": math.nan, "inf": math.inf, "-inf": -math.inf}
         return lambda v: special[v] if isinstance(v, str) else float(v)
     if kind == "bytes":
         return bytes
     if kind in ("list", "array"):
-        item = _converter(ty["item"])
+        if _converter(ty["item"]) is None and not as_tuple:
+            return None  # a JSON list of such values is the value
+        item = inner(ty["item"])
         if as_tuple:
             return lambda v: tuple(item(x) for x in v)
         return lambda v: [item(x) for x in v]
     if kind == "tuple":
-        items = [_converter(t) for t in ty["items"]]
+        items = [inner(t) for t in ty["items"]]
         return lambda v: tuple(f(x) for f, x in zip(items, v))
     if kind == "option":
-        item = _converter(ty["item"])
+        if _converter(ty["item"]) is None:
+            return None
+        item = inner(ty["item"])
         return lambda v: None if v is None else item(v)
     if kind == "map":
         key = int if ty["key"]["kind"] == "int" else (lambda k: k)
-        value = _converter(ty["value"])
+        value = inner(ty["value"])
         return lambda v: {key(k): value(x) for k, x in v.items()}
     return None  # int, bool, str, char, any: the JSON value as it is
 
@@ -86,7 +96,7 @@ def _target(t):
     convs = [_converter(p["ty"], p.get("tuple", False)) for p in t["params"]]
     if all(c is None for c in convs):
         return call, None
-    return call, [c or (lambda v: v) for c in convs]
+    return call, [c or _identity for c in convs]
 
 
 def _answer(obj):
