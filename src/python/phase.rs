@@ -37,6 +37,8 @@ pub struct Context<'a> {
     pub sys_path: &'a [PathBuf],
     /// When the run's time budget ends.
     pub deadline: Option<Instant>,
+    /// Every function of the run, (module, qualname): a runner's baseline traces them all.
+    pub traced: Vec<(String, String)>,
     /// Runners kept for the next function with the same test files (collection is paid once).
     pub runners: std::cell::RefCell<Vec<(Vec<PathBuf>, Runner)>>,
 }
@@ -176,8 +178,13 @@ pub fn run(ctx: &Context<'_>, c: &Chosen, elites: &[Pair]) -> Result<MutationRep
             Some(i) => ctx.runners.borrow_mut().swap_remove(i).1,
             None => Runner::start(&ctx.cfg.python, ctx.scratch, &spec, &tests, ctx.sys_path)?,
         };
-        let base = runner.baseline(&pf.module, &f.qualname, Duration::from_secs(600))?;
-        reached = Some(base.reached.len());
+        // One traced baseline serves every function that shares the runner.
+        let key = format!("{}:{}", pf.module, f.qualname);
+        let base = match runner.traced.clone().filter(|b| b.reached.contains_key(&key)) {
+            Some(b) => b,
+            None => runner.baseline(&ctx.traced, Duration::from_secs(600))?,
+        };
+        reached = Some(base.reached.get(&key).map_or(0, Vec::len));
         if base.status != "pass" {
             let failed =
                 if base.failed.is_empty() { base.detail.clone() } else { base.failed.join(", ") };
@@ -194,7 +201,7 @@ pub fn run(ctx: &Context<'_>, c: &Chosen, elites: &[Pair]) -> Result<MutationRep
         for j in 1..jobs {
             let spec = ctx.work.join(format!("runner-{}-{j}.json", c.file * 10_000 + c.func));
             let mut r = Runner::start(&ctx.cfg.python, ctx.scratch, &spec, &tests, ctx.sys_path)?;
-            r.baseline(&pf.module, &f.qualname, Duration::from_secs(600))?;
+            r.baseline(&ctx.traced, Duration::from_secs(600))?;
             runners.push(r);
         }
         let (patch, past_deadline, mutants) = (&patch, &past_deadline, &mutants);

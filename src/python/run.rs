@@ -292,6 +292,13 @@ pub fn run(cfg: &PyRunConfig) -> Result<(Report, PathBuf), PyRunError> {
             work: work.path(),
             sys_path: &sys_path,
             deadline,
+            traced: chosen
+                .iter()
+                .map(|c| {
+                    let pf = &project.files[c.file];
+                    (pf.module.clone(), pf.fns[c.func].qualname.clone())
+                })
+                .collect(),
             runners: Default::default(),
         };
         for (k, c) in chosen.iter().enumerate() {

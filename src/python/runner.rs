@@ -40,9 +40,9 @@ pub struct RunResult {
     /// Seconds it took.
     #[serde(default)]
     pub time: f64,
-    /// With a trace: the tests that called the function.
+    /// With a trace: per traced function (`module:qualname`), the tests that called it.
     #[serde(default)]
-    pub reached: Vec<String>,
+    pub reached: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 /// Why the runner could not be used.
@@ -68,6 +68,8 @@ pub struct Runner {
     lines: Receiver<String>,
     /// Tests it collected.
     pub collected: usize,
+    /// Its traced baseline, once run.
+    pub traced: Option<RunResult>,
 }
 
 impl Runner {
@@ -108,7 +110,7 @@ impl Runner {
                 }
             }
         });
-        let mut r = Runner { child, stdin, lines: rx, collected: 0 };
+        let mut r = Runner { child, stdin, lines: rx, collected: 0, traced: None };
         let hello = r.next(Duration::from_secs(300))?;
         let v: serde_json::Value = serde_json::from_str(&hello)
             .map_err(|_| RunnerError::Broken(format!("unexpected greeting `{hello}`")))?;
@@ -152,18 +154,23 @@ impl Runner {
         }))
     }
 
-    /// The baseline: every test on the original, recording which ones call `module.qualname`;
-    /// from then on only those run against mutants.
+    /// The baseline: every test on the original, recording which ones call each of `targets`
+    /// (module, qualname); from then on a mutant runs only the tests that call its function.
+    /// Kept in [`Runner::traced`].
     pub fn baseline(
         &mut self,
-        module: &str,
-        qualname: &str,
+        targets: &[(String, String)],
         timeout: Duration,
     ) -> Result<RunResult, RunnerError> {
-        let trace = serde_json::json!({ "module": module, "qualname": qualname });
-        self.request(serde_json::json!({
+        let trace: Vec<serde_json::Value> = targets
+            .iter()
+            .map(|(m, q)| serde_json::json!({ "module": m, "qualname": q }))
+            .collect();
+        let r = self.request(serde_json::json!({
             "patch": null, "timeout": timeout.as_secs_f64(), "all": true, "trace": trace
-        }))
+        }))?;
+        self.traced = Some(r.clone());
+        Ok(r)
     }
 
     fn request(&mut self, req: serde_json::Value) -> Result<RunResult, RunnerError> {

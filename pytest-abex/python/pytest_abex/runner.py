@@ -8,12 +8,13 @@ fork and one test run, not an interpreter start and an import of the project.
 
 Protocol (JSON lines, answers prefixed by ``@abex@``): the runner greets with
 ``{"abex_runner": 1, "collected": N}`` (or ``{"abex_runner": 1, "error": "..."}``), then answers
-each request ``{"patch": null | {...}, "timeout": seconds, "all": bool, "trace": null | {"module",
-"qualname"}}`` with ``{"status": "pass"|"fail"|"timeout"|"unviable", "failed": [node ids],
-"detail": "...", "reached": [node ids]}``. With ``collect`` (a list of test files), the child
+each request ``{"patch": null | {...}, "timeout": seconds, "all": bool, "trace": null | [{"module",
+"qualname"}, ...]}`` with ``{"status": "pass"|"fail"|"timeout"|"unviable", "failed": [node ids],
+"detail": "...", "reached": {"module:qualname": [node ids]}}``. With ``collect`` (a list of test files), the child
 collects and runs those files instead (suggested tests, without a new pytest process). Without ``all`` the child stops at the first failing
-test. With ``trace`` (the baseline), the tests that call the function are recorded (see
-``_Tracer``), and from then on only those run: per-test call tracing selects the tests of a mutant. An
+test. With ``trace`` (the baseline), the tests that call each function are recorded (see
+``_Tracer``), and from then on a mutant runs only the tests that call its function: per-test
+call tracing selects the tests of a mutant. An
 empty line or EOF ends it.
 """
 
@@ -41,7 +42,7 @@ class _Runner:
         self.inp = inp
         self.failed = []
         self.greeted = False
-        self.items = None  # the tests that reach the function, once traced
+        self.selected = {}  # "module:qualname" -> the tests that call it, once traced
 
     def send(self, obj):
         self.out.write(MARKER + json.dumps(obj).encode() + b"\n")
@@ -67,8 +68,6 @@ class _Runner:
             self.failed.append(report.nodeid)
 
     def one(self, session, req):
-        if req.get("trace"):
-            self.items = None  # a new baseline runs every test
         read_fd, write_fd = os.pipe()
         started = time.monotonic()
         pid = os.fork()
@@ -83,10 +82,12 @@ class _Runner:
                         result = {"status": "unviable", "failed": [], "detail": str(e)}
                         raise _Done() from None
                 self.failed = []
-                items = self.items if self.items is not None else session.items
+                items = session.items
                 if req.get("collect"):
                     # Other test files (suggested tests), collected in this child only.
                     items = session.perform_collect(req["collect"])
+                elif req.get("patch"):
+                    items = self.selected.get(_key(req["patch"]), items)
                 tracer = _Tracer(req["trace"]) if req.get("trace") else None
                 for i, item in enumerate(items):
                     nxt = items[i + 1] if i + 1 < len(items) else None
@@ -97,7 +98,7 @@ class _Runner:
                         break
                 if tracer is not None:
                     tracer.stop()
-                    result["reached"] = sorted(tracer.reached)
+                    result["reached"] = {k: sorted(v) for k, v in tracer.reached.items()}
                 if self.failed:
                     result = {"status": "fail", "failed": self.failed, "detail": ""}
             except _Done:
@@ -136,50 +137,63 @@ class _Runner:
             # The child died in a test (os._exit, a signal): the mutant is killed.
             result = {"status": "fail", "failed": [], "detail": f"the test process died (status {status})"}
         if "reached" in result and result["status"] == "pass":
-            # From now on, only the tests that call the function run against its mutants.
-            reached = set(result["reached"])
-            self.items = [item for item in session.items if item.nodeid in reached]
+            # From now on, a mutant runs only the tests that call its function.
+            for key, nodeids in result["reached"].items():
+                wanted = set(nodeids)
+                self.selected[key] = [item for item in session.items if item.nodeid in wanted]
         result["time"] = elapsed
         return result
 
 
-class _Tracer:
-    """Records which tests call a function. The function's code is swapped (in the forked
-    child only) for a wrapper that notes the call and calls a copy of the original, which costs
-    next to nothing; a function with a closure (e.g. one using ``super()``) falls back to a
-    profile hook comparing code objects."""
+def _key(target):
+    return f"{target['module']}:{target['qualname']}"
 
-    def __init__(self, target):
-        mod, func = _patch.resolve(target["module"], target["qualname"])
+
+class _Tracer:
+    """Records which tests call each of a list of functions. A function's code is swapped (in
+    the forked child only) for a wrapper that notes the call and calls a copy of the original,
+    which costs next to nothing; a function with a closure (e.g. one using ``super()``) is
+    watched by a profile hook comparing code objects instead."""
+
+    def __init__(self, targets):
         self.current = None
-        self.reached = set()
-        self.profiling = bool(func.__code__.co_freevars)
-        if self.profiling:
-            self.code = func.__code__
+        self.reached = {}
+        self.profiled = {}  # code object -> key
+        for n, target in enumerate(targets):
+            key = _key(target)
+            self.reached[key] = set()
+            try:
+                _, func = _patch.resolve(target["module"], target["qualname"])
+            except Exception:  # noqa: BLE001 - not importable here: no test reaches it
+                continue
+            if func.__code__.co_freevars:
+                self.profiled[func.__code__] = key
+                continue
+            tag = f"__abex_trace_{n}"
+            copy = types.FunctionType(func.__code__, func.__globals__, func.__name__, func.__defaults__)
+            copy.__kwdefaults__ = func.__kwdefaults__
+            func.__globals__[tag + "_orig__"] = copy
+            func.__globals__[tag + "_hit__"] = self._hitter(key)
+            namespace = {}
+            exec(
+                f"def wrapper(*args, **kwargs):\n    {tag}_hit__()\n    return {tag}_orig__(*args, **kwargs)\n",
+                namespace,
+            )
+            func.__code__ = namespace["wrapper"].__code__
+        if self.profiled:
             sys.setprofile(self._profile)
             threading.setprofile(self._profile)
-            return
-        tag = f"__abex_{abs(hash(target['qualname']))}"
-        copy = types.FunctionType(func.__code__, func.__globals__, func.__name__, func.__defaults__)
-        copy.__kwdefaults__ = func.__kwdefaults__
-        func.__globals__[tag + "_orig__"] = copy
-        func.__globals__[tag + "_hit__"] = self._hit
-        namespace = {}
-        exec(
-            f"def wrapper(*args, **kwargs):\n    {tag}_hit__()\n    return {tag}_orig__(*args, **kwargs)\n",
-            namespace,
-        )
-        func.__code__ = namespace["wrapper"].__code__
 
-    def _hit(self):
-        self.reached.add(self.current)
+    def _hitter(self, key):
+        reached = self.reached[key]
+        return lambda: reached.add(self.current)
 
     def _profile(self, frame, event, arg):
-        if event == "call" and frame.f_code is self.code:
-            self.reached.add(self.current)
+        if event == "call" and frame.f_code in self.profiled:
+            self.reached[self.profiled[frame.f_code]].add(self.current)
 
     def stop(self):
-        if self.profiling:
+        if self.profiled:
             sys.setprofile(None)
             threading.setprofile(None)
 
