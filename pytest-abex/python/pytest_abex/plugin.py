@@ -96,7 +96,7 @@ def _is_xdist_worker(config):
 
 def pytest_sessionfinish(session, exitstatus):
     config = session.config
-    if not _enabled(config) or _is_xdist_worker(config):
+    if not _enabled(config) or _is_xdist_worker(config) or config.option.collectonly:
         return
     if int(exitstatus) not in (0, 5):
         config.stash[_RESULT] = {"skipped": "the tests failed; abex needs a passing test run"}
