@@ -12,7 +12,7 @@ use super::runner::{Patch, RunResult, Runner, RunnerError};
 use super::suggest::{self, Callee};
 use super::{Chosen, Project, PyFile};
 use crate::archive::Pair;
-use crate::exec::worker::TargetEvaluator;
+use crate::exec::worker::{TargetEvaluator, Worker};
 use crate::exec::{Evaluate, ExecError};
 use crate::mutate::{python_rules, Mutant};
 use crate::report::{
@@ -140,8 +140,14 @@ fn tested(r: &RunResult) -> Tested {
     Tested { status, killed_by, time: Duration::from_secs_f64(r.time.max(0.0)) }
 }
 
-/// Runs the phase for `c`, whose explored archive elites are `elites`.
-pub fn run(ctx: &Context<'_>, c: &Chosen, elites: &[Pair]) -> Result<MutationReport, PhaseError> {
+/// Runs the phase for `c`, whose explored archive elites are `elites`; `original` is the
+/// explorer's worker and `c`'s id in it (the original's side of the differential search).
+pub fn run(
+    ctx: &Context<'_>,
+    c: &Chosen,
+    elites: &[Pair],
+    original: (&mut Worker, Option<usize>),
+) -> Result<MutationReport, PhaseError> {
     let pf = &ctx.project.files[c.file];
     let f = &pf.fns[c.func];
     let qn = &c.target.qualified_name;
@@ -246,7 +252,8 @@ pub fn run(ctx: &Context<'_>, c: &Chosen, elites: &[Pair]) -> Result<MutationRep
     let mut witnesses: BTreeMap<usize, Witness> = BTreeMap::new();
     let mut unpinned: BTreeMap<usize, Vec<String>> = BTreeMap::new();
     let mut suggestions: Vec<(usize, String, String)> = Vec::new();
-    if c.target.drive == Drive::Supported {
+    let (original, original_id) = original;
+    if let (Drive::Supported, Some(original_id)) = (&c.target.drive, original_id) {
         let exec_err = |source| PhaseError::Exec { function: qn.clone(), source };
         let mut known: Vec<(Args, Outcome)> = Vec::new();
         let mut seen = BTreeSet::new();
@@ -259,11 +266,6 @@ pub fn run(ctx: &Context<'_>, c: &Chosen, elites: &[Pair]) -> Result<MutationRep
         }
         let params = c.target.param_types().unwrap_or_default();
         let seeds: Vec<Args> = known.iter().map(|(a, _)| a.clone()).collect();
-        let one = [worker_target(ctx.project, c)];
-        let spec = ctx.work.join("witness.json");
-        let io = |source| PhaseError::Io { path: spec.clone(), source };
-        let mut original =
-            worker_for(ctx.cfg, ctx.scratch, &spec, &one, ctx.sys_path).map_err(io)?;
         // One worker calls every survivor: target `i` is the `i`-th survivor's mutant.
         let survivors: Vec<usize> = (0..mutants.len())
             .filter(|k| results.get(k).map(|r| r.status) == Some(MutantStatus::Survived))
@@ -303,7 +305,7 @@ pub fn run(ctx: &Context<'_>, c: &Chosen, elites: &[Pair]) -> Result<MutationRep
                 let expired = std::cell::Cell::new(false);
                 let until = Instant::now() + WITNESS_SEARCH_CAP;
                 let mut oe = Capped {
-                    inner: &mut TargetEvaluator { worker: &mut original, id: 0 },
+                    inner: &mut TargetEvaluator { worker: original, id: original_id },
                     until: Some(until),
                     expired: &expired,
                 };

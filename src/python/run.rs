@@ -282,7 +282,6 @@ pub fn run(cfg: &PyRunConfig) -> Result<(Report, PathBuf), PyRunError> {
         report.targets = reports.clone();
         save(&report)?;
     }
-    drop(worker);
 
     if cfg.mutate {
         let ctx = phase::Context {
@@ -302,7 +301,8 @@ pub fn run(cfg: &PyRunConfig) -> Result<(Report, PathBuf), PyRunError> {
             runners: Default::default(),
         };
         for (k, c) in chosen.iter().enumerate() {
-            let m = phase::run(&ctx, c, &archives[k])?;
+            let id = driven.iter().position(|&d| d == k);
+            let m = phase::run(&ctx, c, &archives[k], (&mut worker, id))?;
             reports[k].mutation = Some(m);
             report.targets = reports.clone();
             save(&report)?;
