@@ -140,6 +140,40 @@ fn tested(r: &RunResult) -> Tested {
     Tested { status, killed_by, time: Duration::from_secs_f64(r.time.max(0.0)) }
 }
 
+/// Starts a runner for each distinct set of test files of `chosen` and runs its traced
+/// baseline over `traced`, so that it is ready when the phase reaches the function (it runs on
+/// a thread while the functions are explored). A runner that fails to start is left out: the
+/// phase starts it again and reports why.
+pub fn warm_runners(
+    cfg: &PyRunConfig,
+    project: &Project,
+    scratch: &Path,
+    spec_prefix: &Path,
+    sys_path: &[PathBuf],
+    traced: &[(String, String)],
+    chosen: &[Chosen],
+) -> Vec<(Vec<PathBuf>, Runner)> {
+    let mut sets: Vec<Vec<PathBuf>> = Vec::new();
+    for c in chosen {
+        let pf = &project.files[c.file];
+        let tests = reaching_tests(project, pf, &pf.fns[c.func].qualname);
+        if !tests.is_empty() && !sets.contains(&tests) {
+            sets.push(tests);
+        }
+    }
+    let mut out = Vec::new();
+    for (i, tests) in sets.into_iter().enumerate() {
+        let spec = spec_prefix.with_file_name(format!("warm-{i}.json"));
+        let Ok(mut runner) = Runner::start(&cfg.python, scratch, &spec, &tests, sys_path) else {
+            continue;
+        };
+        if runner.baseline(traced, Duration::from_secs(600)).is_ok() {
+            out.push((tests, runner));
+        }
+    }
+    out
+}
+
 /// Runs the phase for `c`, whose explored archive elites are `elites`; `original` is the
 /// explorer's worker and `c`'s id in it (the original's side of the differential search).
 pub fn run(

@@ -249,39 +249,66 @@ pub fn run(cfg: &PyRunConfig) -> Result<(Report, PathBuf), PyRunError> {
     let time_budget = cfg.time_budget_s.map(Duration::from_secs_f64);
     let deadline = time_budget.map(|b| started + b);
 
+    let traced: Vec<(String, String)> = chosen
+        .iter()
+        .map(|c| {
+            let pf = &project.files[c.file];
+            (pf.module.clone(), pf.fns[c.func].qualname.clone())
+        })
+        .collect();
     let mut reports: Vec<TargetReport> = Vec::new();
     let mut archives = Vec::new();
-    for (i, c) in chosen.iter().enumerate() {
-        let mut exploration = None;
-        let mut elites = Vec::new();
-        if let Some(id) = driven.iter().position(|&d| d == i) {
-            let params = c.target.param_types().unwrap_or_default();
-            let left = driven.len() - id;
-            let budget = Some(time_budget.map_or(EXPLORE_CAP, |b| {
-                (b / 2).saturating_sub(started.elapsed()) / left.max(1) as u32
-            }));
-            let ecfg = ExploreConfig {
-                pairs: cfg.pairs,
-                time_budget: budget,
-                seed: cfg.seed,
-                ..ExploreConfig::default()
-            };
-            let mut eval = TargetEvaluator { worker: &mut worker, id };
-            let x = explore::explore(&params, &mut eval, &ecfg, &mut |_| {}).map_err(|source| {
-                PyRunError::Exec {
-                    target: c.target.qualified_name.clone(),
-                    python: cfg.python.display().to_string(),
-                    source,
+    // The mutation phase's test runners start (collection, traced baseline) while the
+    // functions are explored.
+    let (explored, warmed) = std::thread::scope(|s| {
+        let warm = s.spawn(|| {
+            if !cfg.mutate {
+                return Vec::new();
+            }
+            let spec = work.path().join("warm");
+            phase::warm_runners(cfg, &project, &scratch, &spec, &sys_path, &traced, &chosen)
+        });
+        let explored = (|| -> Result<(), PyRunError> {
+            for (i, c) in chosen.iter().enumerate() {
+                let mut exploration = None;
+                let mut elites = Vec::new();
+                if let Some(id) = driven.iter().position(|&d| d == i) {
+                    let params = c.target.param_types().unwrap_or_default();
+                    let left = driven.len() - id;
+                    let budget = Some(time_budget.map_or(EXPLORE_CAP, |b| {
+                        (b / 2).saturating_sub(started.elapsed()) / left.max(1) as u32
+                    }));
+                    let ecfg = ExploreConfig {
+                        pairs: cfg.pairs,
+                        time_budget: budget,
+                        seed: cfg.seed,
+                        ..ExploreConfig::default()
+                    };
+                    let mut eval = TargetEvaluator { worker: &mut worker, id };
+                    let x = explore::explore(&params, &mut eval, &ecfg, &mut |_| {}).map_err(
+                        |source| PyRunError::Exec {
+                            target: c.target.qualified_name.clone(),
+                            python: cfg.python.display().to_string(),
+                            source,
+                        },
+                    )?;
+                    elites = x.archive.elites().into_iter().cloned().collect();
+                    exploration = Some(ExplorationReport::of(&x));
                 }
-            })?;
-            elites = x.archive.elites().into_iter().cloned().collect();
-            exploration = Some(ExplorationReport::of(&x));
-        }
-        archives.push(elites);
-        reports.push(TargetReport { target: c.target.clone(), exploration, mutation: None });
-        report.targets = reports.clone();
-        save(&report)?;
-    }
+                archives.push(elites);
+                reports.push(TargetReport {
+                    target: c.target.clone(),
+                    exploration,
+                    mutation: None,
+                });
+                report.targets = reports.clone();
+                save(&report)?;
+            }
+            Ok(())
+        })();
+        (explored, warm.join().unwrap_or_default())
+    });
+    explored?;
 
     if cfg.mutate {
         let ctx = phase::Context {
@@ -291,14 +318,8 @@ pub fn run(cfg: &PyRunConfig) -> Result<(Report, PathBuf), PyRunError> {
             work: work.path(),
             sys_path: &sys_path,
             deadline,
-            traced: chosen
-                .iter()
-                .map(|c| {
-                    let pf = &project.files[c.file];
-                    (pf.module.clone(), pf.fns[c.func].qualname.clone())
-                })
-                .collect(),
-            runners: Default::default(),
+            traced,
+            runners: std::cell::RefCell::new(warmed),
         };
         for (k, c) in chosen.iter().enumerate() {
             let id = driven.iter().position(|&d| d == k);
