@@ -17,6 +17,7 @@ pub mod lab;
 pub mod llm;
 pub mod mutate;
 pub mod mutation;
+pub mod python;
 pub mod report;
 pub mod run;
 pub mod rust;

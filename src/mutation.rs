@@ -384,12 +384,7 @@ pub fn run(
             .into_iter()
             .map(|(ci, mutants)| {
                 let p = &t.elites[ci];
-                UnpinnedBoundary {
-                    descriptor: p.descriptor,
-                    inputs: [stringify_input(&p.inputs[0]), stringify_input(&p.inputs[1])],
-                    outputs: [p.outcomes[0].stringify(), p.outcomes[1].stringify()],
-                    mutants,
-                }
+                UnpinnedBoundary::of(p, mutants)
             })
             .collect();
         unpinned_by_target.push(list);
@@ -437,22 +432,8 @@ pub fn run(
             }
         }
     }
-    // Greedy smallest set of tests that kills every survivor some test kills.
-    let mut chosen: Vec<(String, Vec<u32>)> = Vec::new();
-    let mut left: std::collections::BTreeSet<u32> = kills.values().flatten().copied().collect();
-    while !left.is_empty() {
-        let best = kills.iter().max_by_key(|(name, k)| {
-            (k.iter().filter(|n| left.contains(n)).count(), std::cmp::Reverse((*name).clone()))
-        });
-        let Some((name, k)) = best else { break };
-        if k.iter().all(|n| !left.contains(n)) {
-            break;
-        }
-        for n in k {
-            left.remove(n);
-        }
-        chosen.push((name.clone(), k.clone()));
-    }
+    // The smallest set of suggested tests that kills every survivor some test kills.
+    let chosen = crate::report::smallest_killing_set(&kills);
 
     for (ti, t) in targets.iter().enumerate() {
         let id_of = |n: u32| t.mutants.iter().find(|(k, _)| *k == n).map(|(_, m)| m.id.clone());
@@ -466,17 +447,7 @@ pub fn run(
                 r.as_ref().map_or(MutantStatus::NotTested, |r| r.status)
             };
             let witness = witnesses.get(n).cloned();
-            match status {
-                MutantStatus::Killed => counts.killed += 1,
-                MutantStatus::Survived => counts.survived += 1,
-                MutantStatus::Unviable => counts.unviable += 1,
-                MutantStatus::Timeout => counts.timeout += 1,
-                MutantStatus::NotExercised => counts.not_exercised += 1,
-                MutantStatus::NotTested => counts.not_tested += 1,
-            }
-            if status == MutantStatus::Survived && witness.is_some() {
-                counts.witnessed += 1;
-            }
+            counts.add(status, witness.is_some());
             let suggested =
                 chosen.iter().find(|(_, k)| k.contains(n)).map(|(name, _)| name.clone());
             let file_text = std::fs::read_to_string(&m.file).unwrap_or_default();

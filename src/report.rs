@@ -221,6 +221,58 @@ impl MutantCounts {
     }
 }
 
+impl MutantCounts {
+    /// Counts one mutant of `status`; `witnessed` for a survivor with a witness.
+    pub fn add(&mut self, status: MutantStatus, witnessed: bool) {
+        match status {
+            MutantStatus::Killed => self.killed += 1,
+            MutantStatus::Survived => self.survived += 1,
+            MutantStatus::Unviable => self.unviable += 1,
+            MutantStatus::Timeout => self.timeout += 1,
+            MutantStatus::NotExercised => self.not_exercised += 1,
+            MutantStatus::NotTested => self.not_tested += 1,
+        }
+        if status == MutantStatus::Survived && witnessed {
+            self.witnessed += 1;
+        }
+    }
+}
+
+impl UnpinnedBoundary {
+    /// The boundary of archive elite `p`, moved by the survivors `mutants`.
+    pub fn of(p: &Pair, mutants: Vec<String>) -> UnpinnedBoundary {
+        UnpinnedBoundary {
+            descriptor: p.descriptor,
+            inputs: [stringify_input(&p.inputs[0]), stringify_input(&p.inputs[1])],
+            outputs: [p.outcomes[0].stringify(), p.outcomes[1].stringify()],
+            mutants,
+        }
+    }
+}
+
+/// The smallest set of suggested tests (greedy) that kills every mutant some test kills:
+/// `kills` maps a test's name to the mutants it kills; ties go to the first name.
+pub fn smallest_killing_set<K: Ord + Copy>(
+    kills: &std::collections::BTreeMap<String, Vec<K>>,
+) -> Vec<(String, Vec<K>)> {
+    let mut chosen: Vec<(String, Vec<K>)> = Vec::new();
+    let mut left: std::collections::BTreeSet<K> = kills.values().flatten().copied().collect();
+    while !left.is_empty() {
+        let best = kills.iter().max_by_key(|(name, k)| {
+            (k.iter().filter(|n| left.contains(n)).count(), std::cmp::Reverse((*name).clone()))
+        });
+        let Some((name, k)) = best else { break };
+        if k.iter().all(|n| !left.contains(n)) {
+            break;
+        }
+        for n in k {
+            left.remove(n);
+        }
+        chosen.push((name.clone(), k.clone()));
+    }
+    chosen
+}
+
 /// The mutation analysis of one target.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MutationReport {

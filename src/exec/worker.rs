@@ -3,8 +3,9 @@
 //! Requests are lines `[target_id,[arg0,arg1,…]]` on the worker's stdin. The worker answers each
 //! with one line on stdout, prefixed by [`MARKER`] so that whatever the code under test prints is
 //! told apart: `{"ok":"…"}`, `{"err":["Type","message"]}`, `{"panic":"…"}`, `{"bad":"…"}` (the
-//! arguments could not be decoded) or `{"timeout":true}` (then the worker exits). It first
-//! announces itself with `{"abex_harness":1}`.
+//! arguments could not be decoded) or `{"timeout":true}` (then the worker exits). A worker that
+//! can interrupt a call and carry on (the Python one) answers `{"timed_out":true}` instead and
+//! stays up. It first announces itself with `{"abex_harness":1}`.
 //!
 //! Batches are written whole and answered whole. When the worker dies in the middle of a batch,
 //! the calls after the last answer are re-run one at a time to find the one that crashed; its
@@ -267,6 +268,7 @@ fn parse_answer(line: &str) -> Option<Option<Outcome>> {
         "panic" => Outcome::Panic { message: s(val)? },
         "bad" => Outcome::Error { ty: "abex: bad arguments".into(), message: s(val)? },
         "timeout" => return Some(None),
+        "timed_out" => Outcome::Timeout,
         _ => return None,
     }))
 }
@@ -364,6 +366,7 @@ mod tests {
             Outcome::Error { ty: "String".into(), message: "bad month".into() }
         );
         assert_eq!(parse_answer(r#"{"timeout":true}"#), Some(None));
+        assert_eq!(parse_answer(r#"{"timed_out":true}"#), Some(Some(Outcome::Timeout)));
         assert_eq!(parse_answer("garbage"), None);
     }
 

@@ -5,6 +5,7 @@
 //! `exclude_re` suppressions. The rule-based generators live beside it, one file per language
 //! ([`rust_rules`]); model-written mutants fill the same record.
 
+pub mod python_rules;
 pub mod rust_rules;
 
 use std::path::PathBuf;

@@ -1,0 +1,73 @@
+"""Wall time per tested mutant: `pytest --abex` against mutmut 3, same project, same functions.
+
+Usage: python benches/python_vs_mutmut.py PROJECT BASE MODULE FUNCTION [FUNCTION...]
+
+PROJECT is a git repository whose branch is checked out against BASE (the functions the change
+touches are the ones abex analyses; name the same ones here for mutmut). The interpreter running
+this script must have pytest-abex, pytest and mutmut 3 installed. Both tools run once, each in
+its own copy of the project, one test process at a time:
+
+- abex: wall time of `pytest --abex` minus that of plain `pytest` (so the normal test run is not
+  counted), over the mutants it tested (killed, survived, timed out), self-checks excluded;
+- mutmut: wall time of `mutmut run "MODULE.x_FUNCTION__mutmut_*" ...` over the mutants it
+  reports for those functions.
+
+It prints both figures and their ratio (abex / mutmut; the target is at most 0.5).
+"""
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def timed(cmd, cwd):
+    t = time.monotonic()
+    out = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    return time.monotonic() - t, out
+
+
+def main(argv):
+    project, base, module, functions = Path(argv[1]).resolve(), argv[2], argv[3], argv[4:]
+    py = sys.executable
+    with tempfile.TemporaryDirectory() as tmp:
+        a, m = Path(tmp) / "abex", Path(tmp) / "mutmut"
+        shutil.copytree(project, a, ignore=shutil.ignore_patterns(".abex", "mutants", "__pycache__"))
+        shutil.copytree(project, m, ignore=shutil.ignore_patterns(".abex", "mutants", "__pycache__", ".git"))
+
+        plain, out = timed([py, "-m", "pytest", "-q", "-p", "no:cacheprovider"], a)
+        assert out.returncode == 0, out.stdout[-2000:]
+        full, out = timed(
+            [py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--abex", "--abex-offline", "--abex-base", base], a
+        )
+        assert out.returncode == 0, out.stdout[-2000:]
+        report = json.loads((a / ".abex" / "out" / "report.json").read_text())
+        names = sorted(t["name"] for t in report["targets"])
+        tested = sum(
+            t["mutation"]["counts"]["killed"] + t["mutation"]["counts"]["survived"] + t["mutation"]["counts"]["timeout"]
+            for t in report["targets"]
+            if t.get("mutation")
+        )
+        abex_per = (full - plain) / tested
+
+        cfg = m / "setup.cfg"
+        section = f"\n[mutmut]\nsource_paths = {module.split('.')[0]}/\n"
+        cfg.write_text((cfg.read_text() if cfg.exists() else "") + section)
+        patterns = [f"{module}.x_{f}__mutmut_*" for f in functions]
+        wall, out = timed([py, "-m", "mutmut", "run", "--max-children", "1", *patterns], m)
+        found = set(re.findall(r"x_(?:%s)__mutmut_\d+" % "|".join(functions), out.stdout))
+        mutmut_per = wall / len(found)
+
+    print(f"functions: abex analysed {', '.join(names)}; mutmut ran {', '.join(functions)}")
+    print(f"abex:   {full - plain:.2f} s for {tested} tested mutants = {abex_per * 1000:.0f} ms per mutant "
+          f"(pytest --abex {full:.2f} s, plain pytest {plain:.2f} s)")
+    print(f"mutmut: {wall:.2f} s for {len(found)} mutants = {mutmut_per * 1000:.0f} ms per mutant")
+    print(f"ratio abex / mutmut: {abex_per / mutmut_per:.2f} (target <= 0.5)")
+
+
+if __name__ == "__main__":
+    main(sys.argv)

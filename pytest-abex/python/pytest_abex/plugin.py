@@ -1,0 +1,140 @@
+"""The pytest plugin: ``pytest --abex``.
+
+Inert unless ``--abex`` (or ``abex = true`` in the ini / ``[tool.abex]``) is given. After the test
+session, the controller (never an xdist worker) hands the settings to the Rust core
+(:mod:`pytest_abex._core`), which analyses the changed functions in a scratch copy of the project
+and writes ``.abex/out/``; the terminal summary then gets an ``abex`` section.
+"""
+
+import json
+import os
+import sys
+
+import pytest
+
+from . import report as _report
+
+_RESULT = pytest.StashKey[dict]()
+
+# (option, ini name, type, default, help)
+_OPTIONS = [
+    ("--abex-base", "abex_base", str, None, "base ref of the diff (default: origin/HEAD, main or master)"),
+    ("--abex-function", "abex_function", "list", None, "analyse FILE::NAME instead of the diff (repeatable)"),
+    ("--abex-offline", "abex_offline", bool, False, "use the built-in offline engine only (no model)"),
+    ("--abex-out", "abex_out", str, None, "output folder (default: .abex/out at the project root)"),
+    ("--abex-pairs", "abex_pairs", int, 1000, "input pairs to explore per function"),
+    ("--abex-time-budget", "abex_time_budget", float, None, "wall-time budget of the analysis, in seconds"),
+    ("--abex-seed", "abex_seed", int, 0, "random seed"),
+    ("--abex-jobs", "abex_jobs", int, 1, "mutants tested at a time"),
+    ("--abex-call-timeout", "abex_call_timeout", int, 1000, "time limit of one call of a function, in ms"),
+]
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("abex", "abex: what the change's tests do not pin down")
+    group.addoption("--abex", action="store_true", default=None, help="analyse the changed functions after the tests")
+    parser.addini("abex", "run abex after the tests (like --abex)", type="bool", default=False)
+    for opt, ini, typ, default, help_text in _OPTIONS:
+        if typ is bool:
+            group.addoption(opt, action="store_true", default=None, help=help_text)
+        elif typ == "list":
+            group.addoption(opt, action="append", default=None, metavar="FILE::NAME", help=help_text)
+        else:
+            group.addoption(opt, action="store", type=typ, default=None, help=help_text)
+        parser.addini(ini, help_text, type="linelist" if typ == "list" else ("bool" if typ is bool else "string"))
+
+
+def _pyproject_settings(config):
+    """``[tool.abex]`` of the rootdir's pyproject.toml, keys without the ``abex_`` prefix."""
+    path = config.rootpath / "pyproject.toml"
+    if not path.is_file():
+        return {}
+    try:
+        import tomllib  # Python 3.11+
+    except ImportError:  # pragma: no cover - older interpreters
+        try:
+            import tomli as tomllib
+        except ImportError:
+            return {}
+    with open(path, "rb") as f:
+        return tomllib.load(f).get("tool", {}).get("abex", {})
+
+
+def _setting(config, opt, ini, typ, default):
+    """Command line, then ini, then ``[tool.abex]``, then the default."""
+    value = config.getoption(opt.lstrip("-").replace("-", "_"))
+    if value not in (None, []):
+        return value
+    raw = config.getini(ini)
+    if raw not in (None, "", []):
+        if typ == "list" or typ is bool:
+            return raw
+        return typ(raw)
+    key = ini[len("abex_"):]
+    table = _pyproject_settings(config)
+    if key in table:
+        v = table[key]
+        return [v] if typ == "list" and isinstance(v, str) else v
+    return default
+
+
+def _enabled(config):
+    if os.environ.get("ABEX_INNER"):  # abex's own runner and worker: never recurse
+        return False
+    if config.getoption("abex"):
+        return True
+    return bool(config.getini("abex")) or bool(_pyproject_settings(config).get("enabled", False))
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "abex_suggested: a test suggested by abex")
+
+
+def _is_xdist_worker(config):
+    return hasattr(config, "workerinput")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    config = session.config
+    if not _enabled(config) or _is_xdist_worker(config) or config.option.collectonly:
+        return
+    if int(exitstatus) not in (0, 5):
+        config.stash[_RESULT] = {"skipped": "the tests failed; abex needs a passing test run"}
+        return
+    settings = {
+        "root": str(config.rootpath),
+        "python": sys.executable,
+        "functions": _setting(config, "--abex-function", "abex_function", "list", None) or [],
+        "base": _setting(config, "--abex-base", "abex_base", str, None),
+        "out": _setting(config, "--abex-out", "abex_out", str, None),
+        "pairs": int(_setting(config, "--abex-pairs", "abex_pairs", int, 1000)),
+        "seed": int(_setting(config, "--abex-seed", "abex_seed", int, 0)),
+        "jobs": int(_setting(config, "--abex-jobs", "abex_jobs", int, 1)),
+        "call_timeout_ms": int(_setting(config, "--abex-call-timeout", "abex_call_timeout", int, 1000)),
+    }
+    budget = _setting(config, "--abex-time-budget", "abex_time_budget", float, None)
+    if budget is not None:
+        settings["time_budget_s"] = float(budget)
+    from . import _core  # the native module: imported only when abex runs
+
+    try:
+        text, out = _core.run(json.dumps(settings))
+    except _core.AbexError as e:
+        config.stash[_RESULT] = {"error": str(e)}
+        return
+    config.stash[_RESULT] = {"report": json.loads(text), "out": out}
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    result = config.stash.get(_RESULT, None)
+    if result is None:
+        return
+    tr = terminalreporter
+    tr.write_sep("=", "abex")
+    if "skipped" in result:
+        tr.write_line(f"abex: skipped: {result['skipped']}")
+    elif "error" in result:
+        tr.write_line(f"abex: error: {result['error']}", red=True)
+    else:
+        for line in _report.render(result["report"], result["out"]):
+            tr.write_line(line)

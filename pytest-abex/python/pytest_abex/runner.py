@@ -1,0 +1,233 @@
+"""The abex test runner for Python: runs the tests that reach a function against its mutants.
+
+Started by the core as ``python -m pytest_abex.runner SPEC.json`` in a scratch copy of the
+project. It collects the given test files once with pytest, then for each request forks: the
+child swaps the mutant's code into the live function (:mod:`pytest_abex._patch`) and runs the
+collected items; the parent enforces the time limit and answers. The cost of a mutant is one
+fork and one test run, not an interpreter start and an import of the project.
+
+Protocol (JSON lines, answers prefixed by ``@abex@``): the runner greets with
+``{"abex_runner": 1, "collected": N}`` (or ``{"abex_runner": 1, "error": "..."}``), then answers
+each request ``{"patch": null | {...}, "timeout": seconds, "all": bool, "trace": null | [{"module",
+"qualname"}, ...]}`` with ``{"status": "pass"|"fail"|"timeout"|"unviable", "failed": [node ids],
+"detail": "...", "reached": {"module:qualname": [node ids]}}``. With ``collect`` (a list of test files), the child
+collects and runs those files instead (suggested tests, without a new pytest process). Without ``all`` the child stops at the first failing
+test. With ``trace`` (the baseline), the tests that call each function are recorded (see
+``_Tracer``), and from then on a mutant runs only the tests that call its function: per-test
+call tracing selects the tests of a mutant. An
+empty line or EOF ends it.
+"""
+
+import json
+import os
+import select
+import signal
+import sys
+import threading
+import time
+import types
+
+import pytest
+
+from . import _patch
+
+MARKER = b"@abex@"
+
+
+class _Runner:
+    """A pytest plugin that replaces the test loop by the request loop."""
+
+    def __init__(self, out, inp):
+        self.out = out
+        self.inp = inp
+        self.failed = []
+        self.greeted = False
+        self.selected = {}  # "module:qualname" -> the tests that call it, once traced
+
+    def send(self, obj):
+        self.out.write(MARKER + json.dumps(obj).encode() + b"\n")
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session):
+        if session.config.option.collectonly:
+            return None
+        self.greeted = True
+        if session.testsfailed:
+            self.send({"abex_runner": 1, "error": "errors while collecting the tests"})
+            return True
+        self.send({"abex_runner": 1, "collected": len(session.items)})
+        for line in self.inp:
+            if not line.strip():
+                break
+            req = json.loads(line)
+            self.send(self.one(session, req))
+        return True
+
+    def pytest_runtest_logreport(self, report):
+        if report.failed and report.nodeid not in self.failed:
+            self.failed.append(report.nodeid)
+
+    def one(self, session, req):
+        read_fd, write_fd = os.pipe()
+        started = time.monotonic()
+        pid = os.fork()
+        if pid == 0:  # the child: apply, run, report, exit without cleanup
+            os.close(read_fd)
+            result = {"status": "pass", "failed": [], "detail": ""}
+            try:
+                if req.get("patch"):
+                    try:
+                        _patch.apply(req["patch"])
+                    except ValueError as e:
+                        result = {"status": "unviable", "failed": [], "detail": str(e)}
+                        raise _Done() from None
+                self.failed = []
+                items = session.items
+                if req.get("collect"):
+                    # Other test files (suggested tests), collected in this child only.
+                    items = session.perform_collect(req["collect"])
+                elif req.get("patch"):
+                    items = self.selected.get(_key(req["patch"]), items)
+                tracer = _Tracer(req["trace"]) if req.get("trace") else None
+                for i, item in enumerate(items):
+                    nxt = items[i + 1] if i + 1 < len(items) else None
+                    if tracer is not None:
+                        tracer.current = item.nodeid
+                    item.config.hook.pytest_runtest_protocol(item=item, nextitem=nxt)
+                    if self.failed and not req.get("all"):
+                        break
+                if tracer is not None:
+                    tracer.stop()
+                    result["reached"] = {k: sorted(v) for k, v in tracer.reached.items()}
+                if self.failed:
+                    result = {"status": "fail", "failed": self.failed, "detail": ""}
+            except _Done:
+                pass
+            except BaseException as e:  # noqa: BLE001 - anything the mutant does is a kill
+                result = {"status": "fail", "failed": self.failed, "detail": f"{type(e).__name__}: {e}"}
+            os.write(write_fd, json.dumps(result).encode())
+            os.close(write_fd)
+            os._exit(0)
+        os.close(write_fd)
+        data = b""
+        deadline = started + float(req.get("timeout", 60))
+        timed_out = False
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                timed_out = True
+                break
+            ready, _, _ = select.select([read_fd], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(read_fd, 1 << 16)
+            if not chunk:
+                break
+            data += chunk
+        if timed_out:
+            os.kill(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
+        os.close(read_fd)
+        elapsed = time.monotonic() - started
+        if timed_out:
+            return {"status": "timeout", "failed": [], "detail": "", "time": elapsed}
+        try:
+            result = json.loads(data)
+        except ValueError:
+            # The child died in a test (os._exit, a signal): the mutant is killed.
+            result = {"status": "fail", "failed": [], "detail": f"the test process died (status {status})"}
+        if "reached" in result and result["status"] == "pass":
+            # From now on, a mutant runs only the tests that call its function.
+            for key, nodeids in result["reached"].items():
+                wanted = set(nodeids)
+                self.selected[key] = [item for item in session.items if item.nodeid in wanted]
+        result["time"] = elapsed
+        return result
+
+
+def _key(target):
+    return f"{target['module']}:{target['qualname']}"
+
+
+class _Tracer:
+    """Records which tests call each of a list of functions. A function's code is swapped (in
+    the forked child only) for a wrapper that notes the call and calls a copy of the original,
+    which costs next to nothing; a function with a closure (e.g. one using ``super()``) is
+    watched by a profile hook comparing code objects instead."""
+
+    def __init__(self, targets):
+        self.current = None
+        self.reached = {}
+        self.profiled = {}  # code object -> key
+        for n, target in enumerate(targets):
+            key = _key(target)
+            self.reached[key] = set()
+            try:
+                _, func = _patch.resolve(target["module"], target["qualname"])
+            except Exception:  # noqa: BLE001 - not importable here: no test reaches it
+                continue
+            if func.__code__.co_freevars:
+                self.profiled[func.__code__] = key
+                continue
+            tag = f"__abex_trace_{n}"
+            copy = types.FunctionType(func.__code__, func.__globals__, func.__name__, func.__defaults__)
+            copy.__kwdefaults__ = func.__kwdefaults__
+            func.__globals__[tag + "_orig__"] = copy
+            func.__globals__[tag + "_hit__"] = self._hitter(key)
+            namespace = {}
+            exec(
+                f"def wrapper(*args, **kwargs):\n    {tag}_hit__()\n    return {tag}_orig__(*args, **kwargs)\n",
+                namespace,
+            )
+            func.__code__ = namespace["wrapper"].__code__
+        if self.profiled:
+            sys.setprofile(self._profile)
+            threading.setprofile(self._profile)
+
+    def _hitter(self, key):
+        reached = self.reached[key]
+        return lambda: reached.add(self.current)
+
+    def _profile(self, frame, event, arg):
+        if event == "call" and frame.f_code in self.profiled:
+            self.reached[self.profiled[frame.f_code]].add(self.current)
+
+    def stop(self):
+        if self.profiled:
+            sys.setprofile(None)
+            threading.setprofile(None)
+
+
+class _Done(Exception):
+    pass
+
+
+def main(argv):
+    with open(argv[1], encoding="utf-8") as f:
+        spec = json.load(f)
+    _patch.add_paths(spec.get("sys_path", []))
+    out = os.fdopen(os.dup(1), "wb", buffering=0)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    sys.stdout = sys.stderr
+    # pytest replaces sys.stdin while it captures: requests come on a copy of the real one.
+    inp = os.fdopen(os.dup(0), "rb")
+    runner = _Runner(out, inp)
+    args = [
+        "-q",
+        "-p", "no:cacheprovider",
+        "-p", "no:xdist",
+        "-p", "no:randomly",
+        "-o", "addopts=",
+        "-W", "ignore",
+        *spec.get("pytest_args", []),
+        *spec["tests"],
+    ]
+    code = pytest.main(args, plugins=[runner])
+    if code not in (0, 1) and not runner.greeted:
+        runner.send({"abex_runner": 1, "error": f"pytest could not collect the tests (exit code {int(code)})"})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

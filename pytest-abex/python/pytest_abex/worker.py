@@ -1,0 +1,172 @@
+"""The abex worker for Python: calls functions of the project on argument lists.
+
+Started by the core as ``python -m pytest_abex.worker SPEC.json`` in a scratch copy of the
+project. It speaks the JSON-lines protocol of ``src/exec/worker.rs``: it greets with
+``{"abex_harness":1}``, then answers each request ``[target_id,[args...]]`` with one line
+``{"ok": repr}``, ``{"err": [type, message]}``, ``{"bad": message}`` or ``{"timed_out": true}``
+(the timer interrupted the call; the worker carries on), each prefixed by ``@abex@``. A call
+that the timer cannot interrupt (a C extension that never returns) is killed from the core. Requests are read in chunks and answered in one
+write per chunk. ``ABEX_CALL_TIMEOUT_MS`` is the per-call limit (a SIGALRM timer);
+A target with a ``patch`` (see :mod:`pytest_abex._patch`) calls that mutant of the function
+beside the original, so one worker serves every survivor.
+"""
+
+import json
+import math
+import os
+import re
+import signal
+import sys
+
+from . import _patch
+
+MARKER = b"@abex@"
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+class _CallTimeout(BaseException):
+    """Raised in the call by the per-call timer; a BaseException so `except Exception` in the
+    code under test does not swallow it."""
+
+
+def _on_alarm(signum, frame):
+    raise _CallTimeout()
+
+
+def _identity(v):
+    return v
+
+
+def _converter(ty, as_tuple=False):
+    """A function turning the JSON of an argument into the Python value of type ``ty``, or
+    ``None`` when the JSON value is already that value."""
+    kind = ty["kind"]
+    inner = lambda t: _converter(t) or _identity  # noqa: E731
+    if kind == "float":
+        special = {"NaN": math.nan, "inf": math.inf, "-inf": -math.inf}
+        return lambda v: special[v] if isinstance(v, str) else float(v)
+    if kind == "bytes":
+        return bytes
+    if kind in ("list", "array"):
+        if _converter(ty["item"]) is None and not as_tuple:
+            return None  # a JSON list of such values is the value
+        item = inner(ty["item"])
+        if as_tuple:
+            return lambda v: tuple(item(x) for x in v)
+        return lambda v: [item(x) for x in v]
+    if kind == "tuple":
+        items = [inner(t) for t in ty["items"]]
+        return lambda v: tuple(f(x) for f, x in zip(items, v))
+    if kind == "option":
+        if _converter(ty["item"]) is None:
+            return None
+        item = inner(ty["item"])
+        return lambda v: None if v is None else item(v)
+    if kind == "map":
+        key = int if ty["key"]["kind"] == "int" else (lambda k: k)
+        value = inner(ty["value"])
+        return lambda v: {key(k): value(x) for k, x in v.items()}
+    return None  # int, bool, str, char, any: the JSON value as it is
+
+
+def _target(t):
+    """The callable of target ``t`` and its argument converters. A target with a ``patch``
+    calls a mutant of the function (a new function object; the original stays as it is)."""
+    mod, _ = _patch.resolve(t["module"], t["qualname"])
+    kind = t["kind"]
+    mutant = _patch.mutant_function(t["patch"]) if t.get("patch") else None
+    if kind == "function":
+        call = mutant or getattr(mod, t["qualname"])
+    elif kind == "method":
+        cls_name, name = t["qualname"].rsplit(".", 1)
+        cls = getattr(mod, cls_name)
+        if mutant is not None:
+            call = lambda *a: mutant(cls(), *a)  # noqa: E731 - a fresh instance per call
+        else:
+            call = lambda *a: getattr(cls(), name)(*a)  # noqa: E731
+    else:
+        cls_name, name = t["qualname"].rsplit(".", 1)
+        cls = getattr(mod, cls_name)
+        if mutant is None:
+            call = getattr(cls, name)
+        elif kind == "classmethod":
+            call = lambda *a: mutant(cls, *a)  # noqa: E731
+        else:
+            call = mutant
+    convs = [_converter(p["ty"], p.get("tuple", False)) for p in t["params"]]
+    if all(c is None for c in convs):
+        return call, None
+    return call, [c or _identity for c in convs]
+
+
+def _answer(obj):
+    return MARKER + json.dumps(obj, ensure_ascii=False).encode("utf-8", "replace") + b"\n"
+
+
+def main(argv):
+    with open(argv[1], encoding="utf-8") as f:
+        spec = json.load(f)
+    _patch.add_paths(spec.get("sys_path", []))
+    out = os.fdopen(os.dup(1), "wb", buffering=0)
+    # What the code under test prints goes to stderr, never into the protocol.
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    targets = []
+    for t in spec["targets"]:
+        try:
+            targets.append(_target(t))
+        except Exception as e:  # reported on every call of that target
+            targets.append((None, f"cannot load {t['module']}.{t['qualname']}: {type(e).__name__}: {e}"))
+    limit = int(os.environ.get("ABEX_CALL_TIMEOUT_MS", "1000")) / 1000.0
+    signal.signal(signal.SIGALRM, _on_alarm)
+    setitimer, real = signal.setitimer, signal.ITIMER_REAL
+    loads, dumps = json.loads, json.dumps
+    out.write(_answer({"abex_harness": 1}))
+    pending = b""
+    while True:
+        chunk = os.read(0, 1 << 20)
+        if not chunk:
+            break
+        pending += chunk
+        *lines, pending = pending.split(b"\n")
+        answers = []
+        for line in lines:
+            if not line.strip():
+                out.write(b"".join(answers))
+                return 0
+            try:
+                tid, args = loads(line)
+                call, convs = targets[tid]
+                if call is None:
+                    answers.append(_answer({"bad": convs}))
+                    continue
+                if convs is not None:
+                    args = [c(a) for c, a in zip(convs, args)]
+            except Exception as e:
+                answers.append(_answer({"bad": f"{type(e).__name__}: {e}"}))
+                continue
+            try:
+                if limit > 0:
+                    setitimer(real, limit)
+                try:
+                    result = call(*args)
+                finally:
+                    if limit > 0:
+                        setitimer(real, 0)
+                text = repr(result)
+                if " at 0x" in text:
+                    text = _ADDRESS.sub("", text)
+                answers.append(MARKER + b'{"ok":' + dumps(text).encode() + b"}\n")
+            except _CallTimeout:
+                # The timer unwound the call: the worker carries on.
+                answers.append(_answer({"timed_out": True}))
+            except RecursionError as e:
+                answers.append(_answer({"err": ["RecursionError", str(e)]}))
+            except Exception as e:
+                answers.append(_answer({"err": [type(e).__name__, str(e)]}))
+        out.write(b"".join(answers))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,157 @@
+"""pytest-abex end to end, through pytester: a small project per test, pytest run on it."""
+
+import json
+import subprocess
+
+import pytest
+
+PRICING = '''
+def bulk_discount(quantity: int) -> float:
+    """15% from 100 items, 5% from 10."""
+    if quantity < 0:
+        raise ValueError("quantity must not be negative")
+    if quantity >= 100:
+        return 0.15
+    if quantity >= 10:
+        return 0.05
+    return 0.0
+'''
+
+TESTS = '''
+from pricing import bulk_discount
+
+
+def test_far_from_the_boundaries():
+    assert bulk_discount(500) == 0.15
+    assert bulk_discount(50) == 0.05
+    assert bulk_discount(1) == 0.0
+'''
+
+
+@pytest.fixture
+def project(pytester):
+    pytester.makepyfile(pricing=PRICING, test_pricing=TESTS)
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    return pytester
+
+
+def report(pytester):
+    return json.loads((pytester.path / ".abex" / "out" / "report.json").read_text())
+
+
+def snapshot(root):
+    return {
+        p.relative_to(root): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".abex" not in p.parts and "__pycache__" not in p.parts
+    }
+
+
+def test_the_plugin_is_inert_without_abex(project):
+    result = project.runpytest()
+    result.assert_outcomes(passed=1)
+    assert "= abex =" not in result.stdout.str()
+    assert not (project.path / ".abex").exists()
+
+
+def test_the_plugin_can_be_disabled_by_its_entry_point_name(project):
+    result = project.runpytest("-p", "no:abex", "--abex")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "unrecognized arguments: --abex" in result.stderr.str()
+
+
+def test_a_run_finds_a_witnessed_survivor_and_a_suggested_test_that_kills_it(project):
+    before = snapshot(project.path)
+    result = project.runpytest(
+        "-p", "no:cacheprovider", "--abex", "--abex-function", "pricing.py::bulk_discount", "--abex-offline"
+    )
+    result.assert_outcomes(passed=1)
+    out = result.stdout.str()
+    assert "= abex =" in out and "pricing.bulk_discount" in out
+    # The user's tree is unchanged, byte for byte (abex writes only under .abex/).
+    assert snapshot(project.path) == before
+    rep = report(project)
+    assert rep["language"] == "python" and rep["complete"]
+    (t,) = rep["targets"]
+    m = t["mutation"]
+    assert m["self_check_killed"] is True
+    survivor = next(x for x in m["mutants"] if "-    if quantity >= 100:\n+    if quantity > 100:" in x["diff"])
+    assert survivor["status"] == "survived"
+    assert survivor["witness"]["input"] == [100]
+    assert survivor["witness"]["original"] == {"kind": "ok", "value": "0.15"}
+    name = survivor["suggested_test"]
+    code = next(s["code"] for s in m["suggested_tests"] if s["name"] == name)
+    # The suggested test passes on the original ...
+    project.makepyfile(test_suggested=code)
+    project.runpytest("test_suggested.py").assert_outcomes(passed=1)
+    # ... and fails on the mutant.
+    mutated = (project.path / "pricing.py").read_text().replace("quantity >= 100", "quantity > 100")
+    (project.path / "pricing.py").write_text(mutated)
+    project.runpytest("test_suggested.py", "-p", "no:cacheprovider").assert_outcomes(failed=1)
+
+
+def test_an_exception_is_an_error_outcome_and_an_infinite_loop_a_timeout(pytester):
+    pytester.makepyfile(
+        spin='''
+def spin(x: int) -> int:
+    if x > 1000:
+        while True:
+            pass
+    if x < 0:
+        raise ValueError("negative")
+    return x
+''',
+        test_spin="from spin import spin\n\ndef test_small():\n    assert spin(3) == 3\n",
+    )
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    result = pytester.runpytest(
+        "--abex", "--abex-function", "spin.py::spin", "--abex-pairs", "60", "--abex-call-timeout", "100",
+        "--abex-time-budget", "10",
+    )
+    result.assert_outcomes(passed=1)
+    (t,) = report(pytester)["targets"]
+    outcomes = [o for c in t["exploration"]["cells"] for o in c["outcomes"]]
+    assert {"kind": "error", "type": "ValueError", "message": "negative"} in outcomes
+    assert {"kind": "timeout"} in outcomes
+
+
+def test_changed_functions_come_from_the_git_diff(project):
+    def git(*args):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=project.path, check=True,
+                       capture_output=True)
+
+    (project.path / ".gitignore").write_text(".abex/\n__pycache__/\n")
+    git("init", "-q", "-b", "main")
+    git("add", "-A")
+    git("commit", "-qm", "base")
+    git("checkout", "-qb", "feature")
+    pricing = project.path / "pricing.py"
+    pricing.write_text(pricing.read_text().replace("return 0.05", "return 0.06") + "\n\ndef untouched(x):\n    return x\n")
+    git("commit", "-qam", "change")
+    project.makepyfile(test_pricing=TESTS.replace("0.05", "0.06"))
+    result = project.runpytest("--abex", "--abex-base", "main", "--abex-pairs", "100")
+    result.assert_outcomes(passed=1)
+    rep = report(project)
+    assert rep["selection"] == "diff"
+    assert [t["qualified_name"] for t in rep["targets"]] == ["pricing.bulk_discount", "pricing.untouched"]
+
+
+def test_under_xdist_the_analysis_runs_once_in_the_controller(project):
+    pytest.importorskip("xdist")
+    result = project.runpytest_subprocess(
+        "-n", "2", "--abex", "--abex-function", "pricing.py::bulk_discount", "--abex-pairs", "100"
+    )
+    result.assert_outcomes(passed=1)
+    assert result.stdout.str().count("= abex =") == 1
+    # Every run rotates the previous output to out.old: one run leaves none.
+    assert (project.path / ".abex" / "out" / "report.json").is_file()
+    assert not (project.path / ".abex" / "out.old").exists()
+
+
+def test_settings_come_from_the_ini_file(project):
+    project.makeini("[pytest]\npythonpath = .\nabex = true\nabex_function = pricing.py::bulk_discount\nabex_pairs = 50\n")
+    result = project.runpytest()
+    result.assert_outcomes(passed=1)
+    rep = report(project)
+    assert rep["settings"]["pairs"] == 50
+    assert rep["selection"] == "function"

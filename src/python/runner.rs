@@ -1,0 +1,203 @@
+//! The client of `pytest_abex.runner`: a long-lived process in the scratch copy that has
+//! collected the tests once and runs them against one mutant per request, each in a fork (see
+//! the runner's own documentation for the protocol).
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::exec::worker::MARKER;
+
+/// A mutant as the Python side applies it: the function's new code comes from `source`, the
+/// whole mutated file.
+#[derive(Clone, Debug, Serialize)]
+pub struct Patch {
+    /// The dotted module.
+    pub module: String,
+    /// `Class.name` or `name`.
+    pub qualname: String,
+    /// The file's path in the scratch copy (for tracebacks).
+    pub file: PathBuf,
+    /// The mutated file text.
+    pub source: String,
+}
+
+/// What a test run of one mutant gave.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+pub struct RunResult {
+    /// `pass`, `fail`, `timeout` or `unviable`.
+    pub status: String,
+    /// The failed tests' node ids.
+    #[serde(default)]
+    pub failed: Vec<String>,
+    /// Why, for `unviable` and odd failures.
+    #[serde(default)]
+    pub detail: String,
+    /// Seconds it took.
+    #[serde(default)]
+    pub time: f64,
+    /// With a trace: per traced function (`module:qualname`), the tests that called it.
+    #[serde(default)]
+    pub reached: std::collections::BTreeMap<String, Vec<String>>,
+}
+
+/// Why the runner could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum RunnerError {
+    /// It could not be started.
+    #[error("failed to start `{command}`: {source}\nhint: is pytest-abex installed in this interpreter?")]
+    Spawn {
+        /// The command.
+        command: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// It said something unexpected or died.
+    #[error("the pytest-abex runner failed: {0}")]
+    Broken(String),
+}
+
+/// A running `pytest_abex.runner`.
+pub struct Runner {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    /// Tests it collected.
+    pub collected: usize,
+    /// Its traced baseline, once run.
+    pub traced: Option<RunResult>,
+}
+
+impl Runner {
+    /// Starts `python -m pytest_abex.runner SPEC` in `cwd` with `tests` and the import roots.
+    pub fn start(
+        python: &Path,
+        cwd: &Path,
+        spec_file: &Path,
+        tests: &[PathBuf],
+        sys_path: &[PathBuf],
+    ) -> Result<Runner, RunnerError> {
+        let spec = serde_json::json!({ "tests": tests, "sys_path": sys_path });
+        std::fs::write(spec_file, spec.to_string()).map_err(|e| {
+            RunnerError::Broken(format!("cannot write `{}`: {e}", spec_file.display()))
+        })?;
+        let mut cmd = Command::new(python);
+        cmd.args(["-m", "pytest_abex.runner"])
+            .arg(spec_file)
+            .current_dir(cwd)
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .env("ABEX_INNER", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        crate::safety::scrub_env(&mut cmd);
+        let command = format!("{} -m pytest_abex.runner", python.display());
+        let mut child = cmd.spawn().map_err(|source| RunnerError::Spawn { command, source })?;
+        let stdin = child.stdin.take().ok_or_else(|| RunnerError::Broken("no stdin".into()))?;
+        let stdout = child.stdout.take().ok_or_else(|| RunnerError::Broken("no stdout".into()))?;
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if let Some(at) = line.rfind(MARKER) {
+                    if tx.send(line[at + MARKER.len()..].to_string()).is_err() {
+                        break;
+                    }
+                }
+            }
+        });
+        let mut r = Runner { child, stdin, lines: rx, collected: 0, traced: None };
+        let hello = r.next(Duration::from_secs(300))?;
+        let v: serde_json::Value = serde_json::from_str(&hello)
+            .map_err(|_| RunnerError::Broken(format!("unexpected greeting `{hello}`")))?;
+        if let Some(e) = v.get("error").and_then(|e| e.as_str()) {
+            return Err(RunnerError::Broken(format!("{e} (tests: {})", list(tests))));
+        }
+        r.collected = v.get("collected").and_then(|c| c.as_u64()).unwrap_or(0) as usize;
+        Ok(r)
+    }
+
+    fn next(&mut self, patience: Duration) -> Result<String, RunnerError> {
+        self.lines.recv_timeout(patience).map_err(|_| {
+            let _ = self.child.kill();
+            RunnerError::Broken("the runner stopped answering".into())
+        })
+    }
+
+    /// Runs the tests with `patch` applied (none: the original), within `timeout`; with `all`,
+    /// every test runs (otherwise the first failure ends the run).
+    pub fn run(
+        &mut self,
+        patch: Option<&Patch>,
+        timeout: Duration,
+        all: bool,
+    ) -> Result<RunResult, RunnerError> {
+        self.request(
+            serde_json::json!({ "patch": patch, "timeout": timeout.as_secs_f64(), "all": all }),
+        )
+    }
+
+    /// Runs every test of `files` (collected anew in the fork, e.g. suggested tests) with
+    /// `patch` applied.
+    pub fn run_files(
+        &mut self,
+        patch: Option<&Patch>,
+        timeout: Duration,
+        files: &[PathBuf],
+    ) -> Result<RunResult, RunnerError> {
+        self.request(serde_json::json!({
+            "patch": patch, "timeout": timeout.as_secs_f64(), "all": true, "collect": files
+        }))
+    }
+
+    /// The baseline: every test on the original, recording which ones call each of `targets`
+    /// (module, qualname); from then on a mutant runs only the tests that call its function.
+    /// Kept in [`Runner::traced`].
+    pub fn baseline(
+        &mut self,
+        targets: &[(String, String)],
+        timeout: Duration,
+    ) -> Result<RunResult, RunnerError> {
+        let trace: Vec<serde_json::Value> = targets
+            .iter()
+            .map(|(m, q)| serde_json::json!({ "module": m, "qualname": q }))
+            .collect();
+        let r = self.request(serde_json::json!({
+            "patch": null, "timeout": timeout.as_secs_f64(), "all": true, "trace": trace
+        }))?;
+        self.traced = Some(r.clone());
+        Ok(r)
+    }
+
+    fn request(&mut self, req: serde_json::Value) -> Result<RunResult, RunnerError> {
+        let timeout = Duration::from_secs_f64(req["timeout"].as_f64().unwrap_or(600.0));
+        let line = format!("{req}\n");
+        self.stdin
+            .write_all(line.as_bytes())
+            .and_then(|_| self.stdin.flush())
+            .map_err(|e| RunnerError::Broken(format!("cannot send a request: {e}")))?;
+        let answer = self.next(timeout + Duration::from_secs(60))?;
+        serde_json::from_str(&answer)
+            .map_err(|e| RunnerError::Broken(format!("unreadable answer `{answer}`: {e}")))
+    }
+}
+
+fn list(tests: &[PathBuf]) -> String {
+    tests.iter().map(|t| t.display().to_string()).collect::<Vec<_>>().join(", ")
+}
+
+impl Drop for Runner {
+    fn drop(&mut self) {
+        let _ = self.stdin.write_all(b"\n");
+        let _ = self.stdin.flush();
+        std::thread::sleep(Duration::from_millis(20));
+        if !matches!(self.child.try_wait(), Ok(Some(_))) {
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+    }
+}
