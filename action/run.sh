@@ -32,6 +32,17 @@ install() {
   export PATH="$bin_dir:$PATH"
 }
 
+# A duration as the cargo front end takes it (`90s`, `10m`, `1h`, or seconds) in seconds, for
+# pytest's --abex-time-budget.
+seconds() {
+  case "$1" in
+    *h) echo $(( ${1%h} * 3600 )) ;;
+    *m) echo $(( ${1%m} * 60 )) ;;
+    *s) echo "${1%s}" ;;
+    *) echo "$1" ;;
+  esac
+}
+
 front_end() {
   case "${ABEX_FRONT_END:-auto}" in
     cargo | pytest) echo "$ABEX_FRONT_END" ;;
@@ -75,7 +86,22 @@ run() {
       ;;
     pytest)
       # The plugin writes the same report; posting and the job summary are the core's.
-      python -m pytest --abex || status=$?
+      if ! python -c "import pytest_abex" 2>/dev/null; then
+        say "installing pytest-abex from $action_dir/pytest-abex"
+        python -m pip install --quiet "$action_dir/pytest-abex" \
+          || { say "failed to install pytest-abex"; exit 3; }
+      fi
+      local py=(--abex)
+      if [ -n "$base" ]; then py+=(--abex-base "origin/$base"); fi
+      if [ -z "${ABEX_API_KEY:-}" ]; then
+        py+=(--abex-offline)
+      elif [ -n "${ABEX_BUDGET_USD:-}" ]; then
+        py+=(--abex-budget-usd "$ABEX_BUDGET_USD")
+      fi
+      if [ -n "${ABEX_TIME_BUDGET:-}" ]; then
+        py+=(--abex-time-budget "$(seconds "$ABEX_TIME_BUDGET")")
+      fi
+      python -m pytest "${py[@]}" || status=$?
       if [ -f .abex/out/report.json ]; then
         local sub=(post)
         $want_post || sub+=(--summary-only)
