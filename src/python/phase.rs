@@ -164,7 +164,7 @@ pub fn warm_runners(
     let mut out = Vec::new();
     for (i, tests) in sets.into_iter().enumerate() {
         let spec = spec_prefix.with_file_name(format!("warm-{i}.json"));
-        let Ok(mut runner) = Runner::start(&cfg.python, scratch, &spec, &tests, sys_path) else {
+        let Ok(mut runner) = Runner::start(cfg, scratch, &spec, &tests, sys_path) else {
             continue;
         };
         if runner.baseline(traced, Duration::from_secs(600)).is_ok() {
@@ -216,7 +216,7 @@ pub fn run(
         let kept = ctx.runners.borrow().iter().position(|(t, _)| *t == tests);
         let mut runner = match kept {
             Some(i) => ctx.runners.borrow_mut().swap_remove(i).1,
-            None => Runner::start(&ctx.cfg.python, ctx.scratch, &spec, &tests, ctx.sys_path)?,
+            None => Runner::start(ctx.cfg, ctx.scratch, &spec, &tests, ctx.sys_path)?,
         };
         // One traced baseline serves every function that shares the runner.
         let key = format!("{}:{}", pf.module, f.qualname);
@@ -240,7 +240,7 @@ pub fn run(
         let mut runners = vec![runner];
         for j in 1..jobs {
             let spec = ctx.work.join(format!("runner-{}-{j}.json", c.file * 10_000 + c.func));
-            let mut r = Runner::start(&ctx.cfg.python, ctx.scratch, &spec, &tests, ctx.sys_path)?;
+            let mut r = Runner::start(ctx.cfg, ctx.scratch, &spec, &tests, ctx.sys_path)?;
             r.baseline(&ctx.traced, Duration::from_secs(600))?;
             runners.push(r);
         }
@@ -405,7 +405,7 @@ pub fn run(
         let kept = ctx.runners.borrow().iter().position(|(t, _)| *t == tests);
         let mut runner = match kept {
             Some(i) => ctx.runners.borrow_mut().swap_remove(i).1,
-            None => Runner::start(&ctx.cfg.python, ctx.scratch, &spec, &files, ctx.sys_path)?,
+            None => Runner::start(ctx.cfg, ctx.scratch, &spec, &files, ctx.sys_path)?,
         };
         let node = |name: &str| format!("{}::{name}", file.display());
         let base = runner.run_files(None, timeout, &files)?;

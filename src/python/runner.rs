@@ -73,9 +73,10 @@ pub struct Runner {
 }
 
 impl Runner {
-    /// Starts `python -m pytest_abex.runner SPEC` in `cwd` with `tests` and the import roots.
+    /// Starts `python -m pytest_abex.runner SPEC` (the run's interpreter, under its memory limit,
+    /// secrets scrubbed) in `cwd` with `tests` and the import roots.
     pub fn start(
-        python: &Path,
+        cfg: &super::run::PyRunConfig,
         cwd: &Path,
         spec_file: &Path,
         tests: &[PathBuf],
@@ -85,6 +86,7 @@ impl Runner {
         std::fs::write(spec_file, spec.to_string()).map_err(|e| {
             RunnerError::Broken(format!("cannot write `{}`: {e}", spec_file.display()))
         })?;
+        let python = &cfg.python;
         let mut cmd = Command::new(python);
         cmd.args(["-m", "pytest_abex.runner"])
             .arg(spec_file)
@@ -95,6 +97,9 @@ impl Runner {
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
         crate::safety::scrub_env(&mut cmd);
+        if cfg.memory_limit_mib > 0 {
+            crate::safety::limit_memory(&mut cmd, cfg.memory_limit_mib << 20);
+        }
         let command = format!("{} -m pytest_abex.runner", python.display());
         let mut child = cmd.spawn().map_err(|source| RunnerError::Spawn { command, source })?;
         let stdin = child.stdin.take().ok_or_else(|| RunnerError::Broken("no stdin".into()))?;
