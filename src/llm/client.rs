@@ -7,8 +7,8 @@
 //! dropped) and parsed. Requests are retried with exponential backoff and jitter on 429, 5xx,
 //! timeouts and connection errors, honouring `Retry-After`; other 4xx fail at once. A counting
 //! semaphore caps requests in flight. Token usage comes from the answer's `usage`, or an estimate
-//! when the endpoint has none. The core is synchronous, so this is built on `ureq` (no async
-//! runtime to start inside a sync library).
+//! when the endpoint has none. The core is synchronous, so this is built on reqwest's blocking
+//! client (a tokio runtime on its own thread, the same hyper and rustls stack as the GitHub client).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
@@ -171,7 +171,7 @@ fn parse_retry_after(v: &str) -> Option<Duration> {
 
 /// The client.
 pub struct Client {
-    agent: ureq::Agent,
+    http: reqwest::blocking::Client,
     base_url: String,
     api_key: String,
     retries: u32,
@@ -185,14 +185,13 @@ pub struct Client {
 impl Client {
     /// A client for the endpoint of `cfg`.
     pub fn new(cfg: &super::config::LlmConfig) -> Client {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .timeout_global(Some(cfg.timeout))
-            .http_status_as_error(false)
+        let http = reqwest::blocking::Client::builder()
+            .timeout(cfg.timeout)
             .user_agent(concat!("abex/", env!("CARGO_PKG_VERSION")))
             .build()
-            .into();
+            .unwrap_or_else(|_| reqwest::blocking::Client::new());
         Client {
-            agent,
+            http,
             base_url: cfg.base_url.trim_end_matches('/').to_string(),
             api_key: cfg.api_key.clone(),
             retries: cfg.retries,
@@ -248,19 +247,19 @@ impl Client {
         loop {
             requests += 1;
             self.sent.fetch_add(1, Ordering::Relaxed);
-            let mut call = self.agent.post(&url).header("Content-Type", "application/json");
+            let mut call = self.http.post(&url).json(&self.body(req, json_mode));
             if !self.api_key.is_empty() {
-                call = call.header("Authorization", &format!("Bearer {}", self.api_key));
+                call = call.bearer_auth(&self.api_key);
             }
-            let failure = match call.send_json(self.body(req, json_mode)) {
-                Ok(mut resp) => {
+            let failure = match call.send() {
+                Ok(resp) => {
                     let status = resp.status().as_u16();
                     let retry_after = resp
                         .headers()
                         .get("retry-after")
                         .and_then(|v| v.to_str().ok())
                         .and_then(parse_retry_after);
-                    let text = resp.body_mut().read_to_string().unwrap_or_default();
+                    let text = resp.text().unwrap_or_default();
                     if (200..300).contains(&status) {
                         return parse_completion(&text, req)
                             .map(|(json, text, usage)| Answer { json, text, usage, requests })
