@@ -55,6 +55,24 @@ pub fn start(
     }
 }
 
+/// The model settings that change a run's results, for results-cache keys: endpoint, models,
+/// roles, agents, mutant and Explorer-call counts, budgets and the prompts.
+pub fn settings_fingerprint(s: &Session) -> String {
+    let c = &s.cfg;
+    format!(
+        "{}|{}|{:?}|{:?}|{}|{}|{:?}|{:?}|{}",
+        c.base_url,
+        c.model,
+        c.roles,
+        c.agents,
+        c.mutants,
+        c.explorer_calls,
+        c.budget_tokens,
+        c.budget_usd,
+        s.prompts.fingerprint()
+    )
+}
+
 /// A Rust function as the agents see it.
 pub fn rust_subject(f: &FoundFn, params: Vec<Ty>, test_code: &[String]) -> Subject {
     Subject {

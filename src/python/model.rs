@@ -1,0 +1,132 @@
+//! The model engine in a Python run: a Python function as the agents see it ([`subject`]), and
+//! the Mutator's test-aware mutants of it ([`mutants`]), validated by
+//! [`crate::llm::python_mutants::validate_python`] before anything runs. A valid mutant replaces
+//! the whole definition, indented like the original, and runs through the same phase as the
+//! rule-based ones (`origin: model`).
+
+use std::path::PathBuf;
+
+use super::{phase, source, Chosen, Project};
+use crate::llm::session::Session;
+use crate::llm::subject::Subject;
+use crate::mutate::{line_column, mutant_id, Mutant, Operator, Origin};
+use crate::value::Ty;
+
+/// Test functions shown to the agents at most.
+const TESTS_SHOWN: usize = 6;
+
+/// The source of the test functions (of the test files that reach `c`) that name it.
+fn reaching_test_sources(project: &Project, c: &Chosen) -> Vec<String> {
+    let pf = &project.files[c.file];
+    let name = &pf.fns[c.func].name;
+    let mut out = Vec::new();
+    for rel in phase::reaching_tests(project, pf, &pf.fns[c.func].qualname) {
+        let Ok(text) = std::fs::read_to_string(project.root.join(&rel)) else { continue };
+        for t in source::functions(&text) {
+            let code = &text[t.byte_span.0..t.byte_span.1];
+            let names_it =
+                code.split(|ch: char| !ch.is_alphanumeric() && ch != '_').any(|w| w == name);
+            if t.name.starts_with("test") && names_it {
+                out.push(code.to_string());
+                if out.len() >= TESTS_SHOWN {
+                    return out;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The function `c` as the agents see it: signature, docstring, source, parameter types and the
+/// source of the tests that reach it.
+pub fn subject(project: &Project, c: &Chosen, params: Vec<Ty>) -> Subject {
+    let pf = &project.files[c.file];
+    let f = &pf.fns[c.func];
+    Subject {
+        language: "python".into(),
+        name: c.target.qualified_name.clone(),
+        signature: f.signature.clone(),
+        doc: f.doc.clone(),
+        source: pf.text[f.byte_span.0..f.byte_span.1].to_string(),
+        params,
+        tests: reaching_test_sources(project, c),
+    }
+}
+
+/// `def` (dedented to column 0) indented by `indent` from its second line on: the first line
+/// takes the original's place, which starts after its indentation.
+fn indent_from_second_line(def: &str, indent: &str) -> String {
+    let mut out = String::with_capacity(def.len());
+    for (i, line) in def.lines().enumerate() {
+        if i > 0 {
+            out.push('\n');
+            if !line.trim().is_empty() {
+                out.push_str(indent);
+            }
+        }
+        out.push_str(line);
+    }
+    out
+}
+
+/// Up to `count` model-written mutants of `c` (fewer when answers are refused or the session
+/// stops); each replaces the function's definition.
+pub fn mutants(session: &mut Session, project: &Project, c: &Chosen, count: usize) -> Vec<Mutant> {
+    if count == 0 || session.stopped().is_some() {
+        return Vec::new();
+    }
+    let pf = &project.files[c.file];
+    let f = &pf.fns[c.func];
+    let (s, e) = f.byte_span;
+    let line_start = pf.text[..s].rfind('\n').map_or(0, |i| i + 1);
+    let indent = &pf.text[line_start..s];
+    if !indent.trim().is_empty() {
+        return Vec::new();
+    }
+    // The original as written, with its first line's indentation, so that it parses alone.
+    let original = &pf.text[line_start..e];
+    let subject = subject(project, c, Vec::new());
+    let validate =
+        |candidate: &str| crate::llm::python_mutants::validate_python(original, candidate);
+    let (line, column) = line_column(&pf.text, s);
+    let rel: PathBuf = pf.rel.clone();
+    crate::llm::mutants::generate(session, &subject, count, "", &validate)
+        .into_iter()
+        .map(|w| {
+            let replacement = indent_from_second_line(&w.body, indent);
+            Mutant {
+                id: mutant_id(
+                    &rel.display().to_string(),
+                    &subject.name,
+                    Operator::Rewrite,
+                    0,
+                    e - s,
+                    &replacement,
+                ),
+                origin: Origin::Model,
+                operator: Operator::Rewrite,
+                function: subject.name.clone(),
+                file: rel.clone(),
+                line,
+                column,
+                span: (s, e),
+                original: pf.text[s..e].to_string(),
+                replacement,
+                switchable: true,
+                description: format!("model: {}", w.description.trim()),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::indent_from_second_line;
+
+    #[test]
+    fn a_method_is_indented_like_the_original() {
+        let def = "def f(self, n):\n    if n:\n\n        return 1\n    return 2";
+        let got = indent_from_second_line(def, "    ");
+        assert_eq!(got, "def f(self, n):\n        if n:\n\n            return 1\n        return 2");
+    }
+}
