@@ -241,3 +241,42 @@ def test_a_failed_post_is_a_warning_not_a_failed_session(project, marker, monkey
         assert values["posted"] == "false" and values["cost-usd"] == "0.0000"
     finally:
         fake.close()
+
+
+# A mutant the tests catch (bulk_discount(500) becomes 0.0).
+KILLED = '''def bulk_discount(quantity: int) -> float:
+    """15% from 100 items, 5% from 10."""
+    if quantity < 0:
+        raise ValueError("quantity must not be negative")
+    if quantity >= 10:
+        return 0.05
+    return 0.0
+'''
+
+
+def test_a_killed_model_mutant_is_reported_back_and_a_new_one_runs(project, marker):
+    pairs = json.dumps({"pairs": [[[99], [100]]]})
+
+    def script(role, nth, n):
+        if role == "explorer":
+            return 200, pairs, []
+        if role == "mutator":
+            source = KILLED if nth == 0 else SURVIVOR
+            return 200, json.dumps({"source": source, "description": f"fault {nth}"}), []
+        return 500, f"unexpected role {role}", []
+
+    fake = FakeLlm(script)
+    try:
+        run_abex(project, fake).assert_outcomes(passed=1)
+        mutator = [body for role, body in fake.log if role == "mutator"]
+        assert len(mutator) == 2
+        # The second request says which test caught the first mutant.
+        feedback = mutator[1]["messages"][-1]["content"]
+        assert "was caught by the existing test" in feedback and "test_far_from_the_boundaries" in feedback
+        (t,) = report(project)["targets"]
+        model = {m["description"]: m["status"] for m in t["mutation"]["mutants"] if m["origin"] == "model"}
+        assert model == {"model: fault 0": "killed", "model: fault 1": "survived"}
+        counts = t["mutation"]["counts"]
+        assert counts["total"] == len(t["mutation"]["mutants"])
+    finally:
+        fake.close()

@@ -219,12 +219,13 @@ pub fn feedback_rounds(
     Ok(())
 }
 
-fn model_ids(mutants: &[crate::report::MutantReport]) -> Vec<String> {
+/// The ids of the model-written mutants among `mutants`.
+pub(crate) fn model_ids(mutants: &[crate::report::MutantReport]) -> Vec<String> {
     mutants.iter().filter(|m| m.origin == Origin::Model).map(|m| m.id.clone()).collect()
 }
 
 /// Adds a later round's results to a target's report.
-fn merge(into: &mut MutationReport, more: MutationReport) {
+pub(crate) fn merge(into: &mut MutationReport, more: MutationReport) {
     let (a, b) = (&mut into.counts, &more.counts);
     a.total += b.total;
     a.killed += b.killed;

@@ -7,9 +7,11 @@
 use std::path::PathBuf;
 
 use super::{phase, source, Chosen, Project};
+use crate::llm::engine::{merge, model_ids};
 use crate::llm::session::Session;
 use crate::llm::subject::Subject;
 use crate::mutate::{line_column, mutant_id, Mutant, Operator, Origin};
+use crate::report::MutationReport;
 use crate::value::Ty;
 
 /// Test functions shown to the agents at most.
@@ -70,8 +72,14 @@ fn indent_from_second_line(def: &str, indent: &str) -> String {
 }
 
 /// Up to `count` model-written mutants of `c` (fewer when answers are refused or the session
-/// stops); each replaces the function's definition.
-pub fn mutants(session: &mut Session, project: &Project, c: &Chosen, count: usize) -> Vec<Mutant> {
+/// stops), with `earlier` feedback on a previous round; each replaces the function's definition.
+pub fn mutants(
+    session: &mut Session,
+    project: &Project,
+    c: &Chosen,
+    count: usize,
+    earlier: &str,
+) -> Vec<Mutant> {
     if count == 0 || session.stopped().is_some() {
         return Vec::new();
     }
@@ -90,7 +98,7 @@ pub fn mutants(session: &mut Session, project: &Project, c: &Chosen, count: usiz
         |candidate: &str| crate::llm::python_mutants::validate_python(original, candidate);
     let (line, column) = line_column(&pf.text, s);
     let rel: PathBuf = pf.rel.clone();
-    crate::llm::mutants::generate(session, &subject, count, "", &validate)
+    crate::llm::mutants::generate(session, &subject, count, earlier, &validate)
         .into_iter()
         .map(|w| {
             let replacement = indent_from_second_line(&w.body, indent);
@@ -117,6 +125,45 @@ pub fn mutants(session: &mut Session, project: &Project, c: &Chosen, count: usiz
             }
         })
         .collect()
+}
+
+/// Feedback rounds (paper 003), as `llm::engine::feedback_rounds` does for Rust: each model
+/// mutant of the last round that was killed, hung or survived without a witness is reported
+/// back to the Mutator, and the new mutants run through `phase` (the mutation phase on those
+/// mutants alone); their results join `report`. At most [`crate::llm::mutants::ATTEMPTS`]
+/// rounds in all, counting the first.
+pub fn feedback_rounds(
+    session: &mut Session,
+    project: &Project,
+    c: &Chosen,
+    report: &mut MutationReport,
+    phase: &mut dyn FnMut(&[Mutant]) -> Result<MutationReport, phase::PhaseError>,
+) -> Result<(), phase::PhaseError> {
+    let tests = reaching_test_sources(project, c);
+    let mut last = model_ids(&report.mutants);
+    for _round in 1..crate::llm::mutants::ATTEMPTS {
+        let feedback: Vec<String> = report
+            .mutants
+            .iter()
+            .filter(|m| last.contains(&m.id))
+            .filter_map(|m| crate::llm::mutants::outcome_feedback(m, &tests))
+            .collect();
+        if feedback.is_empty() || session.stopped().is_some() {
+            return Ok(());
+        }
+        let known: Vec<&str> = report.mutants.iter().map(|m| m.id.as_str()).collect();
+        let fresh: Vec<Mutant> = mutants(session, project, c, feedback.len(), &feedback.concat())
+            .into_iter()
+            .filter(|m| !known.contains(&m.id.as_str()))
+            .collect();
+        if fresh.is_empty() {
+            return Ok(());
+        }
+        let more = phase(&fresh)?;
+        last = model_ids(&more.mutants);
+        merge(report, more);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -367,14 +367,18 @@ pub fn run(cfg: &PyRunConfig) -> Result<(Report, PathBuf), PyRunError> {
                 continue;
             }
             let id = driven.iter().position(|&d| d == k);
-            let written = match session.as_mut() {
-                Some(s) => {
-                    let count = s.cfg.mutants;
-                    model::mutants(s, &project, c, count)
-                }
-                None => Vec::new(),
-            };
-            let m = phase::run(&ctx, c, &archives[k], &written, (&mut worker, id))?;
+            let mut mutants = phase::rule_mutants(&project, c);
+            if let Some(s) = session.as_mut() {
+                let count = s.cfg.mutants;
+                mutants.extend(model::mutants(s, &project, c, count, ""));
+            }
+            let mut m = phase::run(&ctx, c, &archives[k], &mutants, (&mut worker, id))?;
+            if let Some(s) = session.as_mut() {
+                let mut again = |fresh: &[crate::mutate::Mutant]| {
+                    phase::run(&ctx, c, &archives[k], fresh, (&mut worker, id))
+                };
+                model::feedback_rounds(s, &project, c, &mut m, &mut again)?;
+            }
             reports[k].mutation = Some(m);
             report.targets = reports.clone();
             report.llm = session.as_ref().map(|s| s.report.clone()).or(report.llm.take());
