@@ -280,3 +280,75 @@ def test_a_killed_model_mutant_is_reported_back_and_a_new_one_runs(project, mark
         assert counts["total"] == len(t["mutation"]["mutants"])
     finally:
         fake.close()
+
+
+class FakeGitHub:
+    """A fake GitHub REST API on 127.0.0.1 for one pull request with no earlier comments: lists
+    are empty, a created review is recorded and gets id 11."""
+
+    def __init__(self):
+        self.reviews = []
+        self.requests = []
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def answer(self, status, value):
+                payload = json.dumps(value).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def do_GET(self):
+                fake.requests.append(("GET", self.path, self.headers.get("Authorization")))
+                self.answer(200, [])
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                fake.requests.append(("POST", self.path, self.headers.get("Authorization")))
+                if self.path.rstrip("/") == "/repos/octo/shop/pulls/7/reviews":
+                    fake.reviews.append(body)
+                    self.answer(200, {"id": 11})
+                else:
+                    self.answer(404, {"message": "Not Found"})
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_post_review_posts_the_findings_on_the_pull_request(project, monkeypatch, tmp_path):
+    sha = "a" * 40
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {
+        "number": 7,
+        "head": {"sha": sha, "repo": {"full_name": "octo/shop"}},
+        "base": {"sha": "b" * 40, "repo": {"full_name": "octo/shop"}},
+    }}))
+    outputs = tmp_path / "outputs"
+    github = FakeGitHub()
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
+    monkeypatch.setenv("GITHUB_REPOSITORY", "octo/shop")
+    monkeypatch.setenv("GITHUB_TOKEN", "gh-token")
+    monkeypatch.setenv("GITHUB_API_URL", github.url)
+    monkeypatch.setenv("GITHUB_OUTPUT", str(outputs))
+    try:
+        result = run_abex(project, None, "--abex-offline", "--abex-post-review")
+        result.assert_outcomes(passed=1)
+        (review,) = github.reviews
+        assert review["commit_id"] == sha and review["event"] == "COMMENT"
+        assert "bulk_discount" in review["body"]
+        assert all(auth and "gh-token" in auth for _, _, auth in github.requests)
+        assert "abex: review: 0 comment(s) posted" in result.stdout.str()
+        values = dict(line.split("=", 1) for line in outputs.read_text().splitlines() if "=" in line)
+        assert values["posted"] == "true"
+    finally:
+        github.close()
