@@ -352,3 +352,23 @@ def test_post_review_posts_the_findings_on_the_pull_request(project, monkeypatch
         assert values["posted"] == "true"
     finally:
         github.close()
+
+
+def test_model_options_come_from_the_ini_file_too(project, marker):
+    fake = FakeLlm(scripted(marker))
+    try:
+        project.makeini(
+            "[pytest]\npythonpath = .\nabex = true\nabex_function = pricing.py::bulk_discount\n"
+            f"abex_pairs = 200\nabex_model = local-model\nabex_agents = explorer-only\n"
+            f"abex_base_url = {fake.base_url}\nabex_budget_tokens = 2500\n"
+        )
+        result = project.runpytest("-p", "no:cacheprovider")
+        result.assert_outcomes(passed=1)
+        llm = report(project)["llm"]
+        assert llm["model"] == "local-model" and llm["agents"] == "explorer-only"
+        assert fake.log and all(body["model"] == "local-model" for _, body in fake.log)
+        spent = llm["total"]["prompt_tokens"] + llm["total"]["completion_tokens"]
+        assert spent <= 2500 and llm["skipped_count"] > 0
+        assert "engine: model `local-model` (explorer-only)" in result.stdout.str()
+    finally:
+        fake.close()
