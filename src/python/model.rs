@@ -71,6 +71,20 @@ fn indent_from_second_line(def: &str, indent: &str) -> String {
     out
 }
 
+/// The validated replacement of the definition at `span` of `text` by the model's `candidate`:
+/// the new definition indented like the original (its first line takes the original's place).
+fn replacement(text: &str, span: (usize, usize), candidate: &str) -> Result<String, String> {
+    let (s, e) = span;
+    let line_start = text[..s].rfind('\n').map_or(0, |i| i + 1);
+    let indent = &text[line_start..s];
+    if !indent.trim().is_empty() {
+        return Err("the function does not start its line".into());
+    }
+    // The original as written, with its first line's indentation, so that it parses alone.
+    let def = crate::llm::python_mutants::validate_python(&text[line_start..e], candidate)?;
+    Ok(indent_from_second_line(&def, indent))
+}
+
 /// Up to `count` model-written mutants of `c` (fewer when answers are refused or the session
 /// stops), with `earlier` feedback on a previous round; each replaces the function's definition.
 pub fn mutants(
@@ -84,24 +98,15 @@ pub fn mutants(
         return Vec::new();
     }
     let pf = &project.files[c.file];
-    let f = &pf.fns[c.func];
-    let (s, e) = f.byte_span;
-    let line_start = pf.text[..s].rfind('\n').map_or(0, |i| i + 1);
-    let indent = &pf.text[line_start..s];
-    if !indent.trim().is_empty() {
-        return Vec::new();
-    }
-    // The original as written, with its first line's indentation, so that it parses alone.
-    let original = &pf.text[line_start..e];
+    let (s, e) = pf.fns[c.func].byte_span;
     let subject = subject(project, c, Vec::new());
-    let validate =
-        |candidate: &str| crate::llm::python_mutants::validate_python(original, candidate);
+    let validate = |candidate: &str| replacement(&pf.text, (s, e), candidate);
     let (line, column) = line_column(&pf.text, s);
     let rel: PathBuf = pf.rel.clone();
     crate::llm::mutants::generate(session, &subject, count, earlier, &validate)
         .into_iter()
         .map(|w| {
-            let replacement = indent_from_second_line(&w.body, indent);
+            let replacement = w.body;
             Mutant {
                 id: mutant_id(
                     &rel.display().to_string(),
@@ -168,7 +173,25 @@ pub fn feedback_rounds(
 
 #[cfg(test)]
 mod tests {
-    use super::indent_from_second_line;
+    use super::{indent_from_second_line, replacement};
+    use crate::python::source::functions;
+
+    #[test]
+    fn a_mutated_method_replaces_the_original_inside_its_class() {
+        let text = "class Shop:\n    def price(self, n: int) -> int:\n        return n * 2\n\n    def other(self):\n        return 1\n";
+        let f = functions(text).into_iter().find(|f| f.name == "price").unwrap();
+        let candidate = "def price(self, n: int) -> int:\n    return n * 3\n";
+        let new = replacement(text, f.byte_span, candidate).unwrap();
+        let mutated = format!("{}{new}{}", &text[..f.byte_span.0], &text[f.byte_span.1..]);
+        assert_eq!(mutated, text.replace("n * 2", "n * 3"));
+        let fns = functions(&mutated);
+        assert_eq!(
+            fns.iter().map(|f| f.qualname.as_str()).collect::<Vec<_>>(),
+            ["Shop.price", "Shop.other"]
+        );
+        let forbidden = "def price(self, n: int) -> int:\n    import os\n    return n\n";
+        assert!(replacement(text, f.byte_span, forbidden).unwrap_err().contains("an import"));
+    }
 
     #[test]
     fn a_method_is_indented_like_the_original() {
