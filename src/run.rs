@@ -247,21 +247,7 @@ pub fn run(
     let mut explored = 0usize;
     let driven_total = chosen.iter().filter(|c| c.target.drive == Drive::Supported).count();
     let cache = crate::cache::ResultCache::open(&ws.root);
-    let model = session.as_ref().map(|s| {
-        let c = &s.cfg;
-        format!(
-            "{}|{}|{:?}|{:?}|{}|{}|{:?}|{:?}|{}",
-            c.base_url,
-            c.model,
-            c.roles,
-            c.agents,
-            c.mutants,
-            c.explorer_calls,
-            c.budget_tokens,
-            c.budget_usd,
-            s.prompts.fingerprint()
-        )
-    });
+    let model = session.as_ref().map(crate::llm::engine::settings_fingerprint);
     let settings = format!(
         "{}|{}|{:?}|{}|{}|{:?}|{:?}|{model:?}",
         cfg.pairs,

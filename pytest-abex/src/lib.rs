@@ -1,7 +1,9 @@
-//! `pytest_abex._core`: the abex core as a Python extension module. One function, [`run`],
-//! takes the run's settings as JSON and returns the report as JSON; the Python plugin renders
-//! it. The GIL is released while the core works (it runs the project's interpreter in
+//! `pytest_abex._core`: the abex core as a Python extension module. [`run`] takes the run's
+//! settings as JSON and returns the report as JSON; the Python plugin renders it. [`publish`]
+//! posts a report as a pull-request review (`--abex-post-review`). The GIL is released while the core works (it runs the project's interpreter in
 //! subprocesses, never in this one).
+
+use std::path::{Path, PathBuf};
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
@@ -26,6 +28,58 @@ fn run(py: Python<'_>, config: &str) -> PyResult<(String, String)> {
     }
 }
 
+/// Publishes a report on GitHub Actions, as `cargo abex --post-review` does from its own run:
+/// posts the review when `post` (in-run: never on a fork's pull request), appends the job summary
+/// to `GITHUB_STEP_SUMMARY` and the step outputs to `GITHUB_OUTPUT` when they are set. Returns
+/// `(notes, warnings)`: what was done, and what failed (a failed post is a warning, never an
+/// exception).
+#[pyfunction]
+fn publish(
+    py: Python<'_>,
+    report: &str,
+    report_path: &str,
+    post: bool,
+) -> PyResult<(Vec<String>, Vec<String>)> {
+    let report: abex::report::Report = serde_json::from_str(report)
+        .map_err(|e| AbexError::new_err(format!("invalid abex report: {e}")))?;
+    let env_path = |k: &str| std::env::var_os(k).filter(|p| !p.is_empty()).map(PathBuf::from);
+    let what = abex::github::Publish {
+        post,
+        in_run: true,
+        event: None,
+        options: abex::github::PostOptions::default(),
+        step_summary: env_path("GITHUB_STEP_SUMMARY"),
+        outputs: env_path("GITHUB_OUTPUT"),
+    };
+    let done = py.detach(|| abex::github::publish(&report, Path::new(report_path), &what));
+    let mut notes = Vec::new();
+    let mut warnings = done.warnings;
+    match done.posting {
+        Some(Ok(p)) => {
+            notes.push(format!(
+                "review: {} comment(s) posted, {} updated, {} closed, {} unchanged, {} in the review body",
+                p.created,
+                p.updated,
+                p.closed,
+                p.unchanged,
+                p.in_body.len()
+            ));
+            notes.extend(p.notes);
+        }
+        Some(Err(e)) => warnings.push(format!("failed to post the review: {e}")),
+        None => {}
+    }
+    Ok((notes, warnings))
+}
+
+/// The engine line of the terminal summary for a report's `llm` section (JSON).
+#[pyfunction]
+fn describe_engine(llm: &str) -> PyResult<String> {
+    let llm: abex::llm::usage::LlmReport = serde_json::from_str(llm)
+        .map_err(|e| AbexError::new_err(format!("invalid llm section: {e}")))?;
+    Ok(llm.describe())
+}
+
 /// The abex version of the core.
 #[pyfunction]
 fn version() -> &'static str {
@@ -35,6 +89,8 @@ fn version() -> &'static str {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(publish, m)?)?;
+    m.add_function(wrap_pyfunction!(describe_engine, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add("AbexError", m.py().get_type::<AbexError>())?;
     Ok(())

@@ -109,7 +109,9 @@ pub struct RoleOverride {
 }
 
 /// What the command line says (every field optional: unset falls through to the next layer).
-#[derive(Clone, Debug, Default)]
+/// The pytest plugin sends it as JSON (`timeout_s` in seconds).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct LlmOptions {
     /// `--offline`: never call a model.
     pub offline: bool,
@@ -126,6 +128,7 @@ pub struct LlmOptions {
     /// `--prompts DIR`.
     pub prompts: Option<PathBuf>,
     /// `--llm-timeout`.
+    #[serde(rename = "timeout_s", deserialize_with = "seconds")]
     pub timeout: Option<Duration>,
     /// `--llm-mutants N`: model-written mutants per function.
     pub mutants: Option<usize>,
@@ -133,6 +136,12 @@ pub struct LlmOptions {
     pub explorer_calls: Option<usize>,
     /// `--role-model ROLE=MODEL` and `--role-temperature ROLE=T`.
     pub roles: BTreeMap<Role, RoleOverride>,
+}
+
+/// An optional duration written as seconds.
+fn seconds<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+    let s: Option<f64> = Option::deserialize(d)?;
+    s.map(|s| Duration::try_from_secs_f64(s).map_err(serde::de::Error::custom)).transpose()
 }
 
 /// The `llm` table of the project's config file.

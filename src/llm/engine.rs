@@ -55,6 +55,24 @@ pub fn start(
     }
 }
 
+/// The model settings that change a run's results, for results-cache keys: endpoint, models,
+/// roles, agents, mutant and Explorer-call counts, budgets and the prompts.
+pub fn settings_fingerprint(s: &Session) -> String {
+    let c = &s.cfg;
+    format!(
+        "{}|{}|{:?}|{:?}|{}|{}|{:?}|{:?}|{}",
+        c.base_url,
+        c.model,
+        c.roles,
+        c.agents,
+        c.mutants,
+        c.explorer_calls,
+        c.budget_tokens,
+        c.budget_usd,
+        s.prompts.fingerprint()
+    )
+}
+
 /// A Rust function as the agents see it.
 pub fn rust_subject(f: &FoundFn, params: Vec<Ty>, test_code: &[String]) -> Subject {
     Subject {
@@ -201,12 +219,13 @@ pub fn feedback_rounds(
     Ok(())
 }
 
-fn model_ids(mutants: &[crate::report::MutantReport]) -> Vec<String> {
+/// The ids of the model-written mutants among `mutants`.
+pub(crate) fn model_ids(mutants: &[crate::report::MutantReport]) -> Vec<String> {
     mutants.iter().filter(|m| m.origin == Origin::Model).map(|m| m.id.clone()).collect()
 }
 
 /// Adds a later round's results to a target's report.
-fn merge(into: &mut MutationReport, more: MutationReport) {
+pub(crate) fn merge(into: &mut MutationReport, more: MutationReport) {
     let (a, b) = (&mut into.counts, &more.counts);
     a.total += b.total;
     a.killed += b.killed;

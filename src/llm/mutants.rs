@@ -129,7 +129,9 @@ pub fn outcome_feedback(m: &crate::report::MutantReport, tests: &[String]) -> Op
             let source = tests
                 .iter()
                 .find(|t| {
-                    t.contains(&format!("fn {short}(")) || t.contains(&format!("fn {short} ("))
+                    t.contains(&format!("fn {short}("))
+                        || t.contains(&format!("fn {short} ("))
+                        || t.contains(&format!("def {short}("))
                 })
                 .map(|t| format!(":\n<data>\n{}\n</data>", data(t)))
                 .unwrap_or_default();

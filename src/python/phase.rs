@@ -174,12 +174,20 @@ pub fn warm_runners(
     out
 }
 
-/// Runs the phase for `c`, whose explored archive elites are `elites`; `original` is the
-/// explorer's worker and `c`'s id in it (the original's side of the differential search).
+/// The rule-based mutants of `c`.
+pub fn rule_mutants(project: &Project, c: &Chosen) -> Vec<Mutant> {
+    let pf = &project.files[c.file];
+    python_rules::mutants_of(&pf.text, &pf.rel, &c.target.qualified_name, pf.fns[c.func].body_span)
+}
+
+/// Runs the phase for `c`, whose explored archive elites are `elites`, on `mutants` (rule-based
+/// and validated model-written ones); `original` is the explorer's worker and `c`'s id in it
+/// (the original's side of the differential search).
 pub fn run(
     ctx: &Context<'_>,
     c: &Chosen,
     elites: &[Pair],
+    mutants: &[Mutant],
     original: (&mut Worker, Option<usize>),
 ) -> Result<MutationReport, PhaseError> {
     let pf = &ctx.project.files[c.file];
@@ -187,7 +195,7 @@ pub fn run(
     let qn = &c.target.qualified_name;
     let deadline = ctx.deadline;
     let past_deadline = move || deadline.is_some_and(|d| Instant::now() >= d);
-    let mutants = python_rules::mutants_of(&pf.text, &pf.rel, qn, f.body_span);
+
     let check = python_rules::self_check(&pf.text, &pf.rel, qn, f.body_span);
     let patch = |m: &Mutant| Patch {
         module: pf.module.clone(),

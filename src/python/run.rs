@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 
-use super::{phase, Chosen, Project};
+use super::{model, phase, Chosen, Project};
 use crate::exec::worker::{TargetEvaluator, Worker, WorkerSpec};
 use crate::exec::ExecError;
 use crate::explore::{self, ExploreConfig};
@@ -54,6 +54,8 @@ pub struct PyRunConfig {
     pub witness_evals: usize,
     /// Time limit of one mutant's tests, in seconds (default: from the baseline).
     pub test_timeout_s: Option<f64>,
+    /// The model settings (`--abex-model`, `--abex-base-url`, budgets, agents, `--abex-offline`).
+    pub llm: crate::llm::config::LlmOptions,
 }
 
 impl Default for PyRunConfig {
@@ -74,6 +76,7 @@ impl Default for PyRunConfig {
             mutate: true,
             witness_evals: 2000,
             test_timeout_s: None,
+            llm: Default::default(),
         }
     }
 }
@@ -103,6 +106,9 @@ pub enum PyRunError {
     /// The mutation phase failed.
     #[error(transparent)]
     Phase(#[from] phase::PhaseError),
+    /// The model settings are broken.
+    #[error(transparent)]
+    Engine(#[from] crate::llm::engine::EngineError),
     /// Writing the output failed.
     #[error("failed to write `{path}`: {source}")]
     Output {
@@ -201,6 +207,12 @@ pub fn run(cfg: &PyRunConfig) -> Result<(Report, PathBuf), PyRunError> {
     );
     let out = OutDir::prepare(&out_path)
         .map_err(|source| PyRunError::Output { path: out_path.clone(), source })?;
+    let time_budget = cfg.time_budget_s.map(Duration::from_secs_f64);
+    let deadline = time_budget.map(|b| started + b);
+    let (mut session, offline) = match crate::llm::engine::start(&cfg.llm, &root, deadline)? {
+        Ok(s) => (Some(s), None),
+        Err(r) => (None, Some(r)),
+    };
     let mut report = Report {
         format: "abex-report".into(),
         version: crate::report::REPORT_VERSION,
@@ -210,7 +222,7 @@ pub fn run(cfg: &PyRunConfig) -> Result<(Report, PathBuf), PyRunError> {
         base,
         selection: selection.into(),
         settings: Settings {
-            engine: "offline".into(),
+            engine: if session.is_some() { "model" } else { "offline" }.into(),
             pairs: cfg.pairs,
             time_budget_s: cfg.time_budget_s,
             seed: cfg.seed,
@@ -219,14 +231,29 @@ pub fn run(cfg: &PyRunConfig) -> Result<(Report, PathBuf), PyRunError> {
         },
         complete: false,
         targets: Vec::new(),
-        llm: None,
+        llm: offline,
     };
     let save = |report: &Report| {
         out.write_report(report)
             .map_err(|source| PyRunError::Output { path: out_path.join("report.json"), source })
     };
     save(&report)?;
-    if chosen.is_empty() {
+    // Results of unchanged functions with unchanged tests and settings come from the cache.
+    let cache = crate::cache::ResultCache::open(&root);
+    let keys = cache_keys(cfg, &project, &chosen, session.as_ref());
+    let cached: Vec<Option<TargetReport>> = keys
+        .iter()
+        .zip(&chosen)
+        .map(|(k, c)| {
+            cache.get(k).map(|mut tr| {
+                tr.target = c.target.clone();
+                tr
+            })
+        })
+        .collect();
+    if cached.iter().all(Option::is_some) {
+        report.targets = cached.into_iter().flatten().collect();
+        report.llm = report.llm.take().or_else(|| session.as_ref().map(|s| s.report.clone()));
         report.complete = true;
         out.write_all(&report)
             .map_err(|source| PyRunError::Output { path: out_path.clone(), source })?;
@@ -247,8 +274,6 @@ pub fn run(cfg: &PyRunConfig) -> Result<(Report, PathBuf), PyRunError> {
     let spec_file = work.path().join("worker.json");
     let mut worker = worker_for(cfg, &scratch, &spec_file, &specs, &sys_path)
         .map_err(|source| PyRunError::Output { path: spec_file.clone(), source })?;
-    let time_budget = cfg.time_budget_s.map(Duration::from_secs_f64);
-    let deadline = time_budget.map(|b| started + b);
 
     let traced: Vec<(String, String)> = chosen
         .iter()
@@ -273,6 +298,11 @@ pub fn run(cfg: &PyRunConfig) -> Result<(Report, PathBuf), PyRunError> {
             for (i, c) in chosen.iter().enumerate() {
                 let mut exploration = None;
                 let mut elites = Vec::new();
+                if let Some(tr) = &cached[i] {
+                    archives.push(elites);
+                    reports.push(tr.clone());
+                    continue;
+                }
                 if let Some(id) = driven.iter().position(|&d| d == i) {
                     let params = c.target.param_types().unwrap_or_default();
                     let left = driven.len() - id;
@@ -286,13 +316,22 @@ pub fn run(cfg: &PyRunConfig) -> Result<(Report, PathBuf), PyRunError> {
                         ..ExploreConfig::default()
                     };
                     let mut eval = TargetEvaluator { worker: &mut worker, id };
-                    let x = explore::explore(&params, &mut eval, &ecfg, &mut |_| {}).map_err(
-                        |source| PyRunError::Exec {
+                    let subject =
+                        session.as_ref().map(|_| model::subject(&project, c, params.clone()));
+                    let mut agents = session.as_mut().zip(subject.as_ref()).map(|(s, subject)| {
+                        let calls = s.cfg.explorer_calls;
+                        crate::llm::agents::Agents::new(s, subject, &root, calls, cfg.seed)
+                    });
+                    let proposer = agents.as_mut().map(|a| a as &mut dyn explore::Proposer);
+                    let x = explore::explore_with(&params, &mut eval, &ecfg, &mut |_| {}, proposer)
+                        .map_err(|source| PyRunError::Exec {
                             target: c.target.qualified_name.clone(),
                             python: cfg.python.display().to_string(),
                             source,
-                        },
-                    )?;
+                        })?;
+                    if let Some(a) = agents {
+                        a.finish();
+                    }
                     elites = x.archive.elites().into_iter().cloned().collect();
                     exploration = Some(ExplorationReport::of(&x));
                 }
@@ -303,6 +342,7 @@ pub fn run(cfg: &PyRunConfig) -> Result<(Report, PathBuf), PyRunError> {
                     mutation: None,
                 });
                 report.targets = reports.clone();
+                report.llm = session.as_ref().map(|s| s.report.clone()).or(report.llm.take());
                 save(&report)?;
             }
             Ok(())
@@ -323,16 +363,80 @@ pub fn run(cfg: &PyRunConfig) -> Result<(Report, PathBuf), PyRunError> {
             runners: std::cell::RefCell::new(warmed),
         };
         for (k, c) in chosen.iter().enumerate() {
+            if cached[k].is_some() {
+                continue;
+            }
             let id = driven.iter().position(|&d| d == k);
-            let m = phase::run(&ctx, c, &archives[k], (&mut worker, id))?;
+            let mut mutants = phase::rule_mutants(&project, c);
+            if let Some(s) = session.as_mut() {
+                let count = s.cfg.mutants;
+                mutants.extend(model::mutants(s, &project, c, count, ""));
+            }
+            let mut m = phase::run(&ctx, c, &archives[k], &mutants, (&mut worker, id))?;
+            if let Some(s) = session.as_mut() {
+                let mut again = |fresh: &[crate::mutate::Mutant]| {
+                    phase::run(&ctx, c, &archives[k], fresh, (&mut worker, id))
+                };
+                model::feedback_rounds(s, &project, c, &mut m, &mut again)?;
+            }
             reports[k].mutation = Some(m);
             report.targets = reports.clone();
+            report.llm = session.as_ref().map(|s| s.report.clone()).or(report.llm.take());
             save(&report)?;
         }
     }
+    for (k, tr) in reports.iter().enumerate() {
+        if cached[k].is_none() {
+            cache.put(&keys[k], tr);
+        }
+    }
     report.targets = reports;
+    report.llm = session.as_ref().map(|s| s.report.clone()).or(report.llm.take());
     report.complete = true;
     out.write_all(&report)
         .map_err(|source| PyRunError::Output { path: out_path.clone(), source })?;
     Ok((report, out_path))
+}
+
+/// The results-cache key of each chosen function: the run's settings (the model's included),
+/// every test file of the project, and the function's name and source.
+fn cache_keys(
+    cfg: &PyRunConfig,
+    project: &Project,
+    chosen: &[Chosen],
+    session: Option<&crate::llm::session::Session>,
+) -> Vec<String> {
+    let model = session.map(crate::llm::engine::settings_fingerprint);
+    let settings = format!(
+        "python|{}|{}|{}|{}|{}|{:?}|{:?}|{model:?}",
+        cfg.pairs,
+        cfg.seed,
+        cfg.call_timeout_ms,
+        cfg.mutate,
+        cfg.witness_evals,
+        cfg.test_timeout_s,
+        cfg.python,
+    );
+    let mut tests: Vec<u8> = Vec::new();
+    for t in &project.tests {
+        tests.extend_from_slice(t.display().to_string().as_bytes());
+        tests.push(0);
+        tests.extend(std::fs::read(project.root.join(t)).unwrap_or_default());
+        tests.push(0);
+    }
+    let tests_fp = crate::cache::key(&[&tests]);
+    chosen
+        .iter()
+        .map(|c| {
+            let pf = &project.files[c.file];
+            let f = &pf.fns[c.func];
+            crate::cache::key(&[
+                settings.as_bytes(),
+                tests_fp.as_bytes(),
+                pf.module.as_bytes(),
+                f.qualname.as_bytes(),
+                &pf.text.as_bytes()[f.byte_span.0..f.byte_span.1],
+            ])
+        })
+        .collect()
 }

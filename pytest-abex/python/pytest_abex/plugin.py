@@ -27,6 +27,22 @@ _OPTIONS = [
     ("--abex-seed", "abex_seed", int, 0, "random seed"),
     ("--abex-jobs", "abex_jobs", int, 1, "mutants tested at a time"),
     ("--abex-call-timeout", "abex_call_timeout", int, 1000, "time limit of one call of a function, in ms"),
+    ("--abex-model", "abex_model", str, None, "the model (env ABEX_MODEL; default gpt-5-mini)"),
+    ("--abex-base-url", "abex_base_url", str, None, "an OpenAI-compatible endpoint (env ABEX_BASE_URL)"),
+    ("--abex-budget-usd", "abex_budget_usd", float, None, "most money the run may spend on the model, in USD"),
+    ("--abex-budget-tokens", "abex_budget_tokens", int, None, "most tokens the run may spend on the model"),
+    ("--abex-agents", "abex_agents", str, None, "agents taking part: full, no-ideator or explorer-only"),
+    ("--abex-prompts", "abex_prompts", str, None, "folder of prompt templates overriding the built-in ones"),
+    ("--abex-post-review", "abex_post_review", bool, False, "post the findings as a pull-request review (GitHub Actions)"),
+]
+
+# The model options: (option, ini name, type, key of the core's ``llm`` settings).
+_MODEL = [
+    ("--abex-model", "abex_model", str, "model"),
+    ("--abex-base-url", "abex_base_url", str, "base_url"),
+    ("--abex-budget-usd", "abex_budget_usd", float, "budget_usd"),
+    ("--abex-budget-tokens", "abex_budget_tokens", int, "budget_tokens"),
+    ("--abex-agents", "abex_agents", str, "agents"),
 ]
 
 
@@ -94,6 +110,42 @@ def _is_xdist_worker(config):
     return hasattr(config, "workerinput")
 
 
+def _flag(config, opt, ini):
+    """A boolean setting: command line, then ini (``true``/``false``), then ``[tool.abex]``."""
+    value = _setting(config, opt, ini, bool, False)
+    if isinstance(value, str):
+        return value.strip().lower() in ("1", "true", "yes", "on")
+    return bool(value)
+
+
+def _model_settings(config):
+    """The core's ``llm`` settings from the model options (unset ones are left to the core's
+    environment and ``[tool.abex.llm]``)."""
+    llm = {"offline": _flag(config, "--abex-offline", "abex_offline")}
+    for opt, ini, typ, key in _MODEL:
+        value = _setting(config, opt, ini, typ, None)
+        if value is not None:
+            llm[key] = typ(value)
+    prompts = _setting(config, "--abex-prompts", "abex_prompts", str, None)
+    if prompts is not None:
+        llm["prompts"] = str(config.invocation_params.dir / prompts)
+    return llm
+
+
+def _publish(config, text, out):
+    """``--abex-post-review`` and the GitHub Actions outputs: ``(notes, warnings)``."""
+    post = _flag(config, "--abex-post-review", "abex_post_review")
+    in_actions = any(os.environ.get(k) for k in ("GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT"))
+    if not post and not in_actions:
+        return [], []
+    from . import _core
+
+    try:
+        return _core.publish(text, os.path.join(out, "report.json"), post)
+    except _core.AbexError as e:
+        return [], [f"failed to publish the report: {e}"]
+
+
 def pytest_sessionfinish(session, exitstatus):
     config = session.config
     if not _enabled(config) or _is_xdist_worker(config) or config.option.collectonly:
@@ -111,6 +163,7 @@ def pytest_sessionfinish(session, exitstatus):
         "seed": int(_setting(config, "--abex-seed", "abex_seed", int, 0)),
         "jobs": int(_setting(config, "--abex-jobs", "abex_jobs", int, 1)),
         "call_timeout_ms": int(_setting(config, "--abex-call-timeout", "abex_call_timeout", int, 1000)),
+        "llm": _model_settings(config),
     }
     budget = _setting(config, "--abex-time-budget", "abex_time_budget", float, None)
     if budget is not None:
@@ -122,7 +175,8 @@ def pytest_sessionfinish(session, exitstatus):
     except _core.AbexError as e:
         config.stash[_RESULT] = {"error": str(e)}
         return
-    config.stash[_RESULT] = {"report": json.loads(text), "out": out}
+    notes, warnings = _publish(config, text, out)
+    config.stash[_RESULT] = {"report": json.loads(text), "out": out, "notes": notes, "warnings": warnings}
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
@@ -138,3 +192,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     else:
         for line in _report.render(result["report"], result["out"]):
             tr.write_line(line)
+        for note in result.get("notes", []):
+            tr.write_line(f"abex: {note}")
+        for warning in result.get("warnings", []):
+            tr.write_line(f"abex: warning: {warning}", yellow=True)

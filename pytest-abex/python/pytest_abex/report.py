@@ -1,5 +1,7 @@
 """The ``abex`` section of pytest's terminal summary, rendered from the core's JSON report."""
 
+import json
+
 
 def _args(inp):
     import json
@@ -22,9 +24,21 @@ def _outcome(o):
     return kind or "?"
 
 
+def describe_engine(llm):
+    """The engine line (the core's ``LlmReport::describe``) and the refused model mutants."""
+    from . import _core
+
+    line = _core.describe_engine(json.dumps(llm))
+    if llm.get("mutants_refused"):
+        line += f"; {llm['mutants_refused']} model mutants refused unrun"
+    return line
+
+
 def render(report, out_dir):
     """The lines of the section for ``report`` (the ``report.json`` document)."""
     lines = []
+    if report.get("llm"):
+        lines.append(f"abex: {describe_engine(report['llm'])}")
     targets = report.get("targets", [])
     if not targets:
         lines.append("abex: no changed Python function (use --abex-function FILE::NAME to name one)")

@@ -1,0 +1,374 @@
+"""The model engine in ``pytest --abex``, end to end against a fake OpenAI-compatible server on
+127.0.0.1 (``http.server`` on a thread) that answers from a script: a 429 with Retry-After, a
+malformed answer, Explorer pairs, a forbidden mutant (it imports ``os`` and would write a marker
+file) and a valid one that survives the tests."""
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from test_plugin import PRICING, TESTS
+
+# A mutant that survives the tests above (they never call 100).
+SURVIVOR = '''def bulk_discount(quantity: int) -> float:
+    """15% from 100 items, 5% from 10."""
+    if quantity < 0:
+        raise ValueError("quantity must not be negative")
+    if quantity > 100:
+        return 0.15
+    if quantity >= 10:
+        return 0.05
+    return 0.0
+'''
+
+
+def forbidden(marker):
+    """A mutant that would write `marker` if it ever ran."""
+    return f'''def bulk_discount(quantity: int) -> float:
+    import os
+    os.makedirs({str(marker)!r}, exist_ok=True)
+    return 0.0
+'''
+
+
+def role_of(body):
+    """The agent a request is for, from its answer's declared shape."""
+    fmt = body.get("response_format") or {}
+    name = (fmt.get("json_schema") or {}).get("name", "")
+    return {"pairs": "explorer", "mutant": "mutator"}.get(name, name or "other")
+
+
+class FakeLlm:
+    """The fake server: `script(role, nth_of_role, n)` gives `(status, content, headers)`."""
+
+    def __init__(self, script):
+        self.script = script
+        self.log = []
+        self.lock = threading.Lock()
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                role = role_of(body)
+                with fake.lock:
+                    nth = sum(1 for r, _ in fake.log if r == role)
+                    n = len(fake.log)
+                    fake.log.append((role, body))
+                status, content, headers = fake.script(role, nth, n)
+                if status == 200:
+                    text = "".join(m.get("content", "") for m in body["messages"])
+                    payload = json.dumps({
+                        "id": f"c{n}",
+                        "object": "chat.completion",
+                        "model": body.get("model", "m"),
+                        "choices": [{"index": 0, "finish_reason": "stop",
+                                     "message": {"role": "assistant", "content": content}}],
+                        "usage": {"prompt_tokens": len(text) // 4 + 1,
+                                  "completion_tokens": len(content) // 4 + 1},
+                    }).encode()
+                else:
+                    payload = json.dumps({"error": {"message": content}}).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                for k, v in headers:
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def roles(self):
+        return [r for r, _ in self.log]
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def scripted(marker):
+    """The scenario of the brief: 429 first, then a malformed Explorer answer, then pairs; the
+    Mutator first answers a forbidden mutant, then the surviving one."""
+    pairs = json.dumps({"pairs": [[[99], [100]], [[9], [10]], [[-1], [0]]]})
+
+    def script(role, nth, n):
+        if n == 0:
+            return 429, "slow down", [("Retry-After", "1")]
+        if role == "explorer":
+            return 200, ("{not json" if nth == 1 else pairs), []
+        if role == "mutator":
+            source = forbidden(marker) if nth == 0 else SURVIVOR
+            return 200, json.dumps({"source": source, "description": "boundary at 100 moved"}), []
+        return 500, f"unexpected role {role}", []
+
+    return script
+
+
+@pytest.fixture
+def project(pytester, monkeypatch):
+    pytester.makepyfile(pricing=PRICING, test_pricing=TESTS)
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    # One model mutant and two Explorer calls per function keep the script short.
+    (pytester.path / "pyproject.toml").write_text(
+        "[tool.abex.llm]\nmutants = 1\nexplorer_calls = 2\nmax_tokens = 400\ntimeout_s = 20\n"
+    )
+    monkeypatch.setenv("ABEX_API_KEY", "test-key")
+    for k in ("OPENAI_API_KEY", "ABEX_BASE_URL", "ABEX_MODEL", "GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT"):
+        monkeypatch.delenv(k, raising=False)
+    return pytester
+
+
+@pytest.fixture
+def marker(tmp_path_factory):
+    return tmp_path_factory.mktemp("marker") / "ran"
+
+
+def run_abex(project, fake, *extra):
+    endpoint = ["--abex-base-url", fake.base_url] if fake else []
+    return project.runpytest(
+        "-p", "no:cacheprovider", "--abex", "--abex-function", "pricing.py::bulk_discount",
+        "--abex-pairs", "200", "--abex-agents", "explorer-only", *endpoint, *extra,
+    )
+
+
+def report(pytester):
+    return json.loads((pytester.path / ".abex" / "out" / "report.json").read_text())
+
+
+def test_model_mutants_are_validated_run_and_replayed(project, marker):
+    fake = FakeLlm(scripted(marker))
+    try:
+        result = run_abex(project, fake)
+        result.assert_outcomes(passed=1)
+        rep = report(project)
+        assert rep["complete"] and rep["settings"]["engine"] == "model"
+        llm = rep["llm"]
+        assert llm["engine"] == "model" and not llm.get("fallbacks")
+        roles = fake.roles()
+        assert roles.count("explorer") >= 2 and roles.count("mutator") == 2, roles
+        # The 429 was retried: one more request than answered calls.
+        assert llm["requests"] == len(fake.log)
+        assert llm["total"]["calls"] < len(fake.log)
+        # The forbidden mutant was refused unrun; the valid one ran as a model mutant.
+        assert llm["mutants_refused"] == 1
+        assert not marker.exists()
+        (t,) = rep["targets"]
+        model = [m for m in t["mutation"]["mutants"] if m["origin"] == "model"]
+        assert len(model) == 1, t["mutation"]["mutants"]
+        assert model[0]["status"] == "survived"
+        assert model[0]["replacement"].startswith("def bulk_discount(quantity: int) -> float:")
+        assert "quantity > 100" in model[0]["diff"]
+        out = result.stdout.str()
+        assert "engine: model `gpt-5-mini` (explorer-only)" in out
+        assert "1 model mutants refused unrun" in out
+
+        # The same commit again: no request at all, the same findings.
+        sent = len(fake.log)
+        again = run_abex(project, fake)
+        again.assert_outcomes(passed=1)
+        assert len(fake.log) == sent
+        assert report(project)["targets"] == rep["targets"]
+        assert report(project)["llm"]["requests"] == 0
+    finally:
+        fake.close()
+
+
+def test_the_token_budget_is_never_exceeded(project, marker):
+    fake = FakeLlm(scripted(marker))
+    budget = 2500
+    try:
+        result = run_abex(project, fake, "--abex-budget-tokens", str(budget))
+        result.assert_outcomes(passed=1)
+        rep = report(project)
+        assert rep["complete"]
+        llm = rep["llm"]
+        spent = llm["total"]["prompt_tokens"] + llm["total"]["completion_tokens"]
+        assert 0 < spent <= budget, llm
+        # The budget ran out mid-run: some calls were made, later ones skipped.
+        assert llm["skipped_count"] > 0, llm
+        assert "calls skipped by the budget" in result.stdout.str()
+    finally:
+        fake.close()
+
+
+def test_without_a_key_or_with_offline_the_run_says_it_is_offline(project, marker, monkeypatch):
+    fake = FakeLlm(scripted(marker))
+    try:
+        result = run_abex(project, fake, "--abex-offline")
+        result.assert_outcomes(passed=1)
+        assert fake.log == []
+        rep = report(project)
+        assert rep["settings"]["engine"] == "offline" and rep["llm"]["engine"] == "offline"
+        assert "engine: offline (" in result.stdout.str()
+        # No key and the default (remote) endpoint: offline, and why.
+        monkeypatch.delenv("ABEX_API_KEY")
+        result = run_abex(project, None, "--abex-seed", "1")
+        assert fake.log == []
+        assert report(project)["llm"]["engine"] == "offline"
+        assert "engine: offline (no key" in result.stdout.str()
+    finally:
+        fake.close()
+
+
+def test_a_failed_post_is_a_warning_not_a_failed_session(project, marker, monkeypatch, tmp_path):
+    summary = tmp_path / "summary.md"
+    outputs = tmp_path / "outputs"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    monkeypatch.setenv("GITHUB_OUTPUT", str(outputs))
+    # Not a pull-request event: posting fails, the run does not.
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(tmp_path / "missing-event.json"))
+    monkeypatch.setenv("GITHUB_REPOSITORY", "o/r")
+    monkeypatch.setenv("GITHUB_TOKEN", "t")
+    monkeypatch.setenv("GITHUB_API_URL", "http://127.0.0.1:9/")
+    fake = FakeLlm(scripted(marker))
+    try:
+        result = run_abex(project, fake, "--abex-offline", "--abex-post-review")
+        result.assert_outcomes(passed=1)
+        assert result.ret == 0
+        out = result.stdout.str()
+        assert "abex: warning: failed to post the review" in out
+        assert summary.read_text().strip()
+        values = dict(line.split("=", 1) for line in outputs.read_text().splitlines() if "=" in line)
+        assert values["posted"] == "false" and values["cost-usd"] == "0.0000"
+    finally:
+        fake.close()
+
+
+# A mutant the tests catch (bulk_discount(500) becomes 0.0).
+KILLED = '''def bulk_discount(quantity: int) -> float:
+    """15% from 100 items, 5% from 10."""
+    if quantity < 0:
+        raise ValueError("quantity must not be negative")
+    if quantity >= 10:
+        return 0.05
+    return 0.0
+'''
+
+
+def test_a_killed_model_mutant_is_reported_back_and_a_new_one_runs(project, marker):
+    pairs = json.dumps({"pairs": [[[99], [100]]]})
+
+    def script(role, nth, n):
+        if role == "explorer":
+            return 200, pairs, []
+        if role == "mutator":
+            source = KILLED if nth == 0 else SURVIVOR
+            return 200, json.dumps({"source": source, "description": f"fault {nth}"}), []
+        return 500, f"unexpected role {role}", []
+
+    fake = FakeLlm(script)
+    try:
+        run_abex(project, fake).assert_outcomes(passed=1)
+        mutator = [body for role, body in fake.log if role == "mutator"]
+        assert len(mutator) == 2
+        # The second request says which test caught the first mutant.
+        feedback = mutator[1]["messages"][-1]["content"]
+        assert "was caught by the existing test" in feedback and "test_far_from_the_boundaries" in feedback
+        (t,) = report(project)["targets"]
+        model = {m["description"]: m["status"] for m in t["mutation"]["mutants"] if m["origin"] == "model"}
+        assert model == {"model: fault 0": "killed", "model: fault 1": "survived"}
+        counts = t["mutation"]["counts"]
+        assert counts["total"] == len(t["mutation"]["mutants"])
+    finally:
+        fake.close()
+
+
+class FakeGitHub:
+    """A fake GitHub REST API on 127.0.0.1 for one pull request with no earlier comments: lists
+    are empty, a created review is recorded and gets id 11."""
+
+    def __init__(self):
+        self.reviews = []
+        self.requests = []
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def answer(self, status, value):
+                payload = json.dumps(value).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def do_GET(self):
+                fake.requests.append(("GET", self.path, self.headers.get("Authorization")))
+                self.answer(200, [])
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                fake.requests.append(("POST", self.path, self.headers.get("Authorization")))
+                if self.path.rstrip("/") == "/repos/octo/shop/pulls/7/reviews":
+                    fake.reviews.append(body)
+                    self.answer(200, {"id": 11})
+                else:
+                    self.answer(404, {"message": "Not Found"})
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_post_review_posts_the_findings_on_the_pull_request(project, monkeypatch, tmp_path):
+    sha = "a" * 40
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {
+        "number": 7,
+        "head": {"sha": sha, "repo": {"full_name": "octo/shop"}},
+        "base": {"sha": "b" * 40, "repo": {"full_name": "octo/shop"}},
+    }}))
+    outputs = tmp_path / "outputs"
+    github = FakeGitHub()
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
+    monkeypatch.setenv("GITHUB_REPOSITORY", "octo/shop")
+    monkeypatch.setenv("GITHUB_TOKEN", "gh-token")
+    monkeypatch.setenv("GITHUB_API_URL", github.url)
+    monkeypatch.setenv("GITHUB_OUTPUT", str(outputs))
+    try:
+        result = run_abex(project, None, "--abex-offline", "--abex-post-review")
+        result.assert_outcomes(passed=1)
+        (review,) = github.reviews
+        assert review["commit_id"] == sha and review["event"] == "COMMENT"
+        assert "bulk_discount" in review["body"]
+        assert all(auth and "gh-token" in auth for _, _, auth in github.requests)
+        assert "abex: review: 0 comment(s) posted" in result.stdout.str()
+        values = dict(line.split("=", 1) for line in outputs.read_text().splitlines() if "=" in line)
+        assert values["posted"] == "true"
+    finally:
+        github.close()
+
+
+def test_model_options_come_from_the_ini_file_too(project, marker):
+    fake = FakeLlm(scripted(marker))
+    try:
+        project.makeini(
+            "[pytest]\npythonpath = .\nabex = true\nabex_function = pricing.py::bulk_discount\n"
+            f"abex_pairs = 200\nabex_model = local-model\nabex_agents = explorer-only\n"
+            f"abex_base_url = {fake.base_url}\nabex_budget_tokens = 2500\n"
+        )
+        result = project.runpytest("-p", "no:cacheprovider")
+        result.assert_outcomes(passed=1)
+        llm = report(project)["llm"]
+        assert llm["model"] == "local-model" and llm["agents"] == "explorer-only"
+        assert fake.log and all(body["model"] == "local-model" for _, body in fake.log)
+        spent = llm["total"]["prompt_tokens"] + llm["total"]["completion_tokens"]
+        assert spent <= 2500 and llm["skipped_count"] > 0
+        assert "engine: model `local-model` (explorer-only)" in result.stdout.str()
+    finally:
+        fake.close()

@@ -1,0 +1,202 @@
+//! The model engine in a Python run: a Python function as the agents see it ([`subject`]), and
+//! the Mutator's test-aware mutants of it ([`mutants`]), validated by
+//! [`crate::llm::python_mutants::validate_python`] before anything runs. A valid mutant replaces
+//! the whole definition, indented like the original, and runs through the same phase as the
+//! rule-based ones (`origin: model`).
+
+use std::path::PathBuf;
+
+use super::{phase, source, Chosen, Project};
+use crate::llm::engine::{merge, model_ids};
+use crate::llm::session::Session;
+use crate::llm::subject::Subject;
+use crate::mutate::{line_column, mutant_id, Mutant, Operator, Origin};
+use crate::report::MutationReport;
+use crate::value::Ty;
+
+/// Test functions shown to the agents at most.
+const TESTS_SHOWN: usize = 6;
+
+/// The source of the test functions (of the test files that reach `c`) that name it.
+fn reaching_test_sources(project: &Project, c: &Chosen) -> Vec<String> {
+    let pf = &project.files[c.file];
+    let name = &pf.fns[c.func].name;
+    let mut out = Vec::new();
+    for rel in phase::reaching_tests(project, pf, &pf.fns[c.func].qualname) {
+        let Ok(text) = std::fs::read_to_string(project.root.join(&rel)) else { continue };
+        for t in source::functions(&text) {
+            let code = &text[t.byte_span.0..t.byte_span.1];
+            let names_it =
+                code.split(|ch: char| !ch.is_alphanumeric() && ch != '_').any(|w| w == name);
+            if t.name.starts_with("test") && names_it {
+                out.push(code.to_string());
+                if out.len() >= TESTS_SHOWN {
+                    return out;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The function `c` as the agents see it: signature, docstring, source, parameter types and the
+/// source of the tests that reach it.
+pub fn subject(project: &Project, c: &Chosen, params: Vec<Ty>) -> Subject {
+    let pf = &project.files[c.file];
+    let f = &pf.fns[c.func];
+    Subject {
+        language: "python".into(),
+        name: c.target.qualified_name.clone(),
+        signature: f.signature.clone(),
+        doc: f.doc.clone(),
+        source: pf.text[f.byte_span.0..f.byte_span.1].to_string(),
+        params,
+        tests: reaching_test_sources(project, c),
+    }
+}
+
+/// `def` (dedented to column 0) indented by `indent` from its second line on: the first line
+/// takes the original's place, which starts after its indentation.
+fn indent_from_second_line(def: &str, indent: &str) -> String {
+    let mut out = String::with_capacity(def.len());
+    for (i, line) in def.lines().enumerate() {
+        if i > 0 {
+            out.push('\n');
+            if !line.trim().is_empty() {
+                out.push_str(indent);
+            }
+        }
+        out.push_str(line);
+    }
+    out
+}
+
+/// The validated replacement of the definition at `span` of `text` by the model's `candidate`:
+/// the new definition indented like the original (its first line takes the original's place).
+fn replacement(text: &str, span: (usize, usize), candidate: &str) -> Result<String, String> {
+    let (s, e) = span;
+    let line_start = text[..s].rfind('\n').map_or(0, |i| i + 1);
+    let indent = &text[line_start..s];
+    if !indent.trim().is_empty() {
+        return Err("the function does not start its line".into());
+    }
+    // The original as written, with its first line's indentation, so that it parses alone.
+    let def = crate::llm::python_mutants::validate_python(&text[line_start..e], candidate)?;
+    Ok(indent_from_second_line(&def, indent))
+}
+
+/// Up to `count` model-written mutants of `c` (fewer when answers are refused or the session
+/// stops), with `earlier` feedback on a previous round; each replaces the function's definition.
+pub fn mutants(
+    session: &mut Session,
+    project: &Project,
+    c: &Chosen,
+    count: usize,
+    earlier: &str,
+) -> Vec<Mutant> {
+    if count == 0 || session.stopped().is_some() {
+        return Vec::new();
+    }
+    let pf = &project.files[c.file];
+    let (s, e) = pf.fns[c.func].byte_span;
+    let subject = subject(project, c, Vec::new());
+    let validate = |candidate: &str| replacement(&pf.text, (s, e), candidate);
+    let (line, column) = line_column(&pf.text, s);
+    let rel: PathBuf = pf.rel.clone();
+    crate::llm::mutants::generate(session, &subject, count, earlier, &validate)
+        .into_iter()
+        .map(|w| {
+            let replacement = w.body;
+            Mutant {
+                id: mutant_id(
+                    &rel.display().to_string(),
+                    &subject.name,
+                    Operator::Rewrite,
+                    0,
+                    e - s,
+                    &replacement,
+                ),
+                origin: Origin::Model,
+                operator: Operator::Rewrite,
+                function: subject.name.clone(),
+                file: rel.clone(),
+                line,
+                column,
+                span: (s, e),
+                original: pf.text[s..e].to_string(),
+                replacement,
+                switchable: true,
+                description: format!("model: {}", w.description.trim()),
+            }
+        })
+        .collect()
+}
+
+/// Feedback rounds (paper 003), as `llm::engine::feedback_rounds` does for Rust: each model
+/// mutant of the last round that was killed, hung or survived without a witness is reported
+/// back to the Mutator, and the new mutants run through `phase` (the mutation phase on those
+/// mutants alone); their results join `report`. At most [`crate::llm::mutants::ATTEMPTS`]
+/// rounds in all, counting the first.
+pub fn feedback_rounds(
+    session: &mut Session,
+    project: &Project,
+    c: &Chosen,
+    report: &mut MutationReport,
+    phase: &mut dyn FnMut(&[Mutant]) -> Result<MutationReport, phase::PhaseError>,
+) -> Result<(), phase::PhaseError> {
+    let tests = reaching_test_sources(project, c);
+    let mut last = model_ids(&report.mutants);
+    for _round in 1..crate::llm::mutants::ATTEMPTS {
+        let feedback: Vec<String> = report
+            .mutants
+            .iter()
+            .filter(|m| last.contains(&m.id))
+            .filter_map(|m| crate::llm::mutants::outcome_feedback(m, &tests))
+            .collect();
+        if feedback.is_empty() || session.stopped().is_some() {
+            return Ok(());
+        }
+        let known: Vec<&str> = report.mutants.iter().map(|m| m.id.as_str()).collect();
+        let fresh: Vec<Mutant> = mutants(session, project, c, feedback.len(), &feedback.concat())
+            .into_iter()
+            .filter(|m| !known.contains(&m.id.as_str()))
+            .collect();
+        if fresh.is_empty() {
+            return Ok(());
+        }
+        let more = phase(&fresh)?;
+        last = model_ids(&more.mutants);
+        merge(report, more);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{indent_from_second_line, replacement};
+    use crate::python::source::functions;
+
+    #[test]
+    fn a_mutated_method_replaces_the_original_inside_its_class() {
+        let text = "class Shop:\n    def price(self, n: int) -> int:\n        return n * 2\n\n    def other(self):\n        return 1\n";
+        let f = functions(text).into_iter().find(|f| f.name == "price").unwrap();
+        let candidate = "def price(self, n: int) -> int:\n    return n * 3\n";
+        let new = replacement(text, f.byte_span, candidate).unwrap();
+        let mutated = format!("{}{new}{}", &text[..f.byte_span.0], &text[f.byte_span.1..]);
+        assert_eq!(mutated, text.replace("n * 2", "n * 3"));
+        let fns = functions(&mutated);
+        assert_eq!(
+            fns.iter().map(|f| f.qualname.as_str()).collect::<Vec<_>>(),
+            ["Shop.price", "Shop.other"]
+        );
+        let forbidden = "def price(self, n: int) -> int:\n    import os\n    return n\n";
+        assert!(replacement(text, f.byte_span, forbidden).unwrap_err().contains("an import"));
+    }
+
+    #[test]
+    fn a_method_is_indented_like_the_original() {
+        let def = "def f(self, n):\n    if n:\n\n        return 1\n    return 2";
+        let got = indent_from_second_line(def, "    ");
+        assert_eq!(got, "def f(self, n):\n        if n:\n\n            return 1\n        return 2");
+    }
+}
