@@ -57,6 +57,9 @@ fn in_actions(program: impl AsRef<std::ffi::OsStr>, pr: &Pr, gh: &FakeGitHub) ->
     let mut cmd = Command::new(program);
     cmd.current_dir(&pr.dir)
         .env_remove("GITHUB_BASE_REF")
+        .env_remove("ABEX_API_KEY")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ABEX_BASE_URL")
         .env("NO_COLOR", "1")
         .env("GITHUB_EVENT_PATH", &pr.event)
         .env("GITHUB_REPOSITORY", fake::REPO)

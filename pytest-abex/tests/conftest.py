@@ -1,1 +1,23 @@
+import pytest
+
 pytest_plugins = ["pytester"]
+
+# Settings from the machine's environment that would point a run at a real model or at GitHub.
+# Every test starts without them (tests that need them set loopback values), so nothing here can
+# send traffic anywhere but 127.0.0.1.
+_OUTSIDE = (
+    "ABEX_API_KEY",
+    "OPENAI_API_KEY",
+    "ABEX_BASE_URL",
+    "ABEX_MODEL",
+    "GITHUB_TOKEN",
+    "GITHUB_API_URL",
+    "GITHUB_EVENT_PATH",
+    "GITHUB_REPOSITORY",
+)
+
+
+@pytest.fixture(autouse=True)
+def _loopback_only(monkeypatch):
+    for name in _OUTSIDE:
+        monkeypatch.delenv(name, raising=False)

@@ -369,14 +369,14 @@ mod tests {
         std::fs::write(
             d.path().join("Cargo.toml"),
             "[package]\nname='x'\n[package.metadata.abex.llm]\nmodel='file-model'\nbudget_usd=1.0\n\
-             base_url='http://file/v1'\n[package.metadata.abex.llm.roles.explorer]\ntemperature=0.3\n\
+             base_url='http://127.0.0.1:9/file/v1'\n[package.metadata.abex.llm.roles.explorer]\ntemperature=0.3\n\
              [package.metadata.abex.llm.prices.file-model]\ninput=1.0\noutput=2.0\n",
         )
         .unwrap();
         let e = env(&[("OPENAI_API_KEY", "k1"), ("ABEX_MODEL", "env-model")]);
         let c = model(resolve(&LlmOptions::default(), &e, d.path()).unwrap());
         assert_eq!((c.api_key.as_str(), c.model.as_str()), ("k1", "env-model"));
-        assert_eq!((c.base_url.as_str(), c.budget_usd), ("http://file/v1", Some(1.0)));
+        assert_eq!((c.base_url.as_str(), c.budget_usd), ("http://127.0.0.1:9/file/v1", Some(1.0)));
         assert_eq!(c.temperature_of(Role::Explorer), 0.3);
         assert_eq!(c.temperature_of(Role::Coordinator), 0.5);
         assert_eq!(c.prices.of("file-model").output_per_mtok, 2.0);
