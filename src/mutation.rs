@@ -19,7 +19,7 @@ use crate::report::{
 use crate::rust::harness::{self, Harness, HarnessError, HarnessRequest, Part};
 use crate::rust::source::FoundFn;
 use crate::rust::suggest;
-use crate::value::{stringify_input, Args, Outcome};
+use crate::value::{stringify_input, Args};
 use crate::witness;
 
 /// Which tests run against a mutant.
@@ -304,15 +304,7 @@ pub fn run(
             continue;
         };
         // Distinct explored inputs with their original outcomes, strongest boundaries first.
-        let mut known: Vec<(Args, Outcome)> = Vec::new();
-        let mut seen = std::collections::HashSet::new();
-        for p in &t.elites {
-            for k in 0..2 {
-                if seen.insert(stringify_input(&p.inputs[k]) + &format!("{:?}", p.inputs[k])) {
-                    known.push((p.inputs[k].clone(), p.outcomes[k].clone()));
-                }
-            }
-        }
+        let known = witness::known_inputs(&t.elites);
         let params = t
             .found
             .params
@@ -333,16 +325,8 @@ pub fn run(
             let (mut w, outs) = witness::from_inputs(&known, &mut me)?;
             // Pinning: the boundaries whose inputs this survivor moves.
             if w.is_some() {
-                for (ci, p) in t.elites.iter().enumerate().filter(|(_, p)| p.pd > 0.0) {
-                    let moved = (0..2).any(|k| {
-                        known
-                            .iter()
-                            .position(|(a, _)| *a == p.inputs[k])
-                            .is_some_and(|i| outs[i] != known[i].1)
-                    });
-                    if moved {
-                        unpinned.entry(ci).or_default().push(m.id.clone());
-                    }
+                for ci in witness::moved_boundaries(&t.elites, &known, &outs) {
+                    unpinned.entry(ci).or_default().push(m.id.clone());
                 }
             }
             if w.is_none() && !params.is_empty() {

@@ -7,10 +7,49 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use crate::archive::Pair;
 use crate::exec::{Evaluate, ExecError};
 use crate::inputs;
 use crate::report::Witness;
 use crate::value::{Args, Outcome, Ty, Value};
+
+/// The distinct inputs of the archive's `elites` with their original outcomes, strongest
+/// boundaries first: the inputs tried first as witnesses.
+pub fn known_inputs(elites: &[Pair]) -> Vec<(Args, Outcome)> {
+    let mut seen = std::collections::HashSet::new();
+    let mut known = Vec::new();
+    for p in elites {
+        for k in 0..2 {
+            if seen.insert(format!("{:?}", p.inputs[k])) {
+                known.push((p.inputs[k].clone(), p.outcomes[k].clone()));
+            }
+        }
+    }
+    known
+}
+
+/// Pinning: the indices of the `elites` with a positive PD that a survivor moves, i.e. whose
+/// inputs give another outcome on it (`outs`, its outcomes on `known`) than on the original.
+pub fn moved_boundaries(
+    elites: &[Pair],
+    known: &[(Args, Outcome)],
+    outs: &[Outcome],
+) -> Vec<usize> {
+    elites
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.pd > 0.0)
+        .filter(|(_, p)| {
+            (0..2).any(|k| {
+                known
+                    .iter()
+                    .position(|(a, _)| *a == p.inputs[k])
+                    .is_some_and(|i| outs[i] != known[i].1)
+            })
+        })
+        .map(|(ci, _)| ci)
+        .collect()
+}
 
 /// Runs `inputs` (with their known original outcomes) on the mutant. Returns the first input
 /// whose outcome differs, and the mutant's outcome on every input (for pinning).

@@ -3,7 +3,7 @@
 //! then a differential search), the boundaries they unpin, and suggested pytest tests that are
 //! run on the original and on each survivor before they are suggested.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -297,15 +297,7 @@ pub fn run(
     let (original, original_id) = original;
     if let (Drive::Supported, Some(original_id)) = (&c.target.drive, original_id) {
         let exec_err = |source| PhaseError::Exec { function: qn.clone(), source };
-        let mut known: Vec<(Args, Outcome)> = Vec::new();
-        let mut seen = BTreeSet::new();
-        for p in elites {
-            for k in 0..2 {
-                if seen.insert(crate::value::Value::List(p.inputs[k].clone()).to_json()) {
-                    known.push((p.inputs[k].clone(), p.outcomes[k].clone()));
-                }
-            }
-        }
+        let known = witness::known_inputs(elites);
         let params = c.target.param_types().unwrap_or_default();
         let seeds: Vec<Args> = known.iter().map(|(a, _)| a.clone()).collect();
         // One worker calls every survivor: target `i` is the `i`-th survivor's mutant.
@@ -331,16 +323,8 @@ pub fn run(
             let mut me = TargetEvaluator { worker: &mut mw, id };
             let (mut w, outs) = witness::from_inputs(&known, &mut me).map_err(exec_err)?;
             if w.is_some() {
-                for (ci, p) in elites.iter().enumerate().filter(|(_, p)| p.pd > 0.0) {
-                    let moved = (0..2).any(|j| {
-                        known
-                            .iter()
-                            .position(|(a, _)| *a == p.inputs[j])
-                            .is_some_and(|i| outs[i] != known[i].1)
-                    });
-                    if moved {
-                        unpinned.entry(ci).or_default().push(m.id.clone());
-                    }
+                for ci in witness::moved_boundaries(elites, &known, &outs) {
+                    unpinned.entry(ci).or_default().push(m.id.clone());
                 }
             }
             if w.is_none() {
