@@ -8,7 +8,8 @@ this script must have pytest-abex, pytest and mutmut 3 installed. Both tools run
 its own copy of the project, one test process at a time:
 
 - abex: wall time of `pytest --abex` minus that of plain `pytest` (so the normal test run is not
-  counted), over the mutants it tested (killed, survived, timed out), self-checks excluded;
+  counted), each the median of 3 runs (abex's caches removed before each), over the mutants it
+  tested (killed, survived, timed out), self-checks excluded;
 - mutmut: wall time of `mutmut run "MODULE.x_FUNCTION__mutmut_*" ...` over the mutants it
   reports for those functions.
 
@@ -18,11 +19,15 @@ It prints both figures and their ratio (abex / mutmut; the target is at most 0.5
 import json
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+
+REPEAT = 3
 
 
 def timed(cmd, cwd):
@@ -39,12 +44,19 @@ def main(argv):
         shutil.copytree(project, a, ignore=shutil.ignore_patterns(".abex", "mutants", "__pycache__"))
         shutil.copytree(project, m, ignore=shutil.ignore_patterns(".abex", "mutants", "__pycache__", ".git"))
 
-        plain, out = timed([py, "-m", "pytest", "-q", "-p", "no:cacheprovider"], a)
-        assert out.returncode == 0, out.stdout[-2000:]
-        full, out = timed(
-            [py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--abex", "--abex-offline", "--abex-base", base], a
-        )
-        assert out.returncode == 0, out.stdout[-2000:]
+        # Each side runs REPEAT times (abex with its caches removed each time); medians count.
+        plains, fulls = [], []
+        for _ in range(REPEAT):
+            t, out = timed([py, "-m", "pytest", "-q", "-p", "no:cacheprovider"], a)
+            assert out.returncode == 0, out.stdout[-2000:]
+            plains.append(t)
+            shutil.rmtree(a / ".abex", ignore_errors=True)
+            t, out = timed(
+                [py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--abex", "--abex-offline", "--abex-base", base], a
+            )
+            assert out.returncode == 0, out.stdout[-2000:]
+            fulls.append(t)
+        plain, full = statistics.median(plains), statistics.median(fulls)
         report = json.loads((a / ".abex" / "out" / "report.json").read_text())
         names = sorted(t["name"] for t in report["targets"])
         tested = sum(
@@ -64,7 +76,7 @@ def main(argv):
 
     print(f"functions: abex analysed {', '.join(names)}; mutmut ran {', '.join(functions)}")
     print(f"abex:   {full - plain:.2f} s for {tested} tested mutants = {abex_per * 1000:.0f} ms per mutant "
-          f"(pytest --abex {full:.2f} s, plain pytest {plain:.2f} s)")
+          f"(pytest --abex {full:.2f} s, plain pytest {plain:.2f} s; medians of {REPEAT})")
     print(f"mutmut: {wall:.2f} s for {len(found)} mutants = {mutmut_per * 1000:.0f} ms per mutant")
     print(f"ratio abex / mutmut: {abex_per / mutmut_per:.2f} (target <= 0.5)")
 

@@ -314,6 +314,10 @@ pub fn run(
             .unwrap_or_default();
         let seeds: Vec<Args> = known.iter().map(|(a, _)| a.clone()).collect();
         let mut original = worker(h, cfg, None);
+        let mut oe = TargetEvaluator { worker: &mut original, id };
+        let mut oe = witness::Remembered::new(&mut oe);
+        // One seed per function: its searches try the same inputs, the original's run once.
+        let search_seed = witness::search_seed(cfg.seed, &t.found.name);
         for (n, m) in &t.mutants {
             if results.get(n).map(|r| r.status) != Some(MutantStatus::Survived) || past_deadline() {
                 continue;
@@ -330,17 +334,13 @@ pub fn run(
                 }
             }
             if w.is_none() && !params.is_empty() {
-                let mut oe = TargetEvaluator { worker: &mut original, id };
                 w = witness::differential(
                     &params,
                     &seeds,
                     &mut oe,
                     &mut me,
                     cfg.witness_evals,
-                    cfg.seed
-                        ^ crate::cache::key(&[m.id.as_bytes()])
-                            .bytes()
-                            .fold(0u64, |h, b| h.rotate_left(5) ^ u64::from(b)),
+                    search_seed,
                 )?;
             }
             if let Some(w) = w {

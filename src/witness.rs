@@ -68,8 +68,53 @@ pub fn from_inputs(
     Ok((witness, outs))
 }
 
+/// The seed of the differential searches of `function`'s survivors in a run seeded `seed`: one
+/// per function, so that its searches try the same inputs (see [`Remembered`]).
+pub fn search_seed(seed: u64, function: &str) -> u64 {
+    seed ^ crate::cache::key(&[function.as_bytes()])
+        .bytes()
+        .fold(0u64, |h, b| h.rotate_left(5) ^ u64::from(b))
+}
+
+/// The original's side of the differential searches of one function: it remembers the
+/// original's outcome of every input it ran, so that the searches for several survivors (which
+/// try the same inputs in the same order while none of them finds a witness, given the same
+/// seed) run the original once.
+pub struct Remembered<'a> {
+    inner: &'a mut dyn Evaluate,
+    known: std::collections::HashMap<String, Outcome>,
+}
+
+impl<'a> Remembered<'a> {
+    /// Remembers what `inner` answers.
+    pub fn new(inner: &'a mut dyn Evaluate) -> Self {
+        Remembered { inner, known: std::collections::HashMap::new() }
+    }
+}
+
+impl Evaluate for Remembered<'_> {
+    fn evaluate(&mut self, batch: &[Args]) -> Result<Vec<Outcome>, ExecError> {
+        let keys: Vec<String> = batch.iter().map(|a| Value::List(a.clone()).to_json()).collect();
+        let fresh: Vec<Args> = batch
+            .iter()
+            .zip(&keys)
+            .filter(|(_, k)| !self.known.contains_key(*k))
+            .map(|(a, _)| a.clone())
+            .collect();
+        if !fresh.is_empty() {
+            let outs = self.inner.evaluate(&fresh)?;
+            for (a, o) in fresh.iter().zip(outs) {
+                self.known.insert(Value::List(a.clone()).to_json(), o);
+            }
+        }
+        Ok(keys.iter().map(|k| self.known[k].clone()).collect())
+    }
+}
+
 /// Looks for an input where `original` and `mutant` differ: neighbours of `seeds` and fresh
-/// random inputs, at most `evals` inputs, deterministic for `seed`.
+/// random inputs, at most `evals` inputs, deterministic for `seed`. The inputs tried depend on
+/// `seed` and `seeds` only (until a witness ends the search), so that the searches of one
+/// function's survivors share the original's outcomes through [`Remembered`].
 pub fn differential(
     params: &[Ty],
     seeds: &[Args],
@@ -146,6 +191,31 @@ mod tests {
         assert_eq!(outs.len(), 3);
         let mut same = FnEvaluator(f(10));
         assert!(from_inputs(&known, &mut same).unwrap().0.is_none());
+    }
+
+    #[test]
+    fn the_searches_of_one_function_run_the_original_once() {
+        let params = [Ty::int(32, true)];
+        let seeds = vec![vec![Value::Int(0)]];
+        let calls = std::cell::Cell::new(0usize);
+        let mut counted = FnEvaluator(|a: &Args| {
+            calls.set(calls.get() + 1);
+            f(10)(a)
+        });
+        let mut original = Remembered::new(&mut counted);
+        let mut same = FnEvaluator(f(10));
+        assert!(differential(&params, &seeds, &mut original, &mut same, 500, 7).unwrap().is_none());
+        let first = calls.get();
+        assert_eq!(first, 500);
+        let mut also_same = FnEvaluator(f(10));
+        assert!(differential(&params, &seeds, &mut original, &mut also_same, 500, 7)
+            .unwrap()
+            .is_none());
+        assert_eq!(calls.get(), first, "the second search ran the original again");
+        let mut other = FnEvaluator(f(3));
+        let w = differential(&params, &seeds, &mut original, &mut other, 500, 7).unwrap().unwrap();
+        assert_eq!(calls.get(), first);
+        assert_ne!(w.original, w.mutant);
     }
 
     #[test]

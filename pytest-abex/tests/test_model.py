@@ -273,6 +273,8 @@ def test_a_killed_model_mutant_is_reported_back_and_a_new_one_runs(project, mark
         # The second request says which test caught the first mutant.
         feedback = mutator[1]["messages"][-1]["content"]
         assert "was caught by the existing test" in feedback and "test_far_from_the_boundaries" in feedback
+        # ... and what it failed with: the assertion with the mutant's value.
+        assert "It failed with" in feedback and "AssertionError: assert 0.05 == 0.15" in feedback, feedback
         (t,) = report(project)["targets"]
         model = {m["description"]: m["status"] for m in t["mutation"]["mutants"] if m["origin"] == "model"}
         assert model == {"model: fault 0": "killed", "model: fault 1": "survived"}

@@ -125,6 +125,8 @@ impl Evaluate for Capped<'_> {
 struct Tested {
     status: MutantStatus,
     killed_by: Option<String>,
+    /// The killing test's exception, or why the mutant is unviable (fed back to the model).
+    failure: Option<String>,
     time: Duration,
 }
 
@@ -137,7 +139,14 @@ fn tested(r: &RunResult) -> Tested {
     };
     let killed_by =
         r.failed.first().cloned().or_else(|| (!r.detail.is_empty()).then(|| r.detail.clone()));
-    Tested { status, killed_by, time: Duration::from_secs_f64(r.time.max(0.0)) }
+    let failure = match status {
+        MutantStatus::Killed => Some(&r.message),
+        MutantStatus::Unviable => Some(&r.detail),
+        _ => None,
+    }
+    .filter(|f| !f.is_empty())
+    .cloned();
+    Tested { status, killed_by, failure, time: Duration::from_secs_f64(r.time.max(0.0)) }
 }
 
 /// Starts a runner for each distinct set of test files of `chosen` and runs its traced
@@ -197,11 +206,9 @@ pub fn run(
     let past_deadline = move || deadline.is_some_and(|d| Instant::now() >= d);
 
     let check = python_rules::self_check(&pf.text, &pf.rel, qn, f.body_span);
-    let patch = |m: &Mutant| Patch {
-        module: pf.module.clone(),
-        qualname: f.qualname.clone(),
-        file: ctx.scratch.join(&pf.rel),
-        source: m.apply(&pf.text),
+    let patch = |m: &Mutant| {
+        let file = ctx.scratch.join(&pf.rel);
+        Patch::of_function(&pf.module, &f.qualname, file, &pf.text, f.byte_span, &m.apply(&pf.text))
     };
     let tests = reaching_tests(ctx.project, pf, &f.qualname);
     let files = tests.iter().map(|t| t.display().to_string()).collect::<Vec<_>>().join(", ");
@@ -216,7 +223,12 @@ pub fn run(
         for k in 0..mutants.len() {
             results.insert(
                 k,
-                Tested { status: MutantStatus::Survived, killed_by: None, time: Duration::ZERO },
+                Tested {
+                    status: MutantStatus::Survived,
+                    killed_by: None,
+                    failure: None,
+                    time: Duration::ZERO,
+                },
             );
         }
     } else {
@@ -315,6 +327,10 @@ pub fn run(
         let mspec = ctx.work.join("mutants.json");
         let mut mw = worker_for(ctx.cfg, ctx.scratch, &mspec, &with_patches, ctx.sys_path)
             .map_err(|source| PhaseError::Io { path: mspec.clone(), source })?;
+        let mut oe = TargetEvaluator { worker: original, id: original_id };
+        let mut oe = witness::Remembered::new(&mut oe);
+        // One seed per function: its searches try the same inputs, the original's run once.
+        let search_seed = witness::search_seed(ctx.cfg.seed, qn);
         for (id, &k) in survivors.iter().enumerate() {
             let m = &mutants[k];
             if past_deadline() {
@@ -330,21 +346,15 @@ pub fn run(
             if w.is_none() {
                 let expired = std::cell::Cell::new(false);
                 let until = Instant::now() + WITNESS_SEARCH_CAP;
-                let mut oe = Capped {
-                    inner: &mut TargetEvaluator { worker: original, id: original_id },
-                    until: Some(until),
-                    expired: &expired,
-                };
+                let mut oe = Capped { inner: &mut oe, until: Some(until), expired: &expired };
                 let mut me = Capped { inner: &mut me, until: None, expired: &expired };
-                let seed = ctx.cfg.seed
-                    ^ u64::from_str_radix(&m.id[..m.id.len().min(12)], 16).unwrap_or(0);
                 w = witness::differential(
                     &params,
                     &seeds,
                     &mut oe,
                     &mut me,
                     ctx.cfg.witness_evals,
-                    seed,
+                    search_seed,
                 )
                 .map_err(exec_err)?;
             }
@@ -449,7 +459,7 @@ pub fn run(
             diff: m.diff(&pf.text, &pf.rel.display().to_string()),
             status,
             killed_by: r.and_then(|r| r.killed_by.clone()),
-            failure: None,
+            failure: r.and_then(|r| r.failure.clone()),
             possibly_equivalent: status == MutantStatus::Survived && witness.is_none(),
             witness,
             suggested_test: chosen.iter().find(|(_, ks)| ks.contains(&k)).map(|(n, _)| n.clone()),

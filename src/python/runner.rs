@@ -12,8 +12,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::exec::worker::MARKER;
 
-/// A mutant as the Python side applies it: the function's new code comes from `source`, the
-/// whole mutated file.
+/// A mutant as the Python side applies it: the function's new code is compiled from `source`,
+/// the mutated function alone (compiling the whole file for every mutant would cost more than
+/// running its tests), placed at `line` so that tracebacks point into the real file.
 #[derive(Clone, Debug, Serialize)]
 pub struct Patch {
     /// The dotted module.
@@ -22,8 +23,34 @@ pub struct Patch {
     pub qualname: String,
     /// The file's path in the scratch copy (for tracebacks).
     pub file: PathBuf,
-    /// The mutated file text.
+    /// The mutated function's text, from the start of its first line (decorators included).
     pub source: String,
+    /// The line `source` starts at in the mutated file (1-based).
+    pub line: usize,
+}
+
+impl Patch {
+    /// The patch of `mutated` (the whole mutated file), whose function spanned `span` (bytes,
+    /// decorators included) in the `original` file text.
+    pub fn of_function(
+        module: &str,
+        qualname: &str,
+        file: PathBuf,
+        original: &str,
+        span: (usize, usize),
+        mutated: &str,
+    ) -> Patch {
+        let start = original[..span.0].rfind('\n').map_or(0, |i| i + 1);
+        let end = (span.1 + mutated.len()).saturating_sub(original.len()).min(mutated.len());
+        let end = if mutated.is_char_boundary(end) { end } else { mutated.len() };
+        Patch {
+            module: module.to_string(),
+            qualname: qualname.to_string(),
+            file,
+            source: mutated[start..end.max(start)].to_string(),
+            line: original[..start].matches('\n').count() + 1,
+        }
+    }
 }
 
 /// What a test run of one mutant gave.
@@ -37,6 +64,9 @@ pub struct RunResult {
     /// Why, for `unviable` and odd failures.
     #[serde(default)]
     pub detail: String,
+    /// The first failed test's exception (e.g. `AssertionError: assert 'xx' == 'th'`).
+    #[serde(default)]
+    pub message: String,
     /// Seconds it took.
     #[serde(default)]
     pub time: f64,
@@ -204,5 +234,20 @@ impl Drop for Runner {
             let _ = self.child.kill();
         }
         let _ = self.child.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_patch_holds_the_mutated_function_and_its_line() {
+        let original = "import re\n\nclass A:\n    @staticmethod\n    def f(x):\n        return x > 1\n\ndef g():\n    pass\n";
+        let span = (original.find("@staticmethod").unwrap(), original.find("\n\ndef g").unwrap());
+        let mutated = original.replace("x > 1", "x >= 10");
+        let p = Patch::of_function("m", "A.f", "m.py".into(), original, span, &mutated);
+        assert_eq!(p.line, 4);
+        assert_eq!(p.source, "    @staticmethod\n    def f(x):\n        return x >= 10");
     }
 }

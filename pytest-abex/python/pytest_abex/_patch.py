@@ -1,10 +1,11 @@
 """Mutant switching for Python: give a live function the code of its mutated source.
 
 Both the worker (witnesses) and the runner (tests of a mutant) import the project as it is, then
-swap the target function's ``__code__`` for the one compiled from the mutated file, so every
-reference to the function (``from m import f`` included) runs the mutant.
+swap the target function's ``__code__`` for the one compiled from the mutated function's text,
+so every reference to the function (``from m import f`` included) runs the mutant.
 """
 
+import __future__
 import importlib
 import sys
 import types
@@ -33,11 +34,33 @@ def _find_code(code, path):
     return None
 
 
-def compiled(patch):
+_FUTURE_FLAGS = 0
+for _name in __future__.all_feature_names:
+    _FUTURE_FLAGS |= getattr(__future__, _name).compiler_flag
+
+
+def _wrapped(patch, flags_from):
+    """The text to compile for ``patch``: the function alone at its own line, inside a class of
+    the same name for a method (so that ``super()`` and private names compile as they do in the
+    file); the future flags are those of the original's code ``flags_from``."""
+    classes = patch["qualname"].split(".")[:-1]
+    head = "".join(" " * depth + f"class {name}:\n" for depth, name in enumerate(classes))
+    blank = "\n" * max(patch["line"] - 1 - len(classes), 0)
+    return blank + head + patch["source"], flags_from.co_flags & _FUTURE_FLAGS
+
+
+def compiled(patch, original=None):
     """The code object of the mutated function of ``patch``; ``ValueError`` with a reason when
-    the mutated source does not parse or lacks the function."""
+    the mutated source does not parse or lacks the function. ``patch["source"]`` is the mutated
+    function alone, starting at ``patch["line"]`` (without ``line``, the whole mutated file);
+    ``original`` is the function's live code object (for its future flags)."""
+    text, flags = patch["source"], 0
+    if "line" in patch:
+        if original is None:
+            original = resolve(patch["module"], patch["qualname"])[1].__code__
+        text, flags = _wrapped(patch, original)
     try:
-        module_code = compile(patch["source"], patch["file"], "exec", dont_inherit=True)
+        module_code = compile(text, patch["file"], "exec", flags=flags, dont_inherit=True)
     except SyntaxError as e:
         raise ValueError(f"the mutant does not parse: {e}") from None
     code = _find_code(module_code, patch["qualname"].split("."))
@@ -50,17 +73,16 @@ def mutant_function(patch):
     """A new function object running the mutant's code, beside the original (which is left
     alone), so that one worker can call the original and several mutants."""
     _, func = resolve(patch["module"], patch["qualname"])
-    new = types.FunctionType(compiled(patch), func.__globals__, func.__name__, func.__defaults__, func.__closure__)
+    new = types.FunctionType(compiled(patch, func.__code__), func.__globals__, func.__name__, func.__defaults__, func.__closure__)
     new.__kwdefaults__ = func.__kwdefaults__
     return new
 
 
 def apply(patch):
-    """Applies a patch ``{"module", "qualname", "file", "source"}``; raises ``ValueError`` with
+    """Applies a patch ``{"module", "qualname", "file", "source", "line"}``; raises ``ValueError`` with
     a reason when the mutant cannot be swapped in (a syntax error, a different closure)."""
-    code = compiled(patch)
     _, func = resolve(patch["module"], patch["qualname"])
-    func.__code__ = code  # ValueError when the free variables differ
+    func.__code__ = compiled(patch, func.__code__)  # ValueError when the free variables differ
 
 
 def add_paths(paths):

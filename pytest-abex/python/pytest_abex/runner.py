@@ -10,14 +10,24 @@ Protocol (JSON lines, answers prefixed by ``@abex@``): the runner greets with
 ``{"abex_runner": 1, "collected": N}`` (or ``{"abex_runner": 1, "error": "..."}``), then answers
 each request ``{"patch": null | {...}, "timeout": seconds, "all": bool, "trace": null | [{"module",
 "qualname"}, ...]}`` with ``{"status": "pass"|"fail"|"timeout"|"unviable", "failed": [node ids],
-"detail": "...", "reached": {"module:qualname": [node ids]}}``. With ``collect`` (a list of test files), the child
+"message": "the first failure's exception", "detail": "...", "reached": {"module:qualname": [node
+ids]}}``. With ``collect`` (a list of test files), the child
 collects and runs those files instead (suggested tests, without a new pytest process). Without ``all`` the child stops at the first failing
 test. With ``trace`` (the baseline), the tests that call each function are recorded (see
 ``_Tracer``), and from then on a mutant runs only the tests that call its function: per-test
-call tracing selects the tests of a mutant. An
-empty line or EOF ends it.
+call tracing selects the tests of a mutant. The tests that killed earlier mutants of the same
+function run first (most recent first), so that a mutant like the last one is killed by the
+first test it runs; every answer says how many tests ran (``ran``). An empty line or EOF ends
+it.
+
+Forks are kept cheap: a failure is reported as its exception's line, not a formatted
+traceback; before the first request the parent computes what pytest would compute
+lazily in each child (item locations, keywords) and freezes the garbage collector's objects so
+that a child does not copy the parent's pages by merely collecting them; the files of a
+``collect`` request are collected once, in the parent, and their items reused.
 """
 
+import gc
 import json
 import os
 import select
@@ -41,8 +51,11 @@ class _Runner:
         self.out = out
         self.inp = inp
         self.failed = []
+        self.message = ""  # the first failure's exception line
         self.greeted = False
         self.selected = {}  # "module:qualname" -> the tests that call it, once traced
+        self.killers = {}  # "module:qualname" -> node ids that killed its mutants, latest first
+        self.collected = {}  # tuple of test files -> their items, collected in the parent
 
     def send(self, obj):
         self.out.write(MARKER + json.dumps(obj).encode() + b"\n")
@@ -55,6 +68,8 @@ class _Runner:
         if session.testsfailed:
             self.send({"abex_runner": 1, "error": "errors while collecting the tests"})
             return True
+        _short_failures()
+        _warm(session.items)
         self.send({"abex_runner": 1, "collected": len(session.items)})
         for line in self.inp:
             if not line.strip():
@@ -65,15 +80,48 @@ class _Runner:
 
     def pytest_runtest_logreport(self, report):
         if report.failed and report.nodeid not in self.failed:
+            if not self.failed:
+                self.message = report.longreprtext[:4000]
             self.failed.append(report.nodeid)
 
+    def items_for(self, session, req):
+        """The items a request runs, in the order it runs them."""
+        if req.get("collect"):
+            files = tuple(req["collect"])
+            if files not in self.collected:
+                self.collected[files] = self.collect(session, files)
+            return self.collected[files]
+        if not req.get("patch"):
+            return session.items
+        key = _key(req["patch"])
+        items = self.selected.get(key, session.items)
+        killers = self.killers.get(key)
+        if not killers:
+            return items
+        rank = {nodeid: n for n, nodeid in enumerate(killers)}
+        first = sorted((i for i in items if i.nodeid in rank), key=lambda i: rank[i.nodeid])
+        return first + [i for i in items if i.nodeid not in rank]
+
+    def collect(self, session, files):
+        """Collects `files` in the parent, leaving the session's own items as they were; None
+        when that fails (the child then collects, and reports what went wrong)."""
+        items, failed = session.items, session.testsfailed
+        try:
+            got = list(session.perform_collect(list(files)))
+            _warm(got)
+        except BaseException:  # noqa: BLE001 - collection errors are the child's to report
+            got = None
+        session.items, session.testsfailed = items, failed
+        return got if session.testsfailed == failed else None
+
     def one(self, session, req):
+        items = self.items_for(session, req)
         read_fd, write_fd = os.pipe()
         started = time.monotonic()
         pid = os.fork()
         if pid == 0:  # the child: apply, run, report, exit without cleanup
             os.close(read_fd)
-            result = {"status": "pass", "failed": [], "detail": ""}
+            result = {"status": "pass", "failed": [], "detail": "", "ran": 0}
             try:
                 if req.get("patch"):
                     try:
@@ -82,14 +130,12 @@ class _Runner:
                         result = {"status": "unviable", "failed": [], "detail": str(e)}
                         raise _Done() from None
                 self.failed = []
-                items = session.items
-                if req.get("collect"):
-                    # Other test files (suggested tests), collected in this child only.
+                if items is None:
+                    # Files the parent could not collect: collected here, errors reported.
                     items = session.perform_collect(req["collect"])
-                elif req.get("patch"):
-                    items = self.selected.get(_key(req["patch"]), items)
                 tracer = _Tracer(req["trace"]) if req.get("trace") else None
                 for i, item in enumerate(items):
+                    result["ran"] = i + 1
                     nxt = items[i + 1] if i + 1 < len(items) else None
                     if tracer is not None:
                         tracer.current = item.nodeid
@@ -100,7 +146,8 @@ class _Runner:
                     tracer.stop()
                     result["reached"] = {k: sorted(v) for k, v in tracer.reached.items()}
                 if self.failed:
-                    result = {"status": "fail", "failed": self.failed, "detail": ""}
+                    result = {"status": "fail", "failed": self.failed, "detail": "", "ran": result["ran"],
+                              "message": self.message}
             except _Done:
                 pass
             except BaseException as e:  # noqa: BLE001 - anything the mutant does is a kill
@@ -136,6 +183,10 @@ class _Runner:
         except ValueError:
             # The child died in a test (os._exit, a signal): the mutant is killed.
             result = {"status": "fail", "failed": [], "detail": f"the test process died (status {status})"}
+        if result["status"] == "fail" and req.get("patch") and not req.get("collect"):
+            key = _key(req["patch"])
+            known = [n for n in self.killers.get(key, []) if n not in result["failed"]]
+            self.killers[key] = result["failed"][:1] + known
         if "reached" in result and result["status"] == "pass":
             # From now on, a mutant runs only the tests that call its function.
             for key, nodeids in result["reached"].items():
@@ -143,6 +194,31 @@ class _Runner:
                 self.selected[key] = [item for item in session.items if item.nodeid in wanted]
         result["time"] = elapsed
         return result
+
+
+def _short_failures():
+    """Makes a failure's report its exception's one line instead of pytest's formatted
+    traceback: only which tests fail matters here, and formatting a traceback (source lines,
+    assertion context) costs more than running the test that raised it."""
+    from _pytest import nodes
+
+    def short(self, excinfo, style=None):
+        return excinfo.exconly()[:4000]
+
+    nodes.Node._repr_failure_py = short
+
+
+def _warm(items):
+    """Computes in the parent what each forked child would otherwise compute (and copy pages
+    for) on its first test, then moves every live object out of the garbage collector's reach
+    so that a child's collections do not touch the parent's pages."""
+    for item in items:
+        try:
+            item.location
+            item.keywords
+        except Exception:  # noqa: BLE001 - the child computes it again and reports
+            pass
+    gc.freeze()
 
 
 def _key(target):

@@ -1,0 +1,132 @@
+"""The mutant switch (`_patch`) and the forked test runner (`pytest_abex.runner`) on their own."""
+
+import json
+import subprocess
+import sys
+import traceback
+
+import pytest
+
+from pytest_abex import _patch
+
+MODULE = '''\
+import math
+
+
+class Base:
+    def scale(self):
+        return 1
+
+
+class Shape(Base):
+    __sides = 4
+
+    def corners(self, n):
+        return super().scale() * self.__sides + n
+
+
+def clamp(x: int) -> int:
+    if x > 10:
+        return 10
+    return x
+'''
+
+
+def _function_patch(module, text, qualname, old, new):
+    """The patch the core sends: the mutated function alone, from the start of its first line."""
+    name = qualname.split(".")[-1]
+    start = text.index(f"def {name}")
+    start = text.rindex("\n", 0, start) + 1
+    end = text.find("\n\n\n", start)
+    end = len(text) if end < 0 else end
+    source = text[start:end]
+    assert old in source
+    return {"module": module, "qualname": qualname, "file": f"{module}.py",
+            "source": source.replace(old, new, 1), "line": text.count("\n", 0, start) + 1}
+
+
+@pytest.fixture
+def shapes(tmp_path, monkeypatch):
+    (tmp_path / "shapes_mod.py").write_text(MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import shapes_mod
+
+    yield shapes_mod
+    sys.modules.pop("shapes_mod", None)
+
+
+def test_a_method_using_super_and_a_private_name_is_patched_from_its_own_text(shapes):
+    _patch.apply(_function_patch("shapes_mod", MODULE, "Shape.corners", "+ n", "- n"))
+    assert shapes.Shape().corners(1) == 3
+
+
+def test_a_patched_function_points_tracebacks_at_its_real_lines(shapes):
+    patch = _function_patch("shapes_mod", MODULE, "clamp", "return 10", "return 10 // (x - x)")
+    _patch.apply(patch)
+    assert shapes.clamp(3) == 3
+    with pytest.raises(ZeroDivisionError) as e:
+        shapes.clamp(11)
+    frame = traceback.extract_tb(e.value.__traceback__)[-1]
+    assert frame.lineno == MODULE.splitlines().index("        return 10") + 1
+    assert frame.filename == "shapes_mod.py"
+
+
+def test_a_mutant_that_does_not_parse_is_refused(shapes):
+    with pytest.raises(ValueError, match="does not parse"):
+        _patch.apply(_function_patch("shapes_mod", MODULE, "clamp", "x > 10", "x >"))
+    assert shapes.clamp(11) == 10
+
+
+TESTS = "".join(f"def test_other_{n}():\n    assert True\n\n" for n in range(20)) + '''\
+from shapes_mod import clamp
+
+
+def test_small():
+    assert clamp(3) == 3
+
+
+def test_big():
+    assert clamp(50) == 10
+'''
+
+
+def test_the_runner_runs_the_tests_that_killed_the_last_mutant_first(tmp_path):
+    (tmp_path / "shapes_mod.py").write_text(MODULE)
+    (tmp_path / "test_shapes.py").write_text(TESTS)
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"tests": ["test_shapes.py"], "sys_path": [str(tmp_path)]}))
+    (tmp_path / "test_extra.py").write_text(
+        "from shapes_mod import clamp\n\ndef test_edge():\n    assert clamp(11) == 10\n"
+    )
+    patch = lambda old, new: _function_patch("shapes_mod", MODULE, "clamp", old, new)  # noqa: E731
+    requests = [
+        {"patch": None, "timeout": 60, "all": True, "trace": [{"module": "shapes_mod", "qualname": "clamp"}]},
+        {"patch": patch("return 10", "return 11"), "timeout": 60, "all": False},
+        {"patch": patch("return 10", "return 9"), "timeout": 60, "all": False},
+        {"patch": patch("x > 10", "x > 11"), "timeout": 60, "all": False},
+        {"patch": None, "timeout": 60, "all": True, "collect": ["test_extra.py"]},
+        {"patch": patch("x > 10", "x > 11"), "timeout": 60, "all": True, "collect": ["test_extra.py"]},
+    ]
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest_abex.runner", str(spec)],
+        input="".join(json.dumps(r) + "\n" for r in requests), capture_output=True, text=True,
+        cwd=tmp_path, timeout=120,
+    )
+    answers = [json.loads(line.split("@abex@", 1)[1]) for line in out.stdout.splitlines() if "@abex@" in line]
+    assert answers[0] == {"abex_runner": 1, "collected": 22}
+    base = answers[1]
+    assert base["status"] == "pass" and base["ran"] == 22
+    assert base["reached"] == {"shapes_mod:clamp": ["test_shapes.py::test_big", "test_shapes.py::test_small"]}
+    # Only the two tests that call `clamp` run; `test_big` kills the first mutant ...
+    first = answers[2]
+    assert (first["status"], first["failed"], first["ran"]) == ("fail", ["test_shapes.py::test_big"], 2)
+    assert first["message"].startswith("AssertionError: assert 11 == 10"), first["message"]
+    # ... so it runs first for the next one, which it kills at once.
+    second = answers[3]
+    assert (second["status"], second["failed"], second["ran"]) == ("fail", ["test_shapes.py::test_big"], 1)
+    # A mutant no test kills ran both tests, killers first.
+    third = answers[4]
+    assert (third["status"], third["ran"]) == ("pass", 2)
+    # Other files (suggested tests): collected once, run on the original and on a mutant.
+    assert (answers[5]["status"], answers[5]["ran"]) == ("pass", 1)
+    assert answers[6]["status"] == "fail" and answers[6]["failed"] == ["test_extra.py::test_edge"]
