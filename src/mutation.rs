@@ -326,7 +326,9 @@ pub fn run(
             let env_n = if alone_harness.contains_key(n) { None } else { Some(*n) };
             let mut mw = worker(host, cfg, env_n);
             let mut me = TargetEvaluator { worker: &mut mw, id };
-            let (mut w, outs) = witness::from_inputs(&known, &mut me)?;
+            let cap = Instant::now() + witness::SEARCH_CAP;
+            let until = Some(cfg.deadline.map_or(cap, |d| d.min(cap)));
+            let (mut w, outs) = witness::from_inputs(&known, &mut me, until)?;
             // Pinning: the boundaries whose inputs this survivor moves.
             if w.is_some() {
                 for ci in witness::moved_boundaries(&t.elites, &known, &outs) {
@@ -341,6 +343,7 @@ pub fn run(
                     &mut me,
                     cfg.witness_evals,
                     search_seed,
+                    until,
                 )?;
             }
             if let Some(w) = w {

@@ -312,7 +312,47 @@ pub enum Outcome {
     Crash { detail: String },
 }
 
+/// Outcome texts (values, messages) longer than this many bytes are cut, in the workers and
+/// again when an answer is read: a function may return a gigabyte-long string, and neither the
+/// pipe, the report nor a suggested test should carry it.
+pub const CUT_AT: usize = 4096;
+
+/// How many bytes a cut text keeps from its start.
+pub const CUT_KEEP: usize = 256;
+
+/// What follows the kept start of a cut text: `… [abex: cut from N, HASH]`, where `N` is the
+/// full length and `HASH` a hash of the full text, so that two long texts that differ after
+/// their start still differ once cut. The workers (the Rust runtime, the Python worker) write
+/// the same marker with their own hash.
+pub const CUT_MARK: &str = "\u{2026} [abex: cut from ";
+
+/// `text` cut to [`CUT_KEEP`] bytes and the [`CUT_MARK`] when it is longer than [`CUT_AT`]
+/// bytes (and not cut already); as it is otherwise.
+pub fn cut(text: String) -> String {
+    if text.len() <= CUT_AT || text.contains(CUT_MARK) {
+        return text;
+    }
+    let mut keep = CUT_KEEP;
+    while !text.is_char_boundary(keep) {
+        keep -= 1;
+    }
+    let hash = crate::cache::key(&[text.as_bytes()]);
+    format!("{}{CUT_MARK}{}, sha256 {}]", &text[..keep], text.len(), &hash[..16])
+}
+
 impl Outcome {
+    /// Whether a text of this outcome was cut (see [`cut`]): it then cannot be written into a
+    /// suggested test.
+    pub fn is_cut(&self) -> bool {
+        match self {
+            Outcome::Ok { value: t }
+            | Outcome::Error { message: t, .. }
+            | Outcome::Panic { message: t }
+            | Outcome::Crash { detail: t } => t.contains(CUT_MARK),
+            Outcome::Timeout => false,
+        }
+    }
+
     /// Whether the call raised: every outcome except `ok`.
     pub fn raised(&self) -> bool {
         !matches!(self, Outcome::Ok { .. })
@@ -339,6 +379,21 @@ impl fmt::Display for Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_text_is_cut_once_and_keeps_what_tells_it_apart() {
+        let long = "7".repeat(1 << 20);
+        let cut_long = cut(long.clone());
+        assert!(cut_long.len() < 400 && cut_long.starts_with(&"7".repeat(CUT_KEEP)));
+        assert!(cut_long.contains(&format!("{CUT_MARK}{}, sha256 ", 1 << 20)), "{cut_long}");
+        assert_eq!(cut(cut_long.clone()), cut_long, "a cut text is not cut again");
+        assert_ne!(cut(format!("{long}8")), cut_long);
+        assert!(Outcome::Ok { value: cut_long }.is_cut());
+        assert!(!Outcome::Ok { value: long[..CUT_AT].to_string() }.is_cut());
+        let odd = format!("a{}", "é".repeat(3000)); // byte CUT_KEEP is inside an `é`
+        let kept = format!("a{}{CUT_MARK}", "é".repeat(127));
+        assert!(cut(odd).starts_with(&kept));
+    }
 
     #[test]
     fn a_lone_string_argument_stringifies_to_its_text() {

@@ -53,3 +53,30 @@ def test_the_worker_answers_values_errors_and_timeouts_and_carries_on(tmp_path):
     assert answers[4] == {"ok": "4"}, "the worker carries on after a timeout"
     assert answers[5]["err"][0] == "TypeError"
     assert "noise" not in out.stdout.replace("@abex@", "")
+
+
+def test_a_long_value_or_message_is_cut_to_its_start_length_and_hash(tmp_path):
+    (tmp_path / "m.py").write_text(
+        "def f(n: int, last: str) -> str:\n"
+        "    if n < 0:\n        raise ValueError('e' * -n)\n"
+        "    return 'a' * n + last\n"
+    )
+    spec = {
+        "targets": [{"module": "m", "qualname": "f", "kind": "function",
+                     "params": [{"ty": INT}, {"ty": {"kind": "str"}}]}],
+        "sys_path": [str(tmp_path)],
+    }
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    requests = '[0,[1000000,"x"]]\n[0,[1000000,"y"]]\n[0,[-100000,""]]\n[0,[4095,"b"]]\n'
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest_abex.worker", str(tmp_path / "spec.json")],
+        input=requests, capture_output=True, text=True, timeout=60,
+    )
+    assert len(out.stdout) < 10_000, "a cut value travels as a short line"
+    answers = [json.loads(line.split("@abex@", 1)[1]) for line in out.stdout.splitlines() if "@abex@" in line]
+    x, y, err, edge = answers[1]["ok"], answers[2]["ok"], answers[3]["err"], answers[4]["ok"]
+    mark = "\u2026 [abex: cut from "
+    assert x.startswith("'" + "a" * 255 + mark + "1000003, blake2b "), x
+    assert x != y, "values that differ after their start differ once cut"
+    assert err[0] == "ValueError" and err[1].startswith("e" * 256 + mark + "100000, blake2b "), err
+    assert mark in edge and "from 4098," in edge, "4,098 bytes is over the limit"

@@ -253,11 +253,11 @@ impl Drop for Worker {
 }
 
 /// Parses one answer: `Some(Some(outcome))`, `Some(None)` for a timeout, `None` if unreadable.
-fn parse_answer(line: &str) -> Option<Option<Outcome>> {
+pub(crate) fn parse_answer(line: &str) -> Option<Option<Outcome>> {
     let v: serde_json::Value = serde_json::from_str(line).ok()?;
     let obj = v.as_object()?;
     let (key, val) = obj.iter().next()?;
-    let s = |v: &serde_json::Value| v.as_str().map(str::to_string);
+    let s = |v: &serde_json::Value| v.as_str().map(|t| crate::value::cut(t.to_string()));
     Some(Some(match key.as_str() {
         "ok" => Outcome::Ok { value: s(val)? },
         "err" => {

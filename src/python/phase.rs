@@ -13,7 +13,7 @@ use super::suggest::{self, Callee};
 use super::{Chosen, Project, PyFile};
 use crate::archive::Pair;
 use crate::exec::worker::{TargetEvaluator, Worker};
-use crate::exec::{Evaluate, ExecError};
+use crate::exec::ExecError;
 use crate::mutate::{python_rules, Mutant};
 use crate::report::{
     MutantCounts, MutantReport, MutantStatus, MutationReport, SuggestedTest, UnpinnedBoundary,
@@ -96,30 +96,6 @@ pub fn reaching_tests(project: &Project, pf: &PyFile, qualname: &str) -> Vec<Pat
 
 fn write(path: &Path, text: &str) -> Result<(), PhaseError> {
     std::fs::write(path, text).map_err(|source| PhaseError::Io { path: path.to_path_buf(), source })
-}
-
-/// Wall time of the differential witness search of one survivor.
-const WITNESS_SEARCH_CAP: Duration = Duration::from_secs(10);
-
-/// An evaluator that stops calling once its time is up: it then answers `timeout` for every
-/// input. The original's evaluator decides (`until`) and the mutant's follows (`expired`), so
-/// that both answer alike and the search ends without a false witness.
-struct Capped<'a> {
-    inner: &'a mut dyn Evaluate,
-    until: Option<Instant>,
-    expired: &'a std::cell::Cell<bool>,
-}
-
-impl Evaluate for Capped<'_> {
-    fn evaluate(&mut self, batch: &[Args]) -> Result<Vec<Outcome>, ExecError> {
-        if let Some(until) = self.until {
-            self.expired.set(Instant::now() >= until);
-        }
-        if self.expired.get() {
-            return Ok(vec![Outcome::Timeout; batch.len()]);
-        }
-        self.inner.evaluate(batch)
-    }
 }
 
 struct Tested {
@@ -337,17 +313,15 @@ pub fn run(
                 break;
             }
             let mut me = TargetEvaluator { worker: &mut mw, id };
-            let (mut w, outs) = witness::from_inputs(&known, &mut me).map_err(exec_err)?;
+            let cap = Instant::now() + witness::SEARCH_CAP;
+            let until = Some(deadline.map_or(cap, |d| d.min(cap)));
+            let (mut w, outs) = witness::from_inputs(&known, &mut me, until).map_err(exec_err)?;
             if w.is_some() {
                 for ci in witness::moved_boundaries(elites, &known, &outs) {
                     unpinned.entry(ci).or_default().push(m.id.clone());
                 }
             }
             if w.is_none() {
-                let expired = std::cell::Cell::new(false);
-                let until = Instant::now() + WITNESS_SEARCH_CAP;
-                let mut oe = Capped { inner: &mut oe, until: Some(until), expired: &expired };
-                let mut me = Capped { inner: &mut me, until: None, expired: &expired };
                 w = witness::differential(
                     &params,
                     &seeds,
@@ -355,6 +329,7 @@ pub fn run(
                     &mut me,
                     ctx.cfg.witness_evals,
                     search_seed,
+                    until,
                 )
                 .map_err(exec_err)?;
             }

@@ -103,8 +103,11 @@ pub fn string(s: &str) -> String {
 }
 
 /// The suggested test `name` for `witness`, or `None` when the original's outcome cannot be
-/// asserted (a timeout or a crash).
+/// asserted (a timeout, a crash, or a text cut for its length, see [`crate::value::cut`]).
 pub fn test_fn(f: &Callee<'_>, w: &Witness, name: &str, why: &str) -> Option<String> {
+    if w.original.is_cut() {
+        return None; // the original's full value is not known: nothing to assert
+    }
     let args: Vec<String> = w
         .input
         .iter()
@@ -133,11 +136,15 @@ pub fn test_fn(f: &Callee<'_>, w: &Witness, name: &str, why: &str) -> Option<Str
         Outcome::Ok { value } => {
             code.push_str(&format!("    assert repr({call}) == {}\n", string(value)));
         }
-        Outcome::Error { ty, .. } => {
+        Outcome::Error { ty, message } => {
             code.push_str(&format!(
                 "    with pytest.raises(Exception) as raised:\n        {call}\n"
             ));
             code.push_str(&format!("    assert type(raised.value).__name__ == {}\n", string(ty)));
+            // The mutant raises the same type: only the message tells them apart.
+            if matches!(&w.mutant, Outcome::Error { ty: t, .. } if t == ty) {
+                code.push_str(&format!("    assert str(raised.value) == {}\n", string(message)));
+            }
         }
         _ => return None,
     }
@@ -196,5 +203,17 @@ mod tests {
         assert!(code.contains("from pkg.grades import Grader\n"), "{code}");
         assert!(code.contains("Grader().grade(90)"), "{code}");
         assert!(code.contains("== \"ValueError\""), "{code}");
+        assert!(!code.contains("str(raised.value)"), "{code}");
+        // Same exception type on the mutant: the message is asserted too.
+        let same_type = Witness {
+            mutant: Outcome::Error { ty: "ValueError".into(), message: "other".into() },
+            ..e.clone()
+        };
+        let code = test_fn(&f, &same_type, "test_abex_grade_3", "why").unwrap();
+        assert!(code.contains("assert str(raised.value) == \"m\"\n"), "{code}");
+        // A value cut for its length cannot be asserted.
+        let cut =
+            Witness { original: Outcome::Ok { value: crate::value::cut("x".repeat(10_000)) }, ..e };
+        assert!(test_fn(&f, &cut, "test_abex_grade_4", "why").is_none());
     }
 }

@@ -435,15 +435,45 @@ pub fn encode(o: &Outcome) -> String {
 /// Prefix of every line the worker writes, so that output of the code under test is told apart.
 const MARK: &[u8] = b"@abex@";
 
+/// Texts longer than this many bytes are cut before they are written (abex's `value::CUT_AT`).
+pub const CUT_AT: usize = 4096;
+/// How many bytes a cut text keeps from its start (abex's `value::CUT_KEEP`).
+pub const CUT_KEEP: usize = 256;
+/// What follows the kept start of a cut text (abex's `value::CUT_MARK`).
+pub const CUT_MARK: &str = "\u{2026} [abex: cut from ";
+
+/// `s` as written: cut to its start, its length and an FNV-1a hash of the whole when it is
+/// longer than `CUT_AT` bytes (a function may return a gigabyte-long string).
+pub fn cut(s: &str) -> ::std::borrow::Cow<'_, str> {
+    if s.len() <= CUT_AT {
+        return ::std::borrow::Cow::Borrowed(s);
+    }
+    let mut keep = CUT_KEEP;
+    while !s.is_char_boundary(keep) {
+        keep -= 1;
+    }
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in s.as_bytes() {
+        hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    ::std::borrow::Cow::Owned(::std::format!(
+        "{}{}{}, fnv1a {:016x}]",
+        &s[..keep],
+        CUT_MARK,
+        s.len(),
+        hash
+    ))
+}
+
 fn encode_into(out: &mut Vec<u8>, o: &Outcome) {
     out.extend_from_slice(MARK);
     let (key, text): (&[u8], &str) = match *o {
         Outcome::Ok(ref s) => (b"{\"ok\":", s),
         Outcome::Err(ref t, ref m) => {
             out.extend_from_slice(b"{\"err\":[");
-            json_str(out, t);
+            json_str(out, &cut(t));
             out.push(b',');
-            json_str(out, m);
+            json_str(out, &cut(m));
             out.extend_from_slice(b"]}\n");
             return;
         }
@@ -451,7 +481,7 @@ fn encode_into(out: &mut Vec<u8>, o: &Outcome) {
         Outcome::Bad(ref m) => (b"{\"bad\":", m),
     };
     out.extend_from_slice(key);
-    json_str(out, text);
+    json_str(out, &cut(text));
     out.extend_from_slice(b"}\n");
 }
 

@@ -34,6 +34,30 @@ mod rt {
             }
         }
 
+        // ---- cutting long texts ----
+
+        #[test]
+        fn long_texts_are_cut_to_their_start_length_and_hash_as_the_core_cuts_them() {
+            assert_eq!(
+                (CUT_AT, CUT_KEEP, CUT_MARK),
+                (crate::value::CUT_AT, crate::value::CUT_KEEP, crate::value::CUT_MARK)
+            );
+            let short = "x".repeat(CUT_AT);
+            assert_eq!(cut(&short), short.as_str());
+            let long = format!("{}é{}", "a".repeat(CUT_KEEP - 1), "b".repeat(5000));
+            let other = format!("{}c", &long[..long.len() - 1]);
+            let (a, b) = (cut(&long).into_owned(), cut(&other).into_owned());
+            assert!(a.starts_with(&"a".repeat(CUT_KEEP - 1)), "{a}");
+            assert!(a.contains(&format!("{CUT_MARK}{}, fnv1a ", long.len())), "{a}");
+            assert_ne!(a, b, "texts that differ after their start differ once cut");
+            assert!(a.len() < 400);
+            let line = encode(&Outcome::Err("E".into(), long.clone()));
+            assert!(line.len() < 450 && line.contains(CUT_MARK), "{line}");
+            let o =
+                crate::exec::worker::parse_answer(&encode(&Outcome::Ok(long))).unwrap().unwrap();
+            assert!(o.is_cut(), "the core sees the runtime's cut: {o:?}");
+        }
+
         // ---- JSON parsing ----
 
         #[test]

@@ -6,11 +6,14 @@ project. It speaks the JSON-lines protocol of ``src/exec/worker.rs``: it greets 
 ``{"ok": repr}``, ``{"err": [type, message]}``, ``{"bad": message}`` or ``{"timed_out": true}``
 (the timer interrupted the call; the worker carries on), each prefixed by ``@abex@``. A call
 that the timer cannot interrupt (a C extension that never returns) is killed from the core. Requests are read in chunks and answered in one
-write per chunk. ``ABEX_CALL_TIMEOUT_MS`` is the per-call limit (a SIGALRM timer);
+write per chunk. ``ABEX_CALL_TIMEOUT_MS`` is the per-call limit (a SIGALRM timer).
+A text longer than 4096 bytes (a repr, a message) is cut as the core cuts it (``value::cut``):
+its first 256 bytes, then ``… [abex: cut from N, blake2b HASH]``.
 A target with a ``patch`` (see :mod:`pytest_abex._patch`) calls that mutant of the function
 beside the original, so one worker serves every survivor.
 """
 
+import hashlib
 import json
 import math
 import os
@@ -31,6 +34,21 @@ class _CallTimeout(BaseException):
 
 def _on_alarm(signum, frame):
     raise _CallTimeout()
+
+
+CUT_AT, CUT_KEEP, CUT_MARK = 4096, 256, "\u2026 [abex: cut from "
+
+
+def _cut(text):
+    """``text``, or its start, length and hash when it is longer than ``CUT_AT`` bytes."""
+    if len(text) * 4 <= CUT_AT:
+        return text
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= CUT_AT:
+        return text
+    start = data[:CUT_KEEP].decode("utf-8", "ignore")
+    digest = hashlib.blake2b(data, digest_size=8).hexdigest()
+    return f"{start}{CUT_MARK}{len(data)}, blake2b {digest}]"
 
 
 def _identity(v):
@@ -156,14 +174,16 @@ def main(argv):
                 text = repr(result)
                 if " at 0x" in text:
                     text = _ADDRESS.sub("", text)
+                if len(text) * 4 > CUT_AT:
+                    text = _cut(text)
                 answers.append(MARKER + b'{"ok":' + dumps(text).encode() + b"}\n")
             except _CallTimeout:
                 # The timer unwound the call: the worker carries on.
                 answers.append(_answer({"timed_out": True}))
             except RecursionError as e:
-                answers.append(_answer({"err": ["RecursionError", str(e)]}))
+                answers.append(_answer({"err": ["RecursionError", _cut(str(e))]}))
             except Exception as e:
-                answers.append(_answer({"err": [type(e).__name__, str(e)]}))
+                answers.append(_answer({"err": [type(e).__name__, _cut(str(e))]}))
         out.write(b"".join(answers))
     return 0
 
