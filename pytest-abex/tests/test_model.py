@@ -278,6 +278,10 @@ def test_a_killed_model_mutant_is_reported_back_and_a_new_one_runs(project, mark
         (t,) = report(project)["targets"]
         model = {m["description"]: m["status"] for m in t["mutation"]["mutants"] if m["origin"] == "model"}
         assert model == {"model: fault 0": "killed", "model: fault 1": "survived"}
+        # The second round's survivor gets its own suggested test, checked on both sides even
+        # though the runner already collected the first round's suggestions for this function.
+        (survivor,) = [m for m in t["mutation"]["mutants"] if m["description"] == "model: fault 1"]
+        assert survivor["witness"]["input"] == [100] and survivor["suggested_test"], survivor
         counts = t["mutation"]["counts"]
         assert counts["total"] == len(t["mutation"]["mutants"])
     finally:

@@ -369,12 +369,16 @@ pub fn run(
     let mut kills: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     let mut codes: BTreeMap<String, String> = BTreeMap::new();
     if !suggestions.is_empty() && !past_deadline() {
-        let file = PathBuf::from(format!(
-            "test_abex_suggested_{}.py",
-            f.name.to_lowercase().trim_start_matches('_')
-        ));
         let text: Vec<&str> = suggestions.iter().map(|(_, _, code)| code.as_str()).collect();
-        write(&ctx.scratch.join(&file), &text.join("\n\n"))?;
+        let text = text.join("\n\n");
+        // Named after its content: a runner collects a file once (and imports it as a module
+        // of that name), so a later round's tests of the same function need a new name.
+        let file = PathBuf::from(format!(
+            "test_abex_suggested_{}_{}.py",
+            f.name.to_lowercase().trim_start_matches('_'),
+            &crate::cache::key(&[text.as_bytes()])[..8]
+        ));
+        write(&ctx.scratch.join(&file), &text)?;
         let spec = ctx.work.join("suggested.json");
         let files = [file.clone()];
         // The runner of the function's tests collects the file in its forks; without one, a
