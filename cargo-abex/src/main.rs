@@ -232,7 +232,8 @@ struct MutateArgs {
     /// Mutants tested at a time [default: the number of CPUs].
     #[arg(short, long, value_name = "N")]
     jobs: Option<usize>,
-    /// Inputs the differential search tries per survivor that no explored input tells apart.
+    /// Inputs the differential search tries per survivor that no explored input tells apart
+    /// (within 10 s per survivor, explored inputs included).
     #[arg(long, default_value_t = 2000, value_name = "N")]
     witness_evals: usize,
     /// Which tests run against a mutant: the owning package's, also those of the workspace
