@@ -203,6 +203,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_witness_whose_original_value_was_cut_gets_no_test() {
+        let d = tempfile::tempdir().unwrap();
+        let lib = d.path().join("src/lib.rs");
+        std::fs::create_dir_all(lib.parent().unwrap()).unwrap();
+        std::fs::write(&lib, "pub fn pad(n: u32) -> String { \"a\".repeat(n as usize) }\n")
+            .unwrap();
+        let c = super::super::source::read_crate(&lib).unwrap();
+        let (f, plan) = (&c.fns[0], c.fns[0].plan.as_ref().unwrap());
+        let w = |value: String| Witness {
+            input: vec![Value::Int(5000)],
+            original: Outcome::Ok { value },
+            mutant: Outcome::Ok { value: "\"\"".into() },
+            found_by: "search".into(),
+        };
+        let whole = format!("{:?}", "a".repeat(5000));
+        assert!(test_fn(f, plan, &w(whole.clone()), "abex_pad_1", "why").is_some());
+        assert!(test_fn(f, plan, &w(crate::value::cut(whole)), "abex_pad_1", "why").is_none());
+    }
+
+    #[test]
     fn plain_return_values_are_compared_as_literals() {
         assert!(literal_return("fn f(x: u32) -> u32", "5"));
         assert!(literal_return("fn f(s: &str) -> &'static str", "\"small\""));
