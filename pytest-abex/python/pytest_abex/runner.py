@@ -111,8 +111,10 @@ class _Runner:
             _warm(got)
         except BaseException:  # noqa: BLE001 - collection errors are the child's to report
             got = None
+        if session.testsfailed != failed:
+            got = None
         session.items, session.testsfailed = items, failed
-        return got if session.testsfailed == failed else None
+        return got
 
     def one(self, session, req):
         items = self.items_for(session, req)
