@@ -43,21 +43,5 @@ fn main() {
     let batch: Vec<Vec<Value>> =
         (0..4096).map(|i| vec![Value::Int(i * 7919 - 1_000_000)]).collect();
     w.run(0, &batch[..16]).expect("warm up");
-    let total = 1_000_000usize;
-    let t = Instant::now();
-    let mut done = 0;
-    while done < total {
-        let out = w.run(0, &batch).expect("run a batch");
-        assert_eq!(out.len(), batch.len());
-        done += out.len();
-    }
-    let secs = t.elapsed().as_secs_f64();
-    let rate = done as f64 / secs;
-    println!(
-        "executor: {done} evaluations in {secs:.2} s = {rate:.0} evaluations/s (target ≥ 200000)"
-    );
-    if rate < 200_000.0 {
-        eprintln!("executor throughput below target");
-        std::process::exit(1);
-    }
+    support::throughput("executor", &mut w, &batch, 1_000_000, 200_000.0);
 }

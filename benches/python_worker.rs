@@ -7,10 +7,13 @@
 //! Run: `cargo bench --bench python_worker`.
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use abex::exec::worker::{Worker, WorkerSpec};
 use abex::value::{Outcome, Value};
+
+#[path = "support.rs"]
+mod support;
 
 fn main() {
     let tmp = tempfile::tempdir().expect("temp dir");
@@ -41,21 +44,5 @@ fn main() {
         (0..4096).map(|i| vec![Value::Int(i * 7919 - 1_000_000)]).collect();
     let first = w.run(0, &batch[..2]).expect("warm up");
     assert_eq!(first[0], Outcome::Ok { value: "-2999999".into() });
-    let total = 300_000usize;
-    let t = Instant::now();
-    let mut done = 0;
-    while done < total {
-        let out = w.run(0, &batch).expect("run a batch");
-        assert_eq!(out.len(), batch.len());
-        done += out.len();
-    }
-    let secs = t.elapsed().as_secs_f64();
-    let rate = done as f64 / secs;
-    println!(
-        "python worker: {done} evaluations in {secs:.2} s = {rate:.0} evaluations/s (target ≥ 30000)"
-    );
-    if rate < 30_000.0 {
-        eprintln!("python worker throughput below target");
-        std::process::exit(1);
-    }
+    support::throughput("python worker", &mut w, &batch, 300_000, 30_000.0);
 }

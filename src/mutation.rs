@@ -326,8 +326,7 @@ pub fn run(
             let env_n = if alone_harness.contains_key(n) { None } else { Some(*n) };
             let mut mw = worker(host, cfg, env_n);
             let mut me = TargetEvaluator { worker: &mut mw, id };
-            let cap = Instant::now() + witness::SEARCH_CAP;
-            let until = Some(cfg.deadline.map_or(cap, |d| d.min(cap)));
+            let until = Some(witness::search_until(cfg.deadline));
             let (mut w, outs) = witness::from_inputs(&known, &mut me, until)?;
             // Pinning: the boundaries whose inputs this survivor moves.
             if w.is_some() {

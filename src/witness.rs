@@ -65,6 +65,13 @@ pub fn moved_boundaries(
 /// a function can be slow on some inputs, and the run must end inside its budget.
 pub const SEARCH_CAP: Duration = Duration::from_secs(10);
 
+/// When the witness search of one survivor that starts now must end: [`SEARCH_CAP`] from now,
+/// or the run's `deadline` if that comes first.
+pub fn search_until(deadline: Option<Instant>) -> Instant {
+    let cap = Instant::now() + SEARCH_CAP;
+    deadline.map_or(cap, |d| d.min(cap))
+}
+
 /// Inputs evaluated between two looks at the clock.
 const CHUNK: usize = 32;
 
@@ -126,16 +133,13 @@ impl<'a> Remembered<'a> {
 impl Evaluate for Remembered<'_> {
     fn evaluate(&mut self, batch: &[Args]) -> Result<Vec<Outcome>, ExecError> {
         let keys: Vec<String> = batch.iter().map(|a| Value::List(a.clone()).to_json()).collect();
-        let fresh: Vec<Args> = batch
-            .iter()
-            .zip(&keys)
-            .filter(|(_, k)| !self.known.contains_key(*k))
-            .map(|(a, _)| a.clone())
-            .collect();
+        let fresh: Vec<usize> =
+            (0..batch.len()).filter(|&i| !self.known.contains_key(&keys[i])).collect();
         if !fresh.is_empty() {
-            let outs = self.inner.evaluate(&fresh)?;
-            for (a, o) in fresh.iter().zip(outs) {
-                self.known.insert(Value::List(a.clone()).to_json(), o);
+            let args: Vec<Args> = fresh.iter().map(|&i| batch[i].clone()).collect();
+            let outs = self.inner.evaluate(&args)?;
+            for (&i, o) in fresh.iter().zip(outs) {
+                self.known.insert(keys[i].clone(), o);
             }
         }
         Ok(keys.iter().map(|k| self.known[k].clone()).collect())

@@ -313,8 +313,7 @@ pub fn run(
                 break;
             }
             let mut me = TargetEvaluator { worker: &mut mw, id };
-            let cap = Instant::now() + witness::SEARCH_CAP;
-            let until = Some(deadline.map_or(cap, |d| d.min(cap)));
+            let until = Some(witness::search_until(deadline));
             let (mut w, outs) = witness::from_inputs(&known, &mut me, until).map_err(exec_err)?;
             if w.is_some() {
                 for ci in witness::moved_boundaries(elites, &known, &outs) {

@@ -49,16 +49,12 @@ def _wrapped(patch, flags_from):
     return blank + head + patch["source"], flags_from.co_flags & _FUTURE_FLAGS
 
 
-def compiled(patch, original=None):
+def compiled(patch, original):
     """The code object of the mutated function of ``patch``; ``ValueError`` with a reason when
     the mutated source does not parse or lacks the function. ``patch["source"]`` is the mutated
-    function alone, starting at ``patch["line"]`` (without ``line``, the whole mutated file);
-    ``original`` is the function's live code object (for its future flags)."""
-    text, flags = patch["source"], 0
-    if "line" in patch:
-        if original is None:
-            original = resolve(patch["module"], patch["qualname"])[1].__code__
-        text, flags = _wrapped(patch, original)
+    function alone, starting at ``patch["line"]``; ``original`` is the function's live code
+    object (for its future flags)."""
+    text, flags = _wrapped(patch, original)
     try:
         module_code = compile(text, patch["file"], "exec", flags=flags, dont_inherit=True)
     except SyntaxError as e:
