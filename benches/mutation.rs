@@ -9,8 +9,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use abex::mutation::TestScope;
-use abex::run::{RunConfig, Selection};
+use abex::pipeline::{LanguageOptions, RunConfig, RustOptions, Selection};
 
 const FUNCTIONS: &[(&str, &str)] =
     &[("src/date.rs", "next_date"), ("src/parse.rs", "parse_port"), ("src/range.rs", "bucket")];
@@ -62,30 +61,18 @@ fn main() {
     // abex, on its own copy, the same functions, in-process.
     let abex_dir = tmp.path().join("abex");
     copy_demo(&abex_dir);
-    let cfg = RunConfig {
-        llm: abex::llm::config::LlmOptions { offline: true, ..Default::default() },
+    let mut cfg = RunConfig::new(LanguageOptions::Rust(RustOptions {
         manifest_path: Some(abex_dir.join("Cargo.toml")),
-        packages: vec![],
-        selection: Selection::Functions(
-            FUNCTIONS.iter().map(|(file, f)| format!("{file}::{f}")).collect(),
-        ),
-        base: None,
-        out: None,
-        pairs: 1000,
-        time_budget: None,
-        seed: 0,
-        call_timeout: Duration::from_millis(200),
-        memory_limit_mib: 4096,
-        cwd: abex_dir.clone(),
-        mutate: true,
-        jobs: 2,
-        witness_evals: 2000,
-        test_scope: TestScope::Dependents,
-        test_timeout: None,
-        shard: None,
-    };
+        ..Default::default()
+    }));
+    cfg.llm = abex::llm::config::LlmOptions { offline: true, ..Default::default() };
+    cfg.selection =
+        Selection::Functions(FUNCTIONS.iter().map(|(file, f)| format!("{file}::{f}")).collect());
+    cfg.call_timeout = Duration::from_millis(200);
+    cfg.cwd = abex_dir.clone();
+    cfg.jobs = 2;
     let t = Instant::now();
-    let (report, _) = abex::run::run(&cfg, &mut |_| {}).expect("abex run");
+    let (report, _) = abex::rust::run(&cfg, &mut |_| {}).expect("abex run");
     let abex_time = t.elapsed();
     let sum = |f: &dyn Fn(&abex::report::MutantCounts) -> usize| -> usize {
         report.targets.iter().filter_map(|t| t.mutation.as_ref()).map(|m| f(&m.counts)).sum()

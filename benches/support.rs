@@ -8,13 +8,14 @@ use std::time::{Duration, Instant};
 use abex::exec::worker::{Worker, WorkerSpec};
 use abex::rust::harness::{self, Harness};
 use abex::rust::source::FoundFn;
-use abex::rust::Workspace;
+use abex::rust::workspace::Workspace;
 use abex::value::Value;
 
 /// Loads the crate at `dir` and builds a harness for the functions named in `names`
 /// (qualified names), in `dir/.abex/scratch/bench`.
 pub fn build(dir: &Path, names: &[&str]) -> (Workspace, Harness, Vec<FoundFn>) {
-    let ws = abex::rust::load(Some(&dir.join("Cargo.toml")), &[]).expect("load the crate");
+    let ws =
+        abex::rust::workspace::load(Some(&dir.join("Cargo.toml")), &[]).expect("load the crate");
     let ct = &ws.crates[0];
     let fns: Vec<FoundFn> = names
         .iter()

@@ -2,7 +2,7 @@
 //!
 //! The pipeline (DESIGN.md): targets from a diff → an executor per target → boundary exploration
 //! into a MAP-Elites archive → report. The library never prints and never exits; it reports
-//! progress as [`run::Event`]s and returns typed errors. Front ends (`cargo abex`,
+//! progress as [`pipeline::Event`]s and returns typed errors. Front ends (`cargo abex`,
 //! `pytest --abex`) render them.
 
 pub mod archive;
@@ -13,13 +13,11 @@ pub mod explore;
 pub mod github;
 pub mod inputs;
 pub mod junit;
-pub mod lab;
 pub mod llm;
 pub mod mutate;
-pub mod mutation;
+pub mod pipeline;
 pub mod python;
 pub mod report;
-pub mod run;
 pub mod rust;
 pub mod safety;
 pub mod scratch;

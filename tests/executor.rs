@@ -11,7 +11,7 @@ use abex::rust::harness;
 use abex::value::{Outcome, Value};
 
 fn build(dir: &std::path::Path, names: &[&str]) -> (harness::Harness, Vec<String>) {
-    let ws = abex::rust::load(Some(&dir.join("Cargo.toml")), &[]).unwrap();
+    let ws = abex::rust::workspace::load(Some(&dir.join("Cargo.toml")), &[]).unwrap();
     let ct = &ws.crates[0];
     let fns: Vec<_> =
         names.iter().map(|n| ct.sources.fns.iter().find(|f| f.name == *n).unwrap()).collect();
@@ -98,7 +98,7 @@ fn private_functions_methods_and_borrowed_parameters_are_callable() {
 #[test]
 fn functions_the_harness_cannot_call_are_dropped_with_the_compilers_reason() {
     let (_tmp, dir) = support::project("unsupported");
-    let ws = abex::rust::load(Some(&dir.join("Cargo.toml")), &[]).unwrap();
+    let ws = abex::rust::workspace::load(Some(&dir.join("Cargo.toml")), &[]).unwrap();
     let ct = &ws.crates[0];
     let supported: Vec<_> = ct.sources.fns.iter().filter(|f| f.plan.is_ok()).collect();
     let names: Vec<&str> = supported.iter().map(|f| f.name.as_str()).collect();

@@ -1,5 +1,5 @@
 //! `cargo abex`: the cargo subcommand. Thin: parses the command line, resolves it into a
-//! [`abex::run::RunConfig`], runs the core, and renders its events and report for people
+//! [`abex::pipeline::RunConfig`], runs the core, and renders its events and report for people
 //! (stderr, progress bars, colour when a terminal) and for programs (`--json` on stdout).
 
 mod github;
@@ -9,8 +9,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use abex::mutation::TestScope;
-use abex::run::{self, RunConfig, Selection};
+use abex::pipeline::{Defaults, LanguageOptions, RunConfig, RustOptions, Selection, TestScope};
 use clap::{Args, Parser};
 
 /// Cargo runs `cargo-abex abex …`; `cargo-abex …` alone works too.
@@ -211,7 +210,7 @@ struct SelectArgs {
 #[command(next_help_heading = "Exploration")]
 struct ExploreArgs {
     /// Input pairs to evaluate per function.
-    #[arg(long, default_value_t = 1000, value_name = "N")]
+    #[arg(long, default_value_t = Defaults::PAIRS, value_name = "N")]
     pairs: usize,
     /// Wall-time budget for the whole run, e.g. `90s`, `10m`: half for exploration, split
     /// evenly over functions, the rest for mutants. Without it, each function's exploration
@@ -219,7 +218,7 @@ struct ExploreArgs {
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     time_budget: Option<Duration>,
     /// Random seed: the same seed on the same code gives the same result.
-    #[arg(long, default_value_t = 0, value_name = "N")]
+    #[arg(long, default_value_t = Defaults::SEED, value_name = "N")]
     seed: u64,
 }
 
@@ -234,7 +233,7 @@ struct MutateArgs {
     jobs: Option<usize>,
     /// Inputs the differential search tries per survivor that no explored input tells apart
     /// (within 10 s per survivor, explored inputs included).
-    #[arg(long, default_value_t = 2000, value_name = "N")]
+    #[arg(long, default_value_t = Defaults::WITNESS_EVALS, value_name = "N")]
     witness_evals: usize,
     /// Which tests run against a mutant: the owning package's, also those of the workspace
     /// packages that depend on it, or every workspace package's.
@@ -256,11 +255,11 @@ enum Scope {
 #[derive(Args, Debug)]
 #[command(next_help_heading = "Execution")]
 struct ExecArgs {
-    /// Time limit of one call of the function under test.
-    #[arg(long, default_value = "200ms", value_name = "DURATION", value_parser = humantime::parse_duration)]
-    call_timeout: Duration,
+    /// Time limit of one call of the function under test [default: 1s].
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    call_timeout: Option<Duration>,
     /// Memory (address space) limit of the harness process, in MiB; 0 for none.
-    #[arg(long, default_value_t = 4096, value_name = "MIB")]
+    #[arg(long, default_value_t = Defaults::MEMORY_LIMIT_MIB, value_name = "MIB")]
     memory_limit: u64,
 }
 
@@ -337,36 +336,32 @@ fn main() -> ExitCode {
     } else {
         Selection::Diff
     };
-    let llm = cli.engine.options(&cwd);
-    let cfg = RunConfig {
-        llm,
+    let mut cfg = RunConfig::new(LanguageOptions::Rust(RustOptions {
         manifest_path: cli.select.manifest_path.clone(),
         packages: cli.select.package.clone(),
-        selection,
-        base: cli.select.base.clone(),
-        out: cli.output.out.as_ref().map(|p| cwd.join(p)),
-        pairs: cli.explore.pairs,
-        time_budget: cli.explore.time_budget,
-        seed: cli.explore.seed,
-        call_timeout: cli.exec.call_timeout,
-        memory_limit_mib: cli.exec.memory_limit,
-        cwd,
-        mutate: !cli.mutate.no_mutants,
-        jobs: cli
-            .mutate
-            .jobs
-            .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)),
-        witness_evals: cli.mutate.witness_evals,
-        test_timeout: cli.mutate.test_timeout,
-        shard: cli.select.shard,
         test_scope: match cli.mutate.test_scope {
             Scope::Package => TestScope::Package,
             Scope::Dependents => TestScope::Dependents,
             Scope::Workspace => TestScope::Workspace,
         },
-    };
+    }));
+    cfg.llm = cli.engine.options(&cwd);
+    cfg.selection = selection;
+    cfg.base = cli.select.base.clone();
+    cfg.out = cli.output.out.as_ref().map(|p| cwd.join(p));
+    cfg.pairs = cli.explore.pairs;
+    cfg.time_budget = cli.explore.time_budget;
+    cfg.seed = cli.explore.seed;
+    cfg.call_timeout = cli.exec.call_timeout.unwrap_or(Defaults::CALL_TIMEOUT);
+    cfg.memory_limit_mib = cli.exec.memory_limit;
+    cfg.cwd = cwd;
+    cfg.mutate = !cli.mutate.no_mutants;
+    cfg.jobs = cli.mutate.jobs.unwrap_or_else(Defaults::jobs).max(1);
+    cfg.witness_evals = cli.mutate.witness_evals;
+    cfg.test_timeout = cli.mutate.test_timeout;
+    cfg.shard = cli.select.shard;
     let mut ui = render::Terminal::new(cli.output.quiet, cli.output.show);
-    let result = run::run(&cfg, &mut |e| ui.event(e));
+    let result = abex::rust::run(&cfg, &mut |e| ui.event(e));
     ui.finish_bars();
     match result {
         Ok((report, out)) => {
@@ -384,7 +379,7 @@ fn main() -> ExitCode {
         }
         Err(e) => {
             render::error(&e.to_string());
-            ExitCode::from(e.exit_code() as u8)
+            ExitCode::from(e.exit_code().code())
         }
     }
 }

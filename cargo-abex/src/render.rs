@@ -6,8 +6,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use abex::archive::Group;
+use abex::pipeline::Event;
 use abex::report::{Cell, MutationReport, Report, TargetReport};
-use abex::run::Event;
 use abex::targets::{Drive, Target};
 use console::style;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -145,6 +145,15 @@ impl Terminal {
                         "{} {mutants} mutants of `{package}` against {tests} test binar{}",
                         style("    Testing").green().bold(),
                         if tests == 1 { "y" } else { "ies" }
+                    ));
+                }
+            }
+            Event::Proving { package, survivors } => {
+                if !self.quiet && survivors > 0 {
+                    self.line(format!(
+                        "{} {survivors} survivor{} of `{package}`: witnesses and suggested tests",
+                        style("    Proving").green().bold(),
+                        if survivors == 1 { "" } else { "s" }
                     ));
                 }
             }

@@ -17,7 +17,7 @@ create_exception!(_core, AbexError, PyException, "An abex run failed; the messag
 fn run(py: Python<'_>, config: &str) -> PyResult<(String, String)> {
     let cfg: abex::python::PyRunConfig = serde_json::from_str(config)
         .map_err(|e| AbexError::new_err(format!("invalid abex settings: {e}")))?;
-    let result = py.detach(|| abex::python::run(&cfg));
+    let result = py.detach(|| abex::python::run(cfg, &mut |_| {}));
     match result {
         Ok((report, out)) => {
             let text = serde_json::to_string(&report)

@@ -3,6 +3,7 @@
 //! speaking JSON lines, with a per-call time limit, a memory limit and restart after a crash or
 //! timeout.
 
+pub mod shared;
 pub mod worker;
 
 use crate::value::{Args, Outcome};

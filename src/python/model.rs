@@ -6,12 +6,11 @@
 
 use std::path::PathBuf;
 
-use super::{phase, source, Chosen, Project};
-use crate::llm::engine::{merge, model_ids};
+use super::project::{Chosen, Project};
+use super::{selection, source};
 use crate::llm::session::Session;
 use crate::llm::subject::Subject;
 use crate::mutate::{line_column, mutant_id, Mutant, Operator, Origin};
-use crate::report::MutationReport;
 use crate::value::Ty;
 
 /// Test functions shown to the agents at most.
@@ -22,7 +21,7 @@ fn reaching_test_sources(project: &Project, c: &Chosen) -> Vec<String> {
     let pf = &project.files[c.file];
     let name = &pf.fns[c.func].name;
     let mut out = Vec::new();
-    for rel in phase::reaching_tests(project, pf, &pf.fns[c.func].qualname) {
+    for rel in selection::reaching(project, pf, &pf.fns[c.func].qualname) {
         let Ok(text) = std::fs::read_to_string(project.root.join(&rel)) else { continue };
         for t in source::functions(&text) {
             let code = &text[t.byte_span.0..t.byte_span.1];
@@ -130,45 +129,6 @@ pub fn mutants(
             }
         })
         .collect()
-}
-
-/// Feedback rounds (paper 003), as `llm::engine::feedback_rounds` does for Rust: each model
-/// mutant of the last round that was killed, hung or survived without a witness is reported
-/// back to the Mutator, and the new mutants run through `phase` (the mutation phase on those
-/// mutants alone); their results join `report`. At most [`crate::llm::mutants::ATTEMPTS`]
-/// rounds in all, counting the first.
-pub fn feedback_rounds(
-    session: &mut Session,
-    project: &Project,
-    c: &Chosen,
-    report: &mut MutationReport,
-    phase: &mut dyn FnMut(&[Mutant]) -> Result<MutationReport, phase::PhaseError>,
-) -> Result<(), phase::PhaseError> {
-    let tests = reaching_test_sources(project, c);
-    let mut last = model_ids(&report.mutants);
-    for _round in 1..crate::llm::mutants::ATTEMPTS {
-        let feedback: Vec<String> = report
-            .mutants
-            .iter()
-            .filter(|m| last.contains(&m.id))
-            .filter_map(|m| crate::llm::mutants::outcome_feedback(m, &tests))
-            .collect();
-        if feedback.is_empty() || session.stopped().is_some() {
-            return Ok(());
-        }
-        let known: Vec<&str> = report.mutants.iter().map(|m| m.id.as_str()).collect();
-        let fresh: Vec<Mutant> = mutants(session, project, c, feedback.len(), &feedback.concat())
-            .into_iter()
-            .filter(|m| !known.contains(&m.id.as_str()))
-            .collect();
-        if fresh.is_empty() {
-            return Ok(());
-        }
-        let more = phase(&fresh)?;
-        last = model_ids(&more.mutants);
-        merge(report, more);
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -53,6 +53,15 @@ impl Patch {
     }
 }
 
+/// The project's interpreter and the limits it runs under.
+#[derive(Clone, Debug)]
+pub struct Interpreter {
+    /// The interpreter (`sys.executable` of the pytest run).
+    pub python: PathBuf,
+    /// Its address-space limit in bytes, if any.
+    pub memory_limit: Option<u64>,
+}
+
 /// What a test run of one mutant gave.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 pub struct RunResult {
@@ -106,7 +115,7 @@ impl Runner {
     /// Starts `python -m pytest_abex.runner SPEC` (the run's interpreter, under its memory limit,
     /// secrets scrubbed) in `cwd` with `tests` and the import roots.
     pub fn start(
-        cfg: &super::run::PyRunConfig,
+        python: &Interpreter,
         cwd: &Path,
         spec_file: &Path,
         tests: &[PathBuf],
@@ -116,8 +125,7 @@ impl Runner {
         std::fs::write(spec_file, spec.to_string()).map_err(|e| {
             RunnerError::Broken(format!("cannot write `{}`: {e}", spec_file.display()))
         })?;
-        let python = &cfg.python;
-        let mut cmd = Command::new(python);
+        let mut cmd = Command::new(&python.python);
         cmd.args(["-m", "pytest_abex.runner"])
             .arg(spec_file)
             .current_dir(cwd)
@@ -127,10 +135,10 @@ impl Runner {
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
         crate::safety::scrub_env(&mut cmd);
-        if cfg.memory_limit_mib > 0 {
-            crate::safety::limit_memory(&mut cmd, cfg.memory_limit_mib << 20);
+        if let Some(bytes) = python.memory_limit {
+            crate::safety::limit_memory(&mut cmd, bytes);
         }
-        let command = format!("{} -m pytest_abex.runner", python.display());
+        let command = format!("{} -m pytest_abex.runner", python.python.display());
         let mut child = cmd.spawn().map_err(|source| RunnerError::Spawn { command, source })?;
         let stdin = child.stdin.take().ok_or_else(|| RunnerError::Broken("no stdin".into()))?;
         let stdout = child.stdout.take().ok_or_else(|| RunnerError::Broken("no stdout".into()))?;

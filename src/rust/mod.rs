@@ -1,298 +1,36 @@
-//! The Rust front end: finds the packages of a cargo workspace, the functions of their library
-//! and binary targets, and which of them a run analyses.
+//! The Rust front end: a cargo workspace's functions ([`workspace`], [`source`]), how a harness
+//! calls them ([`types`], [`harness`], [`runtime`]), mutation switching ([`switch`]), the test
+//! binaries ([`suite`]), suggested tests ([`suggest`]), the model's view ([`model`]), and the
+//! spine's [`FrontEnd`](crate::pipeline::FrontEnd) and [`Lab`](crate::pipeline::Lab)
+//! ([`front`], [`lab`]).
 
+pub mod error;
+pub mod front;
 pub mod harness;
+pub mod lab;
+pub mod model;
 #[cfg(test)]
 mod runtime_tests;
 pub mod source;
 pub mod suggest;
+pub mod suite;
 pub mod switch;
 pub mod types;
+pub mod workspace;
 
-use std::path::{Path, PathBuf};
+pub use error::RustError;
+pub use front::RustFront;
 
-use crate::targets::diff::Changes;
-use crate::targets::{Drive, Target};
-use source::{CrateSources, FoundFn, SourceError};
+use std::path::PathBuf;
 
-/// Errors loading a cargo workspace.
-#[derive(Debug, thiserror::Error)]
-pub enum WorkspaceError {
-    /// `cargo metadata` failed: not a cargo project, or a broken manifest.
-    #[error("`cargo metadata` failed for `{manifest}`: {message}\nhint: run abex in a cargo project or pass `--manifest-path path/to/Cargo.toml`")]
-    Metadata {
-        /// The manifest looked for.
-        manifest: String,
-        /// What cargo said.
-        message: String,
-    },
-    /// A `-p` names no package of the workspace.
-    #[error("package `{name}` is not in this workspace; its packages are: {available}")]
-    UnknownPackage {
-        /// The name given.
-        name: String,
-        /// The workspace's packages.
-        available: String,
-    },
-    /// A source file could not be read.
-    #[error(transparent)]
-    Source(#[from] SourceError),
-}
+use crate::pipeline::{Event, RunConfig, RunError};
+use crate::report::Report;
 
-/// One library or binary target of a workspace package, with its sources.
-pub struct CrateTarget {
-    /// The package name.
-    pub package: String,
-    /// The package's folder.
-    pub package_dir: PathBuf,
-    /// `lib` or the binary's name.
-    pub host: harness::Host,
-    /// The root file.
-    pub root_file: PathBuf,
-    /// The sources reachable from it.
-    pub sources: CrateSources,
-}
-
-impl CrateTarget {
-    /// The request to build a harness reaching `fns` of this crate target in `scratch`.
-    pub fn harness_request<'a>(
-        &'a self,
-        workspace_root: &'a Path,
-        fns: Vec<&'a FoundFn>,
-        scratch: &'a Path,
-    ) -> harness::HarnessRequest<'a> {
-        harness::HarnessRequest {
-            workspace_root,
-            package_dir: &self.package_dir,
-            package: &self.package,
-            root_file: &self.root_file,
-            host: self.host.clone(),
-            sources: &self.sources,
-            fns,
-            scratch,
-            switches: Vec::new(),
-            inserts: Vec::new(),
-            test_packages: Vec::new(),
-            apply: None,
-            known_dropped: Default::default(),
-        }
-    }
-}
-
-/// A loaded workspace.
-pub struct Workspace {
-    /// The workspace root folder.
-    pub root: PathBuf,
-    /// Every library and binary target of the selected packages (libraries first).
-    pub crates: Vec<CrateTarget>,
-    /// Per workspace package, the workspace packages that depend on it (directly or not).
-    pub dependents: std::collections::BTreeMap<String, Vec<String>>,
-    /// Every workspace package.
-    pub members: Vec<String>,
-}
-
-/// Loads the workspace of `manifest_path` (or of the current folder) and reads the sources of
-/// the library and binary targets of `packages` (all workspace members when empty).
-pub fn load(
-    manifest_path: Option<&Path>,
-    packages: &[String],
-) -> Result<Workspace, WorkspaceError> {
-    let mut cmd = cargo_metadata::MetadataCommand::new();
-    cmd.no_deps();
-    if let Some(p) = manifest_path {
-        cmd.manifest_path(p);
-    }
-    let manifest = manifest_path.map_or("Cargo.toml".to_string(), |p| p.display().to_string());
-    let md = cmd.exec().map_err(|e| WorkspaceError::Metadata {
-        manifest: manifest.clone(),
-        message: match e {
-            cargo_metadata::Error::CargoMetadata { stderr } => {
-                stderr.lines().find(|l| l.contains("error")).unwrap_or(stderr.trim()).to_string()
-            }
-            other => other.to_string(),
-        },
-    })?;
-    let members = md.workspace_packages();
-    for name in packages {
-        if !members.iter().any(|p| p.name.as_str() == name) {
-            let available =
-                members.iter().map(|p| p.name.to_string()).collect::<Vec<_>>().join(", ");
-            return Err(WorkspaceError::UnknownPackage { name: name.clone(), available });
-        }
-    }
-    let root = PathBuf::from(md.workspace_root.as_std_path());
-    let mut crates = Vec::new();
-    for pkg in &members {
-        if !packages.is_empty() && !packages.iter().any(|n| n == pkg.name.as_str()) {
-            continue;
-        }
-        let package_dir =
-            pkg.manifest_path.parent().map_or(root.clone(), |p| p.as_std_path().to_path_buf());
-        let mut seen_roots: Vec<PathBuf> = Vec::new();
-        let mut kinds: Vec<_> = pkg.targets.iter().collect();
-        // Libraries first, so a file shared by a library and a binary is driven through the library.
-        kinds.sort_by_key(|t| !t.is_lib());
-        for t in kinds {
-            let host = if t.is_lib() {
-                harness::Host::Lib { crate_name: t.name.replace('-', "_") }
-            } else if t.is_bin() {
-                harness::Host::Bin { name: t.name.clone() }
-            } else {
-                continue;
-            };
-            let root_file = t.src_path.as_std_path().to_path_buf();
-            if seen_roots.contains(&root_file) {
-                continue;
-            }
-            seen_roots.push(root_file.clone());
-            let sources = source::read_crate(&root_file)?;
-            crates.push(CrateTarget {
-                package: pkg.name.to_string(),
-                package_dir: package_dir.clone(),
-                host,
-                root_file,
-                sources,
-            });
-        }
-    }
-    // Reverse dependencies among workspace members, closed transitively.
-    let names: Vec<String> = members.iter().map(|p| p.name.to_string()).collect();
-    let direct: Vec<(String, Vec<String>)> = members
-        .iter()
-        .map(|p| {
-            let deps = p.dependencies.iter().map(|d| d.name.clone()).filter(|d| names.contains(d));
-            (p.name.to_string(), deps.collect())
-        })
-        .collect();
-    let mut dependents = std::collections::BTreeMap::new();
-    for name in &names {
-        let mut found: Vec<String> = Vec::new();
-        let mut todo = vec![name.clone()];
-        while let Some(n) = todo.pop() {
-            for (user, deps) in &direct {
-                if deps.contains(&n) && !found.contains(user) && user != name {
-                    found.push(user.clone());
-                    todo.push(user.clone());
-                }
-            }
-        }
-        found.sort();
-        dependents.insert(name.clone(), found);
-    }
-    Ok(Workspace { root, crates, dependents, members: names })
-}
-
-/// A function chosen for analysis, with where it lives.
-pub struct Chosen<'a> {
-    /// Index of its crate target in [`Workspace::crates`].
-    pub krate: usize,
-    /// The function.
-    pub found: &'a FoundFn,
-    /// Its target record.
-    pub target: Target,
-}
-
-impl Workspace {
-    fn target_of(&self, krate: &CrateTarget, f: &FoundFn, changes: Option<&Changes>) -> Target {
-        Target {
-            language: "rust".into(),
-            package: krate.package.clone(),
-            file: f.file.strip_prefix(&self.root).unwrap_or(&f.file).to_path_buf(),
-            span: f.span,
-            name: f.name.clone(),
-            qualified_name: f.qualified_name(),
-            signature: f.signature.clone(),
-            params: f.params.clone(),
-            doc: f.doc.clone(),
-            changed_lines: changes
-                .map(|c| c.lines_in(&f.file, f.span.start_line, f.span.end_line))
-                .unwrap_or_default(),
-            drive: match &f.plan {
-                Ok(_) => Drive::Supported,
-                Err(reason) => Drive::Unsupported { reason: reason.clone() },
-            },
-            source: f.source.clone(),
-        }
-    }
-
-    /// Every function, once (a file reached from a library and a binary counts once).
-    fn all(&self) -> Vec<(usize, &FoundFn)> {
-        let mut seen = std::collections::HashSet::new();
-        let mut out = Vec::new();
-        for (k, c) in self.crates.iter().enumerate() {
-            for f in &c.sources.fns {
-                if seen.insert((f.file.clone(), f.span.start_line)) {
-                    out.push((k, f));
-                }
-            }
-        }
-        out
-    }
-
-    /// The functions whose span a change touches.
-    pub fn changed(&self, changes: &Changes) -> Vec<Chosen<'_>> {
-        self.all()
-            .into_iter()
-            .filter(|(_, f)| changes.touches(&f.file, f.span.start_line, f.span.end_line))
-            .map(|(k, f)| Chosen {
-                krate: k,
-                found: f,
-                target: self.target_of(&self.crates[k], f, Some(changes)),
-            })
-            .collect()
-    }
-
-    /// Every function of the selected packages.
-    pub fn every(&self) -> Vec<Chosen<'_>> {
-        self.all()
-            .into_iter()
-            .map(|(k, f)| Chosen {
-                krate: k,
-                found: f,
-                target: self.target_of(&self.crates[k], f, None),
-            })
-            .collect()
-    }
-
-    /// The functions named `FILE::NAME`; `FILE` is relative to the current folder, the
-    /// workspace root or a package folder.
-    pub fn named(&self, spec: &str, cwd: &Path) -> Result<Vec<Chosen<'_>>, String> {
-        let Some((file, name)) = spec.rsplit_once(".rs::").map(|(f, n)| (format!("{f}.rs"), n))
-        else {
-            return Err(format!(
-                "`{spec}` is not of the form FILE::NAME (e.g. `src/date.rs::next_date`)"
-            ));
-        };
-        let mut candidates = vec![cwd.join(&file), self.root.join(&file)];
-        candidates.extend(self.crates.iter().map(|c| c.package_dir.join(&file)));
-        let canon = |p: &Path| p.canonicalize().ok();
-        let wanted: Vec<PathBuf> = candidates.iter().filter_map(|p| canon(p)).collect();
-        if wanted.is_empty() {
-            return Err(format!("no file `{file}` in this workspace"));
-        }
-        let in_file: Vec<(usize, &FoundFn)> = self
-            .all()
-            .into_iter()
-            .filter(|(_, f)| canon(&f.file).is_some_and(|p| wanted.contains(&p)))
-            .collect();
-        if in_file.is_empty() {
-            return Err(format!(
-                "`{file}` is not part of a library or binary target, or has no functions"
-            ));
-        }
-        let chosen: Vec<Chosen<'_>> = in_file
-            .iter()
-            .map(|(k, f)| Chosen {
-                krate: *k,
-                found: f,
-                target: self.target_of(&self.crates[*k], f, None),
-            })
-            .filter(|c| c.target.matches_name(name))
-            .collect();
-        if chosen.is_empty() {
-            let names: Vec<String> = in_file.iter().map(|(_, f)| f.qualified_name()).collect();
-            return Err(format!("no function `{name}` in `{file}`; it has: {}", names.join(", ")));
-        }
-        Ok(chosen)
-    }
+/// Runs abex on a cargo workspace; returns the report and the folder it was written to.
+pub fn run(
+    cfg: &RunConfig,
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> Result<(Report, PathBuf), RunError> {
+    let front = RustFront::load(cfg)?;
+    crate::pipeline::run(cfg, &front, on_event)
 }

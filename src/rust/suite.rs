@@ -1,7 +1,7 @@
-//! The mutation lab: runs a crate's test binaries on the original (the baseline) and on each
-//! mutant, in the scratch copy, with the mutant chosen by `ABEX_MUTANT` (mutation switching), a
-//! time limit derived from the baseline, secrets removed from the environment, and `--jobs`
-//! mutants at a time.
+//! A crate's tests: runs its test binaries on the original (the baseline) and on each mutant,
+//! in the scratch copy, with the mutant chosen by `ABEX_MUTANT` (mutation switching), a time
+//! limit derived from the baseline, secrets removed from the environment, and `--jobs` mutants
+//! at a time; and its doc-tests through `cargo test --doc`.
 //!
 //! Test binaries are run directly, the way `cargo nextest` runs them (one process per binary,
 //! libtest's own output parsed), so a mutant costs only its tests' time. The first failing test
@@ -210,12 +210,6 @@ impl DocTests {
     }
 }
 
-/// The time limit of a mutant's tests from the baseline's duration: five times it, at least 5 s
-/// (as cargo-mutants does, scaled for suites that take milliseconds).
-pub fn timeout_from_baseline(baseline: Duration) -> Duration {
-    (baseline * 5).max(Duration::from_secs(5))
-}
-
 /// Runs `mutants` (numbers) through `suite` with up to `jobs` at a time; a timeout is retried
 /// once alone before it counts. `stop` is checked before each mutant (budget, Ctrl-C).
 pub fn run_all(
@@ -291,11 +285,5 @@ mod tests {
         let out = "running 3 tests\ntest a::ok ... ok\ntest a::bad ... FAILED\ntest b::worse ... FAILED\n";
         assert_eq!(first_failure(out).as_deref(), Some("a::bad"));
         assert_eq!(first_failure("test result: ok"), None);
-    }
-
-    #[test]
-    fn timeouts_scale_with_the_baseline_but_never_below_five_seconds() {
-        assert_eq!(timeout_from_baseline(Duration::from_millis(10)), Duration::from_secs(5));
-        assert_eq!(timeout_from_baseline(Duration::from_secs(3)), Duration::from_secs(15));
     }
 }

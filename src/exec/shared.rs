@@ -1,0 +1,30 @@
+//! An evaluator that owns a share of a worker: several evaluators (one per target of a harness,
+//! the original of every witness search) can use one worker process, one after the other.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::worker::Worker;
+use super::{Evaluate, ExecError};
+use crate::value::{Args, Outcome};
+
+/// Target `id` of a shared worker.
+pub struct SharedWorker {
+    /// The worker.
+    pub worker: Rc<RefCell<Worker>>,
+    /// The target's id in the worker.
+    pub id: usize,
+}
+
+impl SharedWorker {
+    /// Target `id` of a worker of its own.
+    pub fn own(worker: Worker, id: usize) -> SharedWorker {
+        SharedWorker { worker: Rc::new(RefCell::new(worker)), id }
+    }
+}
+
+impl Evaluate for SharedWorker {
+    fn evaluate(&mut self, batch: &[Args]) -> Result<Vec<Outcome>, ExecError> {
+        self.worker.borrow_mut().run(self.id, batch)
+    }
+}

@@ -1,0 +1,200 @@
+//! One run's settings, resolved once by a front end (`cargo abex`'s command line, the pytest
+//! plugin's options) into [`RunConfig`]: the settings every language shares, plus a language
+//! section that only that language's front end reads. The defaults live here, once, in
+//! [`Defaults`]: both front ends take them from it, so they cannot drift apart.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+/// The built-in defaults of every setting that has one, for every front end.
+pub struct Defaults;
+
+impl Defaults {
+    /// Input pairs explored per function.
+    pub const PAIRS: usize = 1000;
+    /// Random seed.
+    pub const SEED: u64 = 0;
+    /// Time limit of one call of the function under test.
+    pub const CALL_TIMEOUT: Duration = Duration::from_secs(1);
+    /// Memory (address-space) limit of a worker, in MiB.
+    pub const MEMORY_LIMIT_MIB: u64 = 4096;
+    /// Inputs of the differential witness search per survivor.
+    pub const WITNESS_EVALS: usize = 2000;
+    /// Exploration time of one function when the run has no time budget.
+    pub const EXPLORE_CAP: Duration = Duration::from_secs(30);
+
+    /// The time limit of a mutant's tests from the baseline's duration: five times it, at least
+    /// 5 s (as cargo-mutants does, scaled for suites that take milliseconds).
+    pub fn test_timeout(baseline: Duration) -> Duration {
+        (baseline * 5).max(Duration::from_secs(5))
+    }
+
+    /// Mutants tested at a time: the number of CPUs.
+    pub fn jobs() -> usize {
+        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+    }
+}
+
+/// How targets are chosen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Selection {
+    /// Functions touched by the diff against the base.
+    Diff,
+    /// Functions named `FILE::NAME`.
+    Functions(Vec<String>),
+    /// Every function of the project (or of the selected packages).
+    All,
+}
+
+impl Selection {
+    /// Its name in the report: `diff`, `function` or `all`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Selection::Diff => "diff",
+            Selection::Functions(_) => "function",
+            Selection::All => "all",
+        }
+    }
+}
+
+/// Which tests run against a mutant of a Rust crate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TestScope {
+    /// The tests of the package that owns the function.
+    Package,
+    /// Those, and the tests of the workspace packages that depend on it.
+    Dependents,
+    /// Every workspace package's tests.
+    Workspace,
+}
+
+/// What only `cargo abex` reads.
+#[derive(Clone, Debug)]
+pub struct RustOptions {
+    /// `--manifest-path`.
+    pub manifest_path: Option<PathBuf>,
+    /// `-p/--package`.
+    pub packages: Vec<String>,
+    /// `--test-scope`.
+    pub test_scope: TestScope,
+}
+
+impl Default for RustOptions {
+    fn default() -> Self {
+        RustOptions { manifest_path: None, packages: Vec::new(), test_scope: TestScope::Dependents }
+    }
+}
+
+/// What only `pytest --abex` reads.
+#[derive(Clone, Debug)]
+pub struct PythonOptions {
+    /// The project folder (pytest's rootdir).
+    pub root: PathBuf,
+    /// The project's interpreter (`sys.executable`).
+    pub python: PathBuf,
+}
+
+/// The language section of a [`RunConfig`].
+#[derive(Clone, Debug)]
+pub enum LanguageOptions {
+    /// A cargo workspace.
+    Rust(RustOptions),
+    /// A Python project.
+    Python(PythonOptions),
+}
+
+/// Everything a run needs to know, resolved from the command line, the environment, the
+/// project's config and [`Defaults`].
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    /// How targets are chosen.
+    pub selection: Selection,
+    /// The base ref of the diff (`--base`; default `origin/main`, else `main`, else `master`).
+    pub base: Option<String>,
+    /// The output folder (default `.abex/out` at the project root).
+    pub out: Option<PathBuf>,
+    /// Pair budget per target.
+    pub pairs: usize,
+    /// Wall-time budget for the whole run.
+    pub time_budget: Option<Duration>,
+    /// Random seed.
+    pub seed: u64,
+    /// Per-call time limit.
+    pub call_timeout: Duration,
+    /// Worker memory limit in MiB (0: none).
+    pub memory_limit_mib: u64,
+    /// The folder abex was started in (for relative `--function` files).
+    pub cwd: PathBuf,
+    /// Whether to generate and test mutants.
+    pub mutate: bool,
+    /// Mutants tested at a time.
+    pub jobs: usize,
+    /// Inputs of the differential witness search per survivor.
+    pub witness_evals: usize,
+    /// Time limit of one mutant's tests (default: five times the baseline, at least 5 s).
+    pub test_timeout: Option<Duration>,
+    /// `(k, n)`: analyse only shard `k` (1-based) of `n` of the targets.
+    pub shard: Option<(usize, usize)>,
+    /// The model options (resolved with the environment and the project's config in
+    /// [`crate::llm::config::resolve`]).
+    pub llm: crate::llm::config::LlmOptions,
+    /// What only one language's front end reads.
+    pub language: LanguageOptions,
+}
+
+impl RunConfig {
+    /// A configuration with every default, for `language`.
+    pub fn new(language: LanguageOptions) -> RunConfig {
+        RunConfig {
+            selection: Selection::Diff,
+            base: None,
+            out: None,
+            pairs: Defaults::PAIRS,
+            time_budget: None,
+            seed: Defaults::SEED,
+            call_timeout: Defaults::CALL_TIMEOUT,
+            memory_limit_mib: Defaults::MEMORY_LIMIT_MIB,
+            cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+            mutate: true,
+            jobs: Defaults::jobs(),
+            witness_evals: Defaults::WITNESS_EVALS,
+            test_timeout: None,
+            shard: None,
+            llm: Default::default(),
+            language,
+        }
+    }
+
+    /// The worker memory limit in bytes, if any.
+    pub fn memory_limit(&self) -> Option<u64> {
+        (self.memory_limit_mib > 0).then_some(self.memory_limit_mib << 20)
+    }
+
+    /// The settings that shape every function's result, as text for results-cache keys (the
+    /// model's settings are added by the spine, the language's by its front end).
+    pub fn fingerprint(&self) -> String {
+        format!(
+            "{}|{}|{:?}|{}|{}|{:?}",
+            self.pairs,
+            self.seed,
+            self.call_timeout,
+            self.mutate,
+            self.witness_evals,
+            self.test_timeout
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timeouts_scale_with_the_baseline_but_never_below_five_seconds() {
+        assert_eq!(Defaults::test_timeout(Duration::from_millis(10)), Duration::from_secs(5));
+        assert_eq!(Defaults::test_timeout(Duration::from_secs(3)), Duration::from_secs(15));
+    }
+}

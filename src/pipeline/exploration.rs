@@ -1,0 +1,50 @@
+//! Exploring one target's boundaries: the offline explorer, with the model's agents as its
+//! proposer when a session runs, within the target's share of the run's time.
+
+use super::context::Ctx;
+use super::error::RunError;
+use super::event::Event;
+use super::front::Lab;
+use crate::explore::{self, Exploration, ExploreConfig, Progress, Proposer};
+use crate::llm::agents::Agents;
+use crate::targets::Target;
+
+/// Explores target `i` (`target`, callable) through `lab`'s original.
+pub(crate) fn explore(
+    ctx: &mut Ctx<'_>,
+    lab: &mut dyn Lab,
+    i: usize,
+    target: &Target,
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> Result<Exploration, RunError> {
+    let params = target.param_types().unwrap_or_default();
+    let ecfg = ExploreConfig {
+        pairs: ctx.cfg.pairs,
+        time_budget: Some(ctx.clock_next()),
+        seed: ctx.cfg.seed,
+        ..ExploreConfig::default()
+    };
+    on_event(Event::Exploring { index: i, target, pairs: ctx.cfg.pairs });
+    let mut eval = lab.evaluator(i, None)?;
+    let mut progress = |p: &Progress| on_event(Event::Progress { index: i, progress: p });
+    let subject = ctx.session.as_ref().map(|_| ctx.front.subject(i, params.clone()));
+    let root = ctx.front.root();
+    let (calls, seed) = (ctx.session.as_ref().map_or(0, |s| s.cfg.explorer_calls), ctx.cfg.seed);
+    let mut agents = ctx
+        .session
+        .as_mut()
+        .zip(subject.as_ref())
+        .map(|(s, subject)| Agents::new(s, subject, root, calls, seed));
+    let proposer = agents.as_mut().map(|a| a as &mut dyn Proposer);
+    let x = explore::explore_with(&params, eval.as_mut(), &ecfg, &mut progress, proposer).map_err(
+        |source| RunError::Exec {
+            target: target.qualified_name.clone(),
+            source,
+            hint: ctx.front.exec_hint().map(|h| format!("\nhint: {h}")).unwrap_or_default(),
+        },
+    )?;
+    if let Some(a) = agents {
+        a.finish();
+    }
+    Ok(x)
+}

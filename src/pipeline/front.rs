@@ -1,0 +1,163 @@
+//! What differs per language, behind two small traits: a [`FrontEnd`] knows a project (its
+//! targets, how they group into units built together, their mutants and how the model sees them)
+//! and opens a [`Lab`] per unit; a lab builds the unit with its mutants, runs inputs through the
+//! original or a mutant, runs a mutant's tests, and compiles and checks suggested tests. The
+//! spine (`super::run`) does everything else once, for every language.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use super::config::RunConfig;
+use super::error::RunError;
+use crate::exec::Evaluate;
+use crate::llm::session::Session;
+use crate::llm::subject::Subject;
+use crate::mutate::Mutant;
+use crate::report::{MutantStatus, Witness};
+use crate::targets::diff::Base;
+use crate::targets::Target;
+use crate::value::Ty;
+
+/// Targets that are built and tested together: a crate target (one scratch build), a Python
+/// project (one scratch copy).
+#[derive(Clone, Debug)]
+pub struct Unit {
+    /// What people call it: the package name.
+    pub name: String,
+    /// Indices into [`FrontEnd::targets`].
+    pub targets: Vec<usize>,
+}
+
+/// A mutant of a unit with its number: its switch in a Rust build, its key everywhere else.
+#[derive(Clone, Debug)]
+pub struct Numbered {
+    /// The number, unique within the unit (from 1).
+    pub n: u32,
+    /// The target it mutates (index into [`FrontEnd::targets`]).
+    pub target: usize,
+    /// The mutant.
+    pub mutant: Mutant,
+    /// Whether it is the target's self-check (the body replaced by a panic), not a finding.
+    pub self_check: bool,
+}
+
+/// What happened to one mutant's tests.
+#[derive(Clone, Debug)]
+pub struct Tested {
+    /// The outcome.
+    pub status: MutantStatus,
+    /// The first failing test (killed), or why it does not build (unviable).
+    pub killed_by: Option<String>,
+    /// What the failure said: the killing test's assertion, or the build error (fed back to
+    /// the model).
+    pub failure: Option<String>,
+    /// How long its tests took.
+    pub time: Duration,
+}
+
+/// Why a target that looked callable cannot be called after the unit was built.
+#[derive(Clone, Debug)]
+pub struct Uncallable {
+    /// Why, in a sentence fragment.
+    pub reason: String,
+    /// Whether its code is not compiled at all under the current features (its mutants are
+    /// then "not exercised", never survivors).
+    pub not_compiled: bool,
+}
+
+/// A suggested test to compile and check.
+#[derive(Clone, Debug)]
+pub struct Suggestion {
+    /// The target it calls.
+    pub target: usize,
+    /// The survivor it was written for.
+    pub mutant: u32,
+    /// The test function's name.
+    pub name: String,
+    /// Its source.
+    pub code: String,
+}
+
+/// One language's view of a project, with its chosen targets.
+pub trait FrontEnd {
+    /// `rust` or `python`.
+    fn language(&self) -> &'static str;
+    /// The project (workspace) root.
+    fn root(&self) -> &Path;
+    /// What the change was compared against, when targets came from a diff.
+    fn base(&self) -> Option<&Base>;
+    /// Every chosen target, callable or not, in analysis order.
+    fn targets(&self) -> &[Target];
+    /// The targets grouped into units, in analysis order.
+    fn units(&self) -> Vec<Unit>;
+    /// What besides the function, the run's settings and the model decides target `i`'s result
+    /// (the language's own settings, the tests that can reach it), for results-cache keys.
+    fn cache_parts(&self, i: usize) -> Vec<Vec<u8>>;
+    /// The text of target `i`'s file.
+    fn file_text(&self, i: usize) -> &str;
+    /// The rule-based mutants of target `i`.
+    fn rule_mutants(&self, i: usize) -> Vec<Mutant>;
+    /// Target `i`'s self-check mutant: its body replaced by a panic or a raise.
+    fn self_check(&self, i: usize) -> Mutant;
+    /// Target `i` as the model's agents see it.
+    fn subject(&self, i: usize, params: Vec<Ty>) -> Subject;
+    /// Up to `count` validated model-written mutants of target `i`, with `earlier` feedback on
+    /// a previous round (empty on the first).
+    fn model_mutants(
+        &self,
+        session: &mut Session,
+        i: usize,
+        count: usize,
+        earlier: &str,
+    ) -> Vec<Mutant>;
+    /// A hint added to a worker failure (e.g. the interpreter that must import the project).
+    fn exec_hint(&self) -> Option<String> {
+        None
+    }
+    /// Builds `unit` with `mutants` (none without mutation) and returns its lab, which stops
+    /// starting work at `deadline` (the run's time budget).
+    fn open<'a>(
+        &'a self,
+        cfg: &'a RunConfig,
+        unit: &Unit,
+        mutants: &[Numbered],
+        deadline: Option<Instant>,
+    ) -> Result<Box<dyn Lab + 'a>, RunError>;
+}
+
+/// One built unit: where its functions and mutants are run.
+pub trait Lab {
+    /// Why target `i` cannot be called after all, when the build says so.
+    fn uncallable(&self, _i: usize) -> Option<Uncallable> {
+        None
+    }
+    /// How many test binaries or files run against the unit's mutants (for progress).
+    fn test_count(&self) -> usize;
+    /// The test tool and selection used for target `i`, in words, for the report.
+    fn test_tool(&self, i: usize) -> String;
+    /// Runs the tests of `mutants` (numbers of this unit), within the run's deadline. A mutant
+    /// left untested (budget) is absent from the answer.
+    fn test(&mut self, mutants: &[u32]) -> Result<BTreeMap<u32, Tested>, RunError>;
+    /// An evaluator of target `i`: the original (`None`) or a mutant.
+    fn evaluator(&mut self, i: usize, mutant: Option<u32>) -> Result<Box<dyn Evaluate>, RunError>;
+    /// Called before the witness search of target `i`'s `survivors` (a lab may start one
+    /// worker for all of them).
+    fn prepare_witnesses(&mut self, _i: usize, _survivors: &[u32]) -> Result<(), RunError> {
+        Ok(())
+    }
+    /// A test that calls target `i` on the witness `w` and asserts the original's outcome,
+    /// named `name`, with `why` as its comment; `None` when it cannot be written.
+    fn suggest(&self, i: usize, w: &Witness, name: &str, why: &str) -> Option<String>;
+    /// The name of the suggested test of target `i` for the mutant with id `mutant_id`.
+    fn test_name(&self, i: usize, mutant_id: &str) -> String;
+    /// Compiles and runs `suggestions`: for each one that passes on the original, the
+    /// `survivors` it kills.
+    fn check(
+        &mut self,
+        suggestions: &[Suggestion],
+        survivors: &[u32],
+    ) -> Result<BTreeMap<String, Vec<u32>>, RunError>;
+    /// Adds the mutants of a feedback round (a Rust lab builds them into a new build).
+    fn add(&mut self, fresh: &[Numbered]) -> Result<(), RunError>;
+}

@@ -1,0 +1,24 @@
+//! The language-neutral spine of a run: targets → exploration → mutants → test runs →
+//! survivors (witness, pinning, suggested tests) → report, written once for every language.
+//! What differs per language sits behind [`FrontEnd`] and [`Lab`] (`crate::rust`,
+//! `crate::python`).
+
+mod config;
+mod context;
+mod error;
+mod event;
+mod exploration;
+mod feedback;
+mod front;
+mod run;
+mod shard;
+mod survivors;
+
+pub use config::{
+    Defaults, LanguageOptions, PythonOptions, RunConfig, RustOptions, Selection, TestScope,
+};
+pub use error::{ExitCode, FrontError, RunError};
+pub use event::Event;
+pub use front::{FrontEnd, Lab, Numbered, Suggestion, Tested, Uncallable, Unit};
+pub use run::run;
+pub use shard::shard;

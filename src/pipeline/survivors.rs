@@ -1,0 +1,248 @@
+//! The survivors phase of a unit, for every language: the mutants' tests, a witness for each
+//! survivor (the explored inputs first, then a search), the boundaries a witnessed survivor
+//! moves (pinning), suggested tests that were compiled and run before they are suggested (the
+//! smallest set that keeps every kill), and each target's mutation report.
+
+use std::collections::BTreeMap;
+
+use super::context::Ctx;
+use super::error::RunError;
+use super::event::Event;
+use super::front::{Lab, Numbered, Suggestion, Tested, Unit};
+use crate::archive::Pair;
+use crate::report::{
+    smallest_killing_set, MutantCounts, MutantReport, MutantStatus, MutationReport, SuggestedTest,
+    UnpinnedBoundary, Witness,
+};
+use crate::targets::Drive;
+use crate::value::{stringify_input, Args, Outcome};
+use crate::witness;
+
+/// What the witness search found for one target.
+#[derive(Default)]
+struct Proven {
+    witnesses: BTreeMap<u32, Witness>,
+    /// Archive elite index → the survivors that move it.
+    unpinned: BTreeMap<usize, Vec<String>>,
+    suggestions: Vec<Suggestion>,
+}
+
+/// Tests `mutants` (of `unit`'s targets, self-checks included), proves the survivors and
+/// chooses the suggested tests; returns one report per target of `unit`, in its order.
+/// `elites[k]` is the explored archive of `unit.targets[k]` (empty when not explored).
+pub(crate) fn analyse(
+    ctx: &mut Ctx<'_>,
+    lab: &mut dyn Lab,
+    unit: &Unit,
+    mutants: &[Numbered],
+    elites: &[Vec<Pair>],
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> Result<Vec<MutationReport>, RunError> {
+    let numbers: Vec<u32> = mutants.iter().map(|m| m.n).collect();
+    let results = lab.test(&numbers)?;
+    let survived = |m: &&Numbered| {
+        !m.self_check && results.get(&m.n).is_some_and(|r| r.status == MutantStatus::Survived)
+    };
+    let survivors = mutants.iter().filter(survived).count();
+    on_event(Event::Proving { package: &unit.name, survivors });
+    let mut proven: Vec<Proven> = Vec::new();
+    for (k, &i) in unit.targets.iter().enumerate() {
+        let mine: Vec<&Numbered> =
+            mutants.iter().filter(|m| m.target == i).filter(survived).collect();
+        proven.push(prove(ctx, lab, i, &elites[k], &mine)?);
+    }
+    let suggestions: Vec<Suggestion> =
+        proven.iter().flat_map(|p| p.suggestions.iter().cloned()).collect();
+    let witnessed: Vec<u32> = proven.iter().flat_map(|p| p.witnesses.keys().copied()).collect();
+    // Only a test that kills the survivor it was written for is kept.
+    let mut kills: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+    if !suggestions.is_empty() && !ctx.past_deadline() {
+        for (name, killed) in lab.check(&suggestions, &witnessed)? {
+            let own = suggestions.iter().find(|s| s.name == name).map(|s| s.mutant);
+            if own.is_some_and(|n| killed.contains(&n)) {
+                kills.insert(name, killed);
+            }
+        }
+    }
+    let chosen = smallest_killing_set(&kills);
+    let mut reports = Vec::new();
+    for (k, &i) in unit.targets.iter().enumerate() {
+        let mine: Vec<&Numbered> = mutants.iter().filter(|m| m.target == i).collect();
+        let entry =
+            Entry { lab: &*lab, results: &results, chosen: &chosen, suggestions: &suggestions };
+        reports.push(entry.report(ctx, i, &mine, &proven[k], &elites[k]));
+    }
+    Ok(reports)
+}
+
+/// Looks for a witness of each of target `i`'s `survivors`; `elites` is its explored archive.
+fn prove(
+    ctx: &Ctx<'_>,
+    lab: &mut dyn Lab,
+    i: usize,
+    elites: &[Pair],
+    survivors: &[&Numbered],
+) -> Result<Proven, RunError> {
+    let mut proven = Proven::default();
+    let target = &ctx.front.targets()[i];
+    if survivors.is_empty() || target.drive != Drive::Supported || lab.uncallable(i).is_some() {
+        return Ok(proven);
+    }
+    let exec = |source| RunError::Exec {
+        target: target.qualified_name.clone(),
+        source,
+        hint: ctx.front.exec_hint().map(|h| format!("\nhint: {h}")).unwrap_or_default(),
+    };
+    // Distinct explored inputs with their original outcomes, strongest boundaries first.
+    let known = witness::known_inputs(elites);
+    let params = target.param_types().unwrap_or_default();
+    let seeds: Vec<Args> = known.iter().map(|(a, _)| a.clone()).collect();
+    let numbers: Vec<u32> = survivors.iter().map(|m| m.n).collect();
+    lab.prepare_witnesses(i, &numbers)?;
+    let mut original = lab.evaluator(i, None)?;
+    let mut original = witness::Remembered::new(original.as_mut());
+    // One seed per function: its searches try the same inputs, the original's run once.
+    let search_seed = witness::search_seed(ctx.cfg.seed, &target.qualified_name);
+    for m in survivors {
+        if ctx.past_deadline() {
+            break;
+        }
+        let mut mutant = lab.evaluator(i, Some(m.n))?;
+        let until = Some(witness::search_until(ctx.deadline));
+        let (mut w, outs) = witness::from_inputs(&known, mutant.as_mut(), until).map_err(exec)?;
+        // Pinning: the boundaries whose inputs this survivor moves.
+        if w.is_some() {
+            for ci in witness::moved_boundaries(elites, &known, &outs) {
+                proven.unpinned.entry(ci).or_default().push(m.mutant.id.clone());
+            }
+        }
+        if w.is_none() && !params.is_empty() {
+            w = witness::differential(
+                &params,
+                &seeds,
+                &mut original,
+                mutant.as_mut(),
+                ctx.cfg.witness_evals,
+                search_seed,
+                until,
+            )
+            .map_err(exec)?;
+        }
+        // A mutant its worker could not load answers "bad arguments": that is no witness.
+        let w = w.filter(
+            |w| !matches!(&w.mutant, Outcome::Error { ty, .. } if ty == "abex: bad arguments"),
+        );
+        let Some(w) = w else { continue };
+        let name = lab.test_name(i, &m.mutant.id);
+        let why = format!(
+            "abex: pins `{}` on {} (kills mutant {}: {})",
+            target.name,
+            stringify_input(&w.input),
+            m.mutant.id,
+            m.mutant.description.replace('\n', " ")
+        );
+        if let Some(code) = lab.suggest(i, &w, &name, &why) {
+            proven.suggestions.push(Suggestion { target: i, mutant: m.n, name, code });
+        }
+        proven.witnesses.insert(m.n, w);
+    }
+    Ok(proven)
+}
+
+/// What the mutation report of one target is made of.
+struct Entry<'a> {
+    lab: &'a dyn Lab,
+    results: &'a BTreeMap<u32, Tested>,
+    /// The chosen suggested tests and the survivors each kills.
+    chosen: &'a [(String, Vec<u32>)],
+    suggestions: &'a [Suggestion],
+}
+
+impl Entry<'_> {
+    /// The report of target `i`, whose mutants (self-check included) are `mine`.
+    fn report(
+        &self,
+        ctx: &Ctx<'_>,
+        i: usize,
+        mine: &[&Numbered],
+        proven: &Proven,
+        elites: &[Pair],
+    ) -> MutationReport {
+        let target = &ctx.front.targets()[i];
+        let not_compiled = self.lab.uncallable(i).is_some_and(|u| u.not_compiled);
+        let text = ctx.front.file_text(i);
+        let file = target.file.display().to_string();
+        let mut counts = MutantCounts::default();
+        let mut entries = Vec::new();
+        let mut self_check_killed = None;
+        for m in mine {
+            let r = self.results.get(&m.n);
+            if m.self_check {
+                // Unknown when it was not tested (budget) or the function is not compiled.
+                self_check_killed =
+                    r.filter(|_| !not_compiled).map(|r| r.status != MutantStatus::Survived);
+                continue;
+            }
+            counts.total += 1;
+            let status = if not_compiled {
+                MutantStatus::NotExercised
+            } else {
+                r.map_or(MutantStatus::NotTested, |r| r.status)
+            };
+            let witness = proven.witnesses.get(&m.n).cloned();
+            counts.add(status, witness.is_some());
+            let mu = &m.mutant;
+            entries.push(MutantReport {
+                id: mu.id.clone(),
+                origin: mu.origin,
+                operator: mu.operator,
+                description: mu.description.clone(),
+                file: target.file.clone(),
+                line: mu.line,
+                column: mu.column,
+                original: mu.original.clone(),
+                replacement: mu.replacement.clone(),
+                diff: mu.diff(text, &file),
+                status,
+                killed_by: r.and_then(|r| r.killed_by.clone()),
+                failure: r.and_then(|r| r.failure.clone()),
+                possibly_equivalent: status == MutantStatus::Survived && witness.is_none(),
+                witness,
+                suggested_test: self
+                    .chosen
+                    .iter()
+                    .find(|(_, k)| k.contains(&m.n))
+                    .map(|(name, _)| name.clone()),
+                time_ms: r.map_or(0, |r| r.time.as_millis() as u64),
+            });
+        }
+        // Survivors with a witness first, then the other survivors, then the rest.
+        entries.sort_by_key(|m| (m.status != MutantStatus::Survived, m.witness.is_none(), m.line));
+        let id_of = |n: u32| mine.iter().find(|m| m.n == n).map(|m| m.mutant.id.clone());
+        let suggested_tests = self
+            .chosen
+            .iter()
+            .filter_map(|(name, k)| {
+                let s = self.suggestions.iter().find(|s| &s.name == name && s.target == i)?;
+                Some(SuggestedTest {
+                    name: name.clone(),
+                    code: s.code.clone(),
+                    kills: k.iter().filter_map(|n| id_of(*n)).collect(),
+                })
+            })
+            .collect();
+        let unpinned = proven
+            .unpinned
+            .iter()
+            .map(|(ci, ms)| UnpinnedBoundary::of(&elites[*ci], ms.clone()))
+            .collect();
+        MutationReport {
+            self_check_killed,
+            test_tool: self.lab.test_tool(i),
+            counts,
+            mutants: entries,
+            unpinned,
+            suggested_tests,
+        }
+    }
+}

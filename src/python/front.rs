@@ -1,0 +1,161 @@
+//! `pytest --abex`'s side of the spine: a Python project's chosen functions as targets (one unit:
+//! the project, copied once to a scratch folder), with their rule-based and model-written
+//! mutants; [`PythonFront::open`] copies the project into a [`super::lab::PythonLab`].
+
+use std::path::Path;
+use std::time::Instant;
+
+use super::error::PythonError;
+use super::lab::PythonLab;
+use super::project::{Chosen, Project, Selected};
+use super::{model, selection};
+use crate::llm::session::Session;
+use crate::llm::subject::Subject;
+use crate::mutate::{python_rules, Mutant};
+use crate::pipeline::{
+    FrontEnd, Lab, LanguageOptions, Numbered, RunConfig, RunError, Selection, Unit,
+};
+use crate::targets::diff::{self, Base};
+use crate::targets::Target;
+use crate::value::Ty;
+
+/// A Python project and the functions a run analyses.
+pub struct PythonFront {
+    sel: Selected,
+    targets: Vec<Target>,
+    base: Option<Base>,
+    /// A fingerprint of every test file of the project.
+    tests_fp: String,
+}
+
+impl PythonFront {
+    /// Reads the project of `cfg`'s Python section and chooses its targets.
+    pub fn load(cfg: &RunConfig) -> Result<PythonFront, RunError> {
+        let LanguageOptions::Python(opts) = &cfg.language else {
+            return Err(RunError::UnknownFunction("not a Python run".into()));
+        };
+        let root = opts.root.canonicalize().unwrap_or_else(|_| opts.root.clone());
+        let project = Project::load(&root).map_err(|e| RunError::front(PythonError::from(e)))?;
+        let (chosen, base) = match &cfg.selection {
+            Selection::Functions(specs) => {
+                let mut out: Vec<Chosen> = Vec::new();
+                for spec in specs {
+                    for c in project.named(spec, &cfg.cwd).map_err(RunError::UnknownFunction)? {
+                        if !out.iter().any(|o| o.file == c.file && o.func == c.func) {
+                            out.push(c);
+                        }
+                    }
+                }
+                (out, None)
+            }
+            Selection::All => (project.every(), None),
+            Selection::Diff => {
+                let base = diff::resolve_base(&root, cfg.base.as_deref())?;
+                let changes = diff::changes(&root, &base)?;
+                (project.changed(&changes), Some(base))
+            }
+        };
+        let chosen = match cfg.shard {
+            Some((k, n)) => crate::pipeline::shard(chosen, |c| &c.target, k, n),
+            None => chosen,
+        };
+        let targets = chosen.iter().map(|c| c.target.clone()).collect();
+        let tests_fp = selection::fingerprint(&project);
+        let sel = Selected { project, chosen, python: opts.python.clone() };
+        Ok(PythonFront { sel, targets, base, tests_fp })
+    }
+}
+
+impl FrontEnd for PythonFront {
+    fn language(&self) -> &'static str {
+        "python"
+    }
+
+    fn root(&self) -> &Path {
+        &self.sel.project.root
+    }
+
+    fn base(&self) -> Option<&Base> {
+        self.base.as_ref()
+    }
+
+    fn targets(&self) -> &[Target] {
+        &self.targets
+    }
+
+    fn units(&self) -> Vec<Unit> {
+        if self.sel.chosen.is_empty() {
+            return Vec::new();
+        }
+        let name = self.targets[0].package.clone();
+        vec![Unit { name, targets: (0..self.sel.chosen.len()).collect() }]
+    }
+
+    fn cache_parts(&self, i: usize) -> Vec<Vec<u8>> {
+        let pf = &self.sel.project.files[self.sel.chosen[i].file];
+        vec![
+            self.sel.python.display().to_string().into_bytes(),
+            self.tests_fp.clone().into_bytes(),
+            pf.module.clone().into_bytes(),
+        ]
+    }
+
+    fn file_text(&self, i: usize) -> &str {
+        &self.sel.project.files[self.sel.chosen[i].file].text
+    }
+
+    fn rule_mutants(&self, i: usize) -> Vec<Mutant> {
+        let c = &self.sel.chosen[i];
+        let pf = &self.sel.project.files[c.file];
+        python_rules::mutants_of(
+            &pf.text,
+            &pf.rel,
+            &c.target.qualified_name,
+            pf.fns[c.func].body_span,
+        )
+    }
+
+    fn self_check(&self, i: usize) -> Mutant {
+        let c = &self.sel.chosen[i];
+        let pf = &self.sel.project.files[c.file];
+        python_rules::self_check(
+            &pf.text,
+            &pf.rel,
+            &c.target.qualified_name,
+            pf.fns[c.func].body_span,
+        )
+    }
+
+    fn subject(&self, i: usize, params: Vec<Ty>) -> Subject {
+        model::subject(&self.sel.project, &self.sel.chosen[i], params)
+    }
+
+    fn model_mutants(
+        &self,
+        session: &mut Session,
+        i: usize,
+        count: usize,
+        earlier: &str,
+    ) -> Vec<Mutant> {
+        model::mutants(session, &self.sel.project, &self.sel.chosen[i], count, earlier)
+    }
+
+    fn exec_hint(&self) -> Option<String> {
+        Some(format!(
+            "check that `{}` can import pytest_abex and the project",
+            self.sel.python.display()
+        ))
+    }
+
+    fn open<'a>(
+        &'a self,
+        cfg: &'a RunConfig,
+        unit: &Unit,
+        mutants: &[Numbered],
+        deadline: Option<Instant>,
+    ) -> Result<Box<dyn Lab + 'a>, RunError> {
+        let lab =
+            PythonLab::open(&self.sel, cfg, unit, mutants, deadline).map_err(RunError::front)?;
+        Ok(Box::new(lab))
+    }
+}

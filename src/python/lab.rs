@@ -1,0 +1,478 @@
+//! A Python project copied to a scratch folder, the spine's [`Lab`] for Python: the worker that
+//! calls the chosen functions, forked test runners (collection and a traced baseline paid once,
+//! started while the functions are explored) that run only the tests calling a function against
+//! each of its mutants, a worker over the survivors' patched copies for witnesses, and suggested
+//! pytest tests run on the original and on each survivor.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use super::error::PythonError;
+use super::project::Selected;
+use super::runner::{Interpreter, Patch, RunResult, Runner, RunnerError};
+use super::selection::{self, RunnerPlace, BASELINE_LIMIT};
+use super::suggest::{self, Callee};
+use super::worker;
+use crate::exec::shared::SharedWorker;
+use crate::exec::worker::Worker;
+use crate::exec::Evaluate;
+use crate::mutate::Mutant;
+use crate::pipeline::{Defaults, Lab, Numbered, RunConfig, RunError, Suggestion, Tested, Unit};
+use crate::report::{MutantStatus, Witness};
+use crate::targets::Drive;
+
+/// Runners kept for the next function with the same test files (collection is paid once).
+type Runners = Vec<(Vec<PathBuf>, Runner)>;
+
+/// What the tests of one function's mutants found out about the function.
+struct Reach {
+    /// Its test files.
+    files: Vec<PathBuf>,
+    /// How many tests call it (traced), when a test file names it.
+    reached: Option<usize>,
+    /// The time limit of one of its mutants' tests.
+    timeout: Duration,
+}
+
+/// One Python project's scratch copy, workers and runners.
+pub struct PythonLab<'a> {
+    front: &'a Selected,
+    cfg: &'a RunConfig,
+    deadline: Option<Instant>,
+    place: RunnerPlace,
+    /// A private folder for specs and patches (removed with the lab).
+    work: tempfile::TempDir,
+    /// The unit's callable targets; a target's worker id is its position.
+    driven: Vec<usize>,
+    explorer: Rc<RefCell<Worker>>,
+    mutants: Vec<Numbered>,
+    runners: Runners,
+    warming: Option<JoinHandle<Runners>>,
+    reach: BTreeMap<usize, Reach>,
+    /// The worker over the survivors of one target: (target, survivors in worker-id order).
+    witnesses: Option<(usize, Vec<u32>, Rc<RefCell<Worker>>)>,
+}
+
+fn front_err(e: impl Into<PythonError>) -> RunError {
+    RunError::front(e.into())
+}
+
+fn tested(r: &RunResult) -> Tested {
+    let status = match r.status.as_str() {
+        "pass" => MutantStatus::Survived,
+        "timeout" => MutantStatus::Timeout,
+        "unviable" => MutantStatus::Unviable,
+        _ => MutantStatus::Killed,
+    };
+    let killed_by =
+        r.failed.first().cloned().or_else(|| (!r.detail.is_empty()).then(|| r.detail.clone()));
+    let failure = match status {
+        MutantStatus::Killed => Some(&r.message),
+        MutantStatus::Unviable => Some(&r.detail),
+        _ => None,
+    }
+    .filter(|f| !f.is_empty())
+    .cloned();
+    Tested { status, killed_by, failure, time: Duration::from_secs_f64(r.time.max(0.0)) }
+}
+
+fn write(path: &Path, text: &str) -> Result<(), PythonError> {
+    std::fs::write(path, text)
+        .map_err(|source| PythonError::Io { path: path.to_path_buf(), source })
+}
+
+impl<'a> PythonLab<'a> {
+    /// Copies the project to its scratch folder, starts the worker of `unit`'s callable targets
+    /// and, when mutants will be tested, the runners of their tests.
+    pub fn open(
+        front: &'a Selected,
+        cfg: &'a RunConfig,
+        unit: &Unit,
+        mutants: &[Numbered],
+        deadline: Option<Instant>,
+    ) -> Result<PythonLab<'a>, PythonError> {
+        let project = &front.project;
+        let root = &project.root;
+        // The scratch copy: everything runs there, never in the user's tree.
+        let scratch = root.join(".abex").join("scratch").join("python");
+        let skip: Vec<PathBuf> = super::project::SKIP_DIRS.iter().map(|d| root.join(d)).collect();
+        crate::scratch::sync(root, &scratch, &BTreeMap::new(), &skip)?;
+        let work = tempfile::tempdir_in(root.join(".abex"))
+            .map_err(|source| PythonError::Io { path: root.join(".abex"), source })?;
+        let python = Interpreter { python: front.python.clone(), memory_limit: cfg.memory_limit() };
+        let sys_path = worker::sys_path(project, &scratch);
+        let driven: Vec<usize> = unit
+            .targets
+            .iter()
+            .copied()
+            .filter(|&i| front.chosen[i].target.drive == Drive::Supported)
+            .collect();
+        let specs: Vec<serde_json::Value> =
+            driven.iter().map(|&i| worker::target(project, &front.chosen[i])).collect();
+        let spec_file = work.path().join("worker.json");
+        let explorer =
+            worker::start(&python, cfg.call_timeout, &scratch, &spec_file, &specs, &sys_path)
+                .map_err(|source| PythonError::Io { path: spec_file.clone(), source })?;
+        let traced = unit
+            .targets
+            .iter()
+            .map(|&i| {
+                let c = &front.chosen[i];
+                let pf = &project.files[c.file];
+                (pf.module.clone(), pf.fns[c.func].qualname.clone())
+            })
+            .collect();
+        let place = RunnerPlace { python, scratch, sys_path, traced };
+        // The mutation phase's test runners start (collection, traced baseline) while the
+        // functions are explored.
+        let warming = cfg.mutate.then(|| {
+            let mut sets: Vec<Vec<PathBuf>> = Vec::new();
+            for &i in &unit.targets {
+                let t = selection::reaching_chosen(project, &front.chosen[i]);
+                if !t.is_empty() && !sets.contains(&t) {
+                    sets.push(t);
+                }
+            }
+            selection::warm(place.clone(), work.path().join("warm"), sets)
+        });
+        Ok(PythonLab {
+            front,
+            cfg,
+            deadline,
+            place,
+            work,
+            driven,
+            explorer: Rc::new(RefCell::new(explorer)),
+            mutants: mutants.to_vec(),
+            runners: Vec::new(),
+            warming,
+            reach: BTreeMap::new(),
+            witnesses: None,
+        })
+    }
+
+    fn past_deadline(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// The patch that applies `m`, a mutant of target `i`.
+    fn patch(&self, i: usize, m: &Mutant) -> Patch {
+        let c = &self.front.chosen[i];
+        let pf = &self.front.project.files[c.file];
+        let f = &pf.fns[c.func];
+        let file = self.place.scratch.join(&pf.rel);
+        Patch::of_function(&pf.module, &f.qualname, file, &pf.text, f.byte_span, &m.apply(&pf.text))
+    }
+
+    /// The runner of `tests` kept from an earlier function, or a new one.
+    fn runner(&mut self, tests: &[PathBuf], spec: &Path) -> Result<(Runner, bool), RunnerError> {
+        if let Some(h) = self.warming.take() {
+            self.runners.extend(h.join().unwrap_or_default());
+        }
+        match self.runners.iter().position(|(t, _)| t == tests) {
+            Some(k) => Ok((self.runners.swap_remove(k).1, true)),
+            None => Ok((self.place.start(spec, tests)?, false)),
+        }
+    }
+
+    /// Tests target `i`'s mutants `mine` (its self-check first) and records what its tests
+    /// reach.
+    fn test_target(
+        &mut self,
+        i: usize,
+        mine: &[&Numbered],
+        results: &mut BTreeMap<u32, Tested>,
+    ) -> Result<(), PythonError> {
+        let front = self.front;
+        let c = &front.chosen[i];
+        let pf = &front.project.files[c.file];
+        let f = &pf.fns[c.func];
+        let files = selection::reaching(&front.project, pf, &f.qualname);
+        let mut timeout = self.cfg.test_timeout.unwrap_or(Duration::from_secs(5));
+        if files.is_empty() {
+            // No test reaches the function: every mutant survives them.
+            for m in mine {
+                let t = Tested {
+                    status: MutantStatus::Survived,
+                    killed_by: None,
+                    failure: None,
+                    time: Duration::ZERO,
+                };
+                results.insert(m.n, t);
+            }
+            self.reach.insert(i, Reach { files, reached: None, timeout });
+            return Ok(());
+        }
+        let spec = self.work.path().join(format!("runner-{}.json", c.file * 10_000 + c.func));
+        let (mut runner, _) = self.runner(&files, &spec)?;
+        // One traced baseline serves every function that shares the runner.
+        let key = format!("{}:{}", pf.module, f.qualname);
+        let base = match runner.traced.clone().filter(|b| b.reached.contains_key(&key)) {
+            Some(b) => b,
+            None => runner.baseline(&self.place.traced, BASELINE_LIMIT)?,
+        };
+        let reached = Some(base.reached.get(&key).map_or(0, Vec::len));
+        if base.status != "pass" {
+            let failed =
+                if base.failed.is_empty() { base.detail.clone() } else { base.failed.join(", ") };
+            let function = c.target.qualified_name.clone();
+            return Err(PythonError::BaselineFails { function, failed });
+        }
+        if self.cfg.test_timeout.is_none() {
+            timeout = Defaults::test_timeout(Duration::from_secs_f64(base.time));
+        }
+        for m in mine.iter().filter(|m| m.self_check) {
+            results
+                .insert(m.n, tested(&runner.run(Some(&self.patch(i, &m.mutant)), timeout, false)?));
+        }
+        let others: Vec<&Numbered> = mine.iter().copied().filter(|m| !m.self_check).collect();
+        // `jobs` runners, each with its share of the mutants, one thread each.
+        let jobs = self.cfg.jobs.clamp(1, others.len().max(1));
+        let mut runners = vec![runner];
+        for j in 1..jobs {
+            let spec =
+                self.work.path().join(format!("runner-{}-{j}.json", c.file * 10_000 + c.func));
+            let mut r = self.place.start(&spec, &files)?;
+            r.baseline(&self.place.traced, BASELINE_LIMIT)?;
+            runners.push(r);
+        }
+        let patches: Vec<(u32, Patch)> =
+            others.iter().map(|m| (m.n, self.patch(i, &m.mutant))).collect();
+        let deadline = self.deadline;
+        let past = move || deadline.is_some_and(|d| Instant::now() >= d);
+        let outs: Vec<Result<Vec<(u32, Tested)>, RunnerError>> = std::thread::scope(|s| {
+            let handles: Vec<_> = runners
+                .iter_mut()
+                .enumerate()
+                .map(|(j, r)| {
+                    let patches = &patches;
+                    s.spawn(move || {
+                        let mut got = Vec::new();
+                        for (n, patch) in patches.iter().skip(j).step_by(jobs) {
+                            if past() {
+                                break;
+                            }
+                            got.push((*n, tested(&r.run(Some(patch), timeout, false)?)));
+                        }
+                        Ok(got)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(RunnerError::Broken("a runner thread panicked".into()))
+                    })
+                })
+                .collect()
+        });
+        for got in outs {
+            results.extend(got?);
+        }
+        if let Some(first) = runners.into_iter().next() {
+            self.runners.push((files.clone(), first));
+        }
+        self.reach.insert(i, Reach { files, reached, timeout });
+        Ok(())
+    }
+
+    /// Runs the suggested tests of target `i` on the original and on its `survivors`: for each
+    /// test that passes on the original, the survivors it kills.
+    fn check_target(
+        &mut self,
+        i: usize,
+        mine: &[&Suggestion],
+        survivors: &[u32],
+        kills: &mut BTreeMap<String, Vec<u32>>,
+    ) -> Result<(), PythonError> {
+        let front = self.front;
+        let c = &front.chosen[i];
+        let pf = &front.project.files[c.file];
+        let f = &pf.fns[c.func];
+        let text: Vec<&str> = mine.iter().map(|s| s.code.as_str()).collect();
+        let text = text.join("\n\n");
+        // Named after its content: a runner collects a file once (and imports it as a module
+        // of that name), so a later round's tests of the same function need a new name.
+        let file = PathBuf::from(format!(
+            "test_abex_suggested_{}_{}.py",
+            f.name.to_lowercase().trim_start_matches('_'),
+            &crate::cache::key(&[text.as_bytes()])[..8]
+        ));
+        write(&self.place.scratch.join(&file), &text)?;
+        let spec = self.work.path().join("suggested.json");
+        let files = [file.clone()];
+        let tests = self.reach.get(&i).map(|r| r.files.clone()).unwrap_or_default();
+        let timeout = self.reach.get(&i).map_or(Duration::from_secs(5), |r| r.timeout);
+        // The runner of the function's tests collects the file in its forks; without one, a
+        // runner of the file alone.
+        let kept = self.runners.iter().position(|(t, _)| *t == tests);
+        let mut runner = match kept {
+            Some(k) => self.runners.swap_remove(k).1,
+            None => self.place.start(&spec, &files)?,
+        };
+        let node = |name: &str| format!("{}::{name}", file.display());
+        let base = runner.run_files(None, timeout, &files)?;
+        let mut killed_by: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+        for &n in survivors {
+            let Some(m) = self.mutants.iter().find(|m| m.n == n) else { continue };
+            let r = runner.run_files(Some(&self.patch(i, &m.mutant)), timeout, &files)?;
+            killed_by.insert(n, r.failed);
+        }
+        for s in mine {
+            if base.failed.contains(&node(&s.name)) || base.status == "timeout" {
+                continue;
+            }
+            let killed: Vec<u32> = killed_by
+                .iter()
+                .filter(|(_, failed)| failed.contains(&node(&s.name)))
+                .map(|(n, _)| *n)
+                .collect();
+            kills.insert(s.name.clone(), killed);
+        }
+        if kept.is_some() {
+            self.runners.push((tests, runner));
+        }
+        let _ = std::fs::remove_file(self.place.scratch.join(&file));
+        Ok(())
+    }
+}
+
+impl Lab for PythonLab<'_> {
+    fn test_count(&self) -> usize {
+        self.front.project.tests.len()
+    }
+
+    fn test_tool(&self, i: usize) -> String {
+        let Some(r) = self.reach.get(&i) else {
+            return "pytest in a forked runner: no test file names the function".to_string();
+        };
+        let files = r.files.iter().map(|t| t.display().to_string()).collect::<Vec<_>>().join(", ");
+        match r.reached {
+            None => "pytest in a forked runner: no test file names the function".to_string(),
+            Some(n) => format!(
+                "pytest in a forked runner: {n} tests that call the function (per-test call tracing) of {files} (selected by import and name)"
+            ),
+        }
+    }
+
+    fn test(&mut self, numbers: &[u32]) -> Result<BTreeMap<u32, Tested>, RunError> {
+        let mut results = BTreeMap::new();
+        let mut order: Vec<usize> = Vec::new();
+        for m in self.mutants.iter().filter(|m| numbers.contains(&m.n)) {
+            if !order.contains(&m.target) {
+                order.push(m.target);
+            }
+        }
+        order.sort_unstable();
+        for i in order {
+            let mine: Vec<Numbered> = self
+                .mutants
+                .iter()
+                .filter(|m| m.target == i && numbers.contains(&m.n))
+                .cloned()
+                .collect();
+            let mine: Vec<&Numbered> = mine.iter().collect();
+            self.test_target(i, &mine, &mut results).map_err(front_err)?;
+        }
+        Ok(results)
+    }
+
+    fn evaluator(&mut self, i: usize, mutant: Option<u32>) -> Result<Box<dyn Evaluate>, RunError> {
+        let id = self.driven.iter().position(|&d| d == i).unwrap_or(usize::MAX);
+        let Some(n) = mutant else {
+            return Ok(Box::new(SharedWorker { worker: self.explorer.clone(), id }));
+        };
+        if !self.witnesses.as_ref().is_some_and(|(t, s, _)| *t == i && s.contains(&n)) {
+            self.prepare_witnesses(i, &[n])?;
+        }
+        let (_, survivors, worker) = self.witnesses.as_ref().expect("prepared above");
+        let id = survivors.iter().position(|&s| s == n).unwrap_or(usize::MAX);
+        Ok(Box::new(SharedWorker { worker: worker.clone(), id }))
+    }
+
+    fn prepare_witnesses(&mut self, i: usize, survivors: &[u32]) -> Result<(), RunError> {
+        // One worker calls every survivor: target `k` is the `k`-th survivor's mutant.
+        let c = &self.front.chosen[i];
+        let with_patches: Vec<serde_json::Value> = survivors
+            .iter()
+            .filter_map(|n| self.mutants.iter().find(|m| m.n == *n))
+            .map(|m| {
+                let mut t = worker::target(&self.front.project, c);
+                t["patch"] = serde_json::to_value(self.patch(i, &m.mutant)).unwrap_or_default();
+                t
+            })
+            .collect();
+        let spec = self.work.path().join("mutants.json");
+        let p = &self.place;
+        let w = worker::start(
+            &p.python,
+            self.cfg.call_timeout,
+            &p.scratch,
+            &spec,
+            &with_patches,
+            &p.sys_path,
+        )
+        .map_err(|source| front_err(PythonError::Io { path: spec.clone(), source }))?;
+        self.witnesses = Some((i, survivors.to_vec(), Rc::new(RefCell::new(w))));
+        Ok(())
+    }
+
+    fn suggest(&self, i: usize, w: &Witness, name: &str, why: &str) -> Option<String> {
+        let c = &self.front.chosen[i];
+        let pf = &self.front.project.files[c.file];
+        let f = &pf.fns[c.func];
+        let params = c.target.param_types().unwrap_or_default();
+        let callee = Callee {
+            module: &pf.module,
+            qualname: &f.qualname,
+            kind: f.kind,
+            params: &params,
+            tuples: &f.tuples,
+        };
+        suggest::test_fn(&callee, w, name, why)
+    }
+
+    fn test_name(&self, i: usize, mutant_id: &str) -> String {
+        let c = &self.front.chosen[i];
+        let f = &self.front.project.files[c.file].fns[c.func];
+        format!(
+            "test_abex_{}_{}",
+            f.name.to_lowercase().trim_start_matches('_'),
+            &mutant_id[..8.min(mutant_id.len())]
+        )
+    }
+
+    fn check(
+        &mut self,
+        suggestions: &[Suggestion],
+        survivors: &[u32],
+    ) -> Result<BTreeMap<String, Vec<u32>>, RunError> {
+        let mut kills = BTreeMap::new();
+        let mut order: Vec<usize> = suggestions.iter().map(|s| s.target).collect();
+        order.dedup();
+        for i in order {
+            if self.past_deadline() {
+                break;
+            }
+            let mine: Vec<&Suggestion> = suggestions.iter().filter(|s| s.target == i).collect();
+            // A function's tests are checked against its own survivors.
+            let own: Vec<u32> = survivors
+                .iter()
+                .copied()
+                .filter(|n| self.mutants.iter().any(|m| m.n == *n && m.target == i))
+                .collect();
+            self.check_target(i, &mine, &own, &mut kills).map_err(front_err)?;
+        }
+        Ok(kills)
+    }
+
+    fn add(&mut self, fresh: &[Numbered]) -> Result<(), RunError> {
+        self.mutants.extend(fresh.iter().cloned());
+        Ok(())
+    }
+}

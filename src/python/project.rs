@@ -1,0 +1,233 @@
+//! A Python project: its source files and their functions, its test files, and which functions
+//! a run analyses (the diff's, named ones, or all).
+
+use std::path::{Path, PathBuf};
+
+use super::source::{self, PyFn};
+
+use crate::targets::diff::Changes;
+use crate::targets::{Drive, Target};
+
+/// Folders of a Python project that hold no project code.
+pub const SKIP_DIRS: &[&str] = &[
+    "venv",
+    ".tox",
+    ".nox",
+    "build",
+    "dist",
+    ".eggs",
+    ".pytest_cache",
+    ".mypy_cache",
+    "node_modules",
+];
+
+/// One Python file of the project and its functions.
+pub struct PyFile {
+    /// Path relative to the project root.
+    pub rel: PathBuf,
+    /// The dotted module name (`pkg.dates`).
+    pub module: String,
+    /// The import root it is found from, relative to the project root (`src`, or empty).
+    pub import_root: PathBuf,
+    /// Its text.
+    pub text: String,
+    /// Its functions.
+    pub fns: Vec<PyFn>,
+}
+
+/// A Python project: its root and its non-test source files.
+pub struct Project {
+    /// The root folder (the repository's top level, or where pytest ran).
+    pub root: PathBuf,
+    /// The source files, tests excluded.
+    pub files: Vec<PyFile>,
+    /// The test files (`test_*.py`, `*_test.py`), relative to the root.
+    pub tests: Vec<PathBuf>,
+}
+
+/// A function chosen for the run: its file, its place in that file, and its target record.
+#[derive(Clone, Debug)]
+pub struct Chosen {
+    /// Index into [`Project::files`].
+    pub file: usize,
+    /// Index into that file's functions.
+    pub func: usize,
+    /// The language-neutral record.
+    pub target: Target,
+}
+
+/// Whether `rel` is a pytest test file (or a `conftest.py`).
+pub fn is_test_file(rel: &Path) -> bool {
+    let name = rel.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    name.ends_with(".py")
+        && (name.starts_with("test_") || name.ends_with("_test.py") || name == "conftest.py")
+}
+
+/// The module name and import root of `rel`: the import root is the first folder upwards that
+/// is not a package (has no `__init__.py`).
+pub fn module_of(root: &Path, rel: &Path) -> (String, PathBuf) {
+    let mut parts: Vec<String> = Vec::new();
+    let stem = rel.file_stem().and_then(|s| s.to_str()).unwrap_or("").to_string();
+    if stem != "__init__" {
+        parts.push(stem);
+    }
+    let mut dir = rel.parent().map(Path::to_path_buf).unwrap_or_default();
+    while !dir.as_os_str().is_empty() && root.join(&dir).join("__init__.py").is_file() {
+        if let Some(name) = dir.file_name().and_then(|n| n.to_str()) {
+            parts.push(name.to_string());
+        }
+        dir = dir.parent().map(Path::to_path_buf).unwrap_or_default();
+    }
+    parts.reverse();
+    (parts.join("."), dir)
+}
+
+impl Project {
+    /// Reads the project at `root`.
+    pub fn load(root: &Path) -> Result<Project, crate::scratch::ScratchError> {
+        let skip: Vec<PathBuf> = SKIP_DIRS.iter().map(|d| root.join(d)).collect();
+        let mut files = Vec::new();
+        let mut tests = Vec::new();
+        for rel in crate::scratch::list_files(root, &skip)? {
+            if rel.extension().is_none_or(|e| e != "py") {
+                continue;
+            }
+            if is_test_file(&rel) {
+                tests.push(rel);
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(root.join(&rel)) else { continue };
+            let (module, import_root) = module_of(root, &rel);
+            let fns = source::functions(&text);
+            files.push(PyFile { rel, module, import_root, text, fns });
+        }
+        Ok(Project { root: root.to_path_buf(), files, tests })
+    }
+
+    fn target(&self, file: usize, func: usize, changed: Vec<usize>) -> Target {
+        let pf = &self.files[file];
+        let f = &pf.fns[func];
+        let drive = match &f.unsupported {
+            Some(reason) => Drive::Unsupported { reason: reason.clone() },
+            None => Drive::Supported,
+        };
+        Target {
+            language: "python".into(),
+            package: self.root.file_name().and_then(|n| n.to_str()).unwrap_or("project").into(),
+            file: pf.rel.clone(),
+            span: f.span,
+            name: f.name.clone(),
+            qualified_name: format!("{}.{}", pf.module, f.qualname),
+            signature: f.signature.clone(),
+            params: f.params.clone(),
+            doc: f.doc.clone(),
+            changed_lines: changed,
+            drive,
+            source: pf.text[f.byte_span.0..f.byte_span.1].to_string(),
+        }
+    }
+
+    /// The functions the diff touches.
+    pub fn changed(&self, changes: &Changes) -> Vec<Chosen> {
+        let mut out = Vec::new();
+        for (i, pf) in self.files.iter().enumerate() {
+            let abs = self.root.join(&pf.rel);
+            for (k, f) in pf.fns.iter().enumerate() {
+                let lines = changes.lines_in(&abs, f.span.start_line, f.span.end_line);
+                if changes.touches(&abs, f.span.start_line, f.span.end_line) {
+                    out.push(Chosen { file: i, func: k, target: self.target(i, k, lines) });
+                }
+            }
+        }
+        out
+    }
+
+    /// Every function of the project.
+    pub fn every(&self) -> Vec<Chosen> {
+        let mut out = Vec::new();
+        for (i, pf) in self.files.iter().enumerate() {
+            for k in 0..pf.fns.len() {
+                out.push(Chosen { file: i, func: k, target: self.target(i, k, Vec::new()) });
+            }
+        }
+        out
+    }
+
+    /// The functions named by `FILE::NAME` (`src/pkg/dates.py::next_date`, `m.py::Cls.meth`).
+    pub fn named(&self, spec: &str, cwd: &Path) -> Result<Vec<Chosen>, String> {
+        let Some((file, name)) = spec.rsplit_once(".py::").map(|(f, n)| (format!("{f}.py"), n))
+        else {
+            return Err(format!(
+                "`{spec}` is not of the form FILE::NAME (e.g. `src/pkg/dates.py::next_date`)"
+            ));
+        };
+        let canon = |p: &Path| p.canonicalize().ok();
+        let wanted: Vec<PathBuf> =
+            [cwd.join(&file), self.root.join(&file)].iter().filter_map(|p| canon(p)).collect();
+        let Some(i) = self
+            .files
+            .iter()
+            .position(|pf| canon(&self.root.join(&pf.rel)).is_some_and(|p| wanted.contains(&p)))
+        else {
+            return Err(format!("no Python source file `{file}` in `{}`", self.root.display()));
+        };
+        let pf = &self.files[i];
+        let hits: Vec<Chosen> = (0..pf.fns.len())
+            .map(|k| Chosen { file: i, func: k, target: self.target(i, k, Vec::new()) })
+            .filter(|c| {
+                c.target.name == name
+                    || pf.fns[c.func].qualname == name
+                    || c.target.qualified_name == name
+            })
+            .collect();
+        if hits.is_empty() {
+            let names: Vec<&str> = pf.fns.iter().map(|f| f.qualname.as_str()).collect();
+            return Err(format!("no function `{name}` in `{file}`; it has: {}", names.join(", ")));
+        }
+        Ok(hits)
+    }
+}
+
+/// A project and the functions a run analyses: what the front end and its lab share.
+pub struct Selected {
+    /// The project.
+    pub project: Project,
+    /// The chosen functions, in analysis order (a target's index is its position).
+    pub chosen: Vec<Chosen>,
+    /// The project's interpreter.
+    pub python: PathBuf,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modules_are_named_from_their_import_root() {
+        let d = tempfile::tempdir().unwrap();
+        let pkg = d.path().join("src/shop/cart");
+        std::fs::create_dir_all(&pkg).unwrap();
+        std::fs::write(d.path().join("src/shop/__init__.py"), "").unwrap();
+        std::fs::write(pkg.join("__init__.py"), "").unwrap();
+        std::fs::write(
+            pkg.join("price.py"),
+            "def total(xs: list[int]) -> int:\n    return sum(xs)\n",
+        )
+        .unwrap();
+        std::fs::write(d.path().join("tool.py"), "def f(x):\n    return x\n").unwrap();
+        std::fs::create_dir_all(d.path().join("tests")).unwrap();
+        std::fs::write(d.path().join("tests/test_price.py"), "").unwrap();
+        let (m, root) = module_of(d.path(), Path::new("src/shop/cart/price.py"));
+        assert_eq!((m.as_str(), root.as_path()), ("shop.cart.price", Path::new("src")));
+        let (m, root) = module_of(d.path(), Path::new("src/shop/__init__.py"));
+        assert_eq!((m.as_str(), root.as_path()), ("shop", Path::new("src")));
+        assert_eq!(module_of(d.path(), Path::new("tool.py")).0, "tool");
+        let p = Project::load(d.path()).unwrap();
+        assert_eq!(p.tests, vec![PathBuf::from("tests/test_price.py")]);
+        let hits = p.named("src/shop/cart/price.py::total", d.path()).unwrap();
+        assert_eq!(hits[0].target.qualified_name, "shop.cart.price.total");
+        assert_eq!(hits[0].target.language, "python");
+        let err = p.named("tool.py::nope", d.path()).err().unwrap();
+        assert!(err.contains("it has: f"), "{err}");
+    }
+}

@@ -1,0 +1,95 @@
+//! Which of a Python project's tests reach a function (selection by import and name), a
+//! fingerprint of its tests for the results cache, and runners started ahead of time.
+
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use super::project::{Chosen, Project, PyFile};
+use super::runner::{Interpreter, Runner};
+
+/// Longest a runner's traced baseline may take.
+pub const BASELINE_LIMIT: Duration = Duration::from_secs(600);
+
+/// The test files that can reach `f`: those that name its module and the function (or its
+/// class), the selection by import and name.
+pub fn reaching(project: &Project, pf: &PyFile, qualname: &str) -> Vec<PathBuf> {
+    let last = pf.module.rsplit('.').next().unwrap_or(&pf.module).to_string();
+    let head = qualname.split('.').next().unwrap_or(qualname);
+    let tail = qualname.rsplit('.').next().unwrap_or(qualname);
+    project
+        .tests
+        .iter()
+        .filter(|t| t.file_name().is_some_and(|n| n != "conftest.py"))
+        .filter(|t| {
+            std::fs::read_to_string(project.root.join(t)).is_ok_and(|text| {
+                text.contains(&last) && (text.contains(head) || text.contains(tail))
+            })
+        })
+        .cloned()
+        .collect()
+}
+
+/// The test files that can reach the chosen function `c`.
+pub fn reaching_chosen(project: &Project, c: &Chosen) -> Vec<PathBuf> {
+    let pf = &project.files[c.file];
+    reaching(project, pf, &pf.fns[c.func].qualname)
+}
+
+/// A fingerprint of every test file of the project (names and contents).
+pub fn fingerprint(project: &Project) -> String {
+    let mut tests: Vec<u8> = Vec::new();
+    for t in &project.tests {
+        tests.extend_from_slice(t.display().to_string().as_bytes());
+        tests.push(0);
+        tests.extend(std::fs::read(project.root.join(t)).unwrap_or_default());
+        tests.push(0);
+    }
+    crate::cache::key(&[&tests])
+}
+
+/// What starting a runner needs, owned, so that runners can start on another thread.
+#[derive(Clone, Debug)]
+pub struct RunnerPlace {
+    /// The interpreter.
+    pub python: Interpreter,
+    /// The scratch copy the runner runs in.
+    pub scratch: PathBuf,
+    /// The import roots inside it.
+    pub sys_path: Vec<PathBuf>,
+    /// Every function of the run, (module, qualname): a runner's baseline traces them all.
+    pub traced: Vec<(String, String)>,
+}
+
+impl RunnerPlace {
+    /// Starts a runner of `tests`, its spec written to `spec`.
+    pub fn start(
+        &self,
+        spec: &Path,
+        tests: &[PathBuf],
+    ) -> Result<Runner, super::runner::RunnerError> {
+        Runner::start(&self.python, &self.scratch, spec, tests, &self.sys_path)
+    }
+}
+
+/// Starts a runner for each of the distinct sets of test files `sets` and runs its traced
+/// baseline, on a thread (while the functions are explored), so that it is ready when the tests
+/// of mutants start. A runner that fails to start is left out: it is started again when needed,
+/// and the failure is reported then.
+pub fn warm(
+    place: RunnerPlace,
+    spec_prefix: PathBuf,
+    sets: Vec<Vec<PathBuf>>,
+) -> JoinHandle<Vec<(Vec<PathBuf>, Runner)>> {
+    std::thread::spawn(move || {
+        let mut out = Vec::new();
+        for (i, tests) in sets.into_iter().enumerate() {
+            let spec = spec_prefix.with_file_name(format!("warm-{i}.json"));
+            let Ok(mut runner) = place.start(&spec, &tests) else { continue };
+            if runner.baseline(&place.traced, BASELINE_LIMIT).is_ok() {
+                out.push((tests, runner));
+            }
+        }
+        out
+    })
+}

@@ -1,0 +1,227 @@
+//! `cargo abex`'s side of the spine: a cargo workspace's chosen functions as targets, grouped
+//! by crate target (one scratch build each), with their rule-based and model-written mutants;
+//! [`RustFront::open`] builds a unit into a [`super::lab::RustLab`].
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use super::error::RustError;
+use super::lab::RustLab;
+use super::model;
+use super::source::FoundFn;
+use super::workspace::{self, Chosen, Selected};
+use crate::llm::session::Session;
+use crate::llm::subject::Subject;
+use crate::mutate::{rust_rules, Mutant, Operator, Origin};
+use crate::pipeline::{
+    FrontEnd, Lab, LanguageOptions, Numbered, RunConfig, RunError, Selection, Unit,
+};
+use crate::targets::diff::{self, Base};
+use crate::targets::Target;
+use crate::value::Ty;
+
+/// A cargo workspace and the functions a run analyses.
+pub struct RustFront {
+    sel: Selected,
+    targets: Vec<Target>,
+    base: Option<Base>,
+    /// The tests fingerprint per crate target, computed once.
+    tests_fps: RefCell<BTreeMap<usize, String>>,
+}
+
+impl RustFront {
+    /// Loads the workspace of `cfg`'s Rust section and chooses its targets.
+    pub fn load(cfg: &RunConfig) -> Result<RustFront, RunError> {
+        let opts = match &cfg.language {
+            LanguageOptions::Rust(o) => o.clone(),
+            LanguageOptions::Python(_) => Default::default(),
+        };
+        let ws = workspace::load(opts.manifest_path.as_deref(), &opts.packages)
+            .map_err(|e| RunError::front(RustError::from(e)))?;
+        let (chosen, base) = match &cfg.selection {
+            Selection::All => (ws.every(), None),
+            Selection::Functions(specs) => {
+                let mut out: Vec<Chosen> = Vec::new();
+                for spec in specs {
+                    for c in ws.named(spec, &cfg.cwd).map_err(RunError::UnknownFunction)? {
+                        if !out.iter().any(|o| (o.krate, o.func) == (c.krate, c.func)) {
+                            out.push(c);
+                        }
+                    }
+                }
+                (out, None)
+            }
+            Selection::Diff => {
+                let base = diff::resolve_base(&ws.root, cfg.base.as_deref())?;
+                let changes = diff::changes(&ws.root, &base)?;
+                (ws.changed(&changes), Some(base))
+            }
+        };
+        let chosen = match cfg.shard {
+            Some((k, n)) => crate::pipeline::shard(chosen, |c| &c.target, k, n),
+            None => chosen,
+        };
+        let targets = chosen.iter().map(|c| c.target.clone()).collect();
+        Ok(RustFront {
+            sel: Selected { ws, chosen, test_scope: opts.test_scope },
+            targets,
+            base,
+            tests_fps: RefCell::new(BTreeMap::new()),
+        })
+    }
+
+    /// A fingerprint of the test code that runs against crate target `k`'s functions: its
+    /// `#[cfg(test)]` code and the integration tests (`tests/`) of the test packages.
+    fn tests_fingerprint(&self, k: usize) -> String {
+        if let Some(fp) = self.tests_fps.borrow().get(&k) {
+            return fp.clone();
+        }
+        let ct = &self.sel.ws.crates[k];
+        let mut parts: Vec<Vec<u8>> =
+            ct.sources.test_code.iter().map(|s| s.as_bytes().to_vec()).collect();
+        for p in self.sel.test_packages(&ct.package) {
+            let Some(dir) = self
+                .sel
+                .ws
+                .crates
+                .iter()
+                .find(|c| c.package == p)
+                .map(|c| c.package_dir.join("tests"))
+            else {
+                continue;
+            };
+            let mut files: Vec<PathBuf> = crate::scratch::list_files(&dir, &[]).unwrap_or_default();
+            files.sort();
+            for f in files {
+                parts.push(f.display().to_string().into_bytes());
+                parts.push(std::fs::read(dir.join(&f)).unwrap_or_default());
+            }
+        }
+        let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+        let fp = crate::cache::key(&refs);
+        self.tests_fps.borrow_mut().insert(k, fp.clone());
+        fp
+    }
+}
+
+impl FrontEnd for RustFront {
+    fn language(&self) -> &'static str {
+        "rust"
+    }
+
+    fn root(&self) -> &Path {
+        &self.sel.ws.root
+    }
+
+    fn base(&self) -> Option<&Base> {
+        self.base.as_ref()
+    }
+
+    fn targets(&self) -> &[Target] {
+        &self.targets
+    }
+
+    fn units(&self) -> Vec<Unit> {
+        let mut units: Vec<(usize, Unit)> = Vec::new();
+        for (i, c) in self.sel.chosen.iter().enumerate() {
+            match units.iter_mut().find(|(k, _)| *k == c.krate) {
+                Some((_, u)) => u.targets.push(i),
+                None => units.push((
+                    c.krate,
+                    Unit { name: self.sel.ws.crates[c.krate].package.clone(), targets: vec![i] },
+                )),
+            }
+        }
+        units.into_iter().map(|(_, u)| u).collect()
+    }
+
+    fn cache_parts(&self, i: usize) -> Vec<Vec<u8>> {
+        let scope = format!("{:?}", self.sel.test_scope);
+        vec![scope.into_bytes(), self.tests_fingerprint(self.sel.chosen[i].krate).into_bytes()]
+    }
+
+    fn file_text(&self, i: usize) -> &str {
+        let f = self.sel.found(i);
+        self.sel.krate(i).sources.files.iter().find(|s| s.path == f.file).map_or("", |s| &s.text)
+    }
+
+    fn rule_mutants(&self, i: usize) -> Vec<Mutant> {
+        let f = self.sel.found(i);
+        let rules = rust_rules::load_skip_rules(&self.sel.krate(i).package_dir);
+        let mut mutants = rust_rules::mutants_of(
+            self.file_text(i),
+            &self.sel.rel(i),
+            &f.qualified_name(),
+            f.byte_span,
+            &rules,
+        );
+        for m in &mut mutants {
+            m.file = f.file.clone();
+        }
+        mutants
+    }
+
+    fn self_check(&self, i: usize) -> Mutant {
+        self_check_mutant(self.sel.found(i), &self.sel.rel(i), self.file_text(i))
+    }
+
+    fn subject(&self, i: usize, params: Vec<Ty>) -> Subject {
+        model::subject(self.sel.found(i), params, &self.sel.krate(i).sources.test_code)
+    }
+
+    fn model_mutants(
+        &self,
+        session: &mut Session,
+        i: usize,
+        count: usize,
+        earlier: &str,
+    ) -> Vec<Mutant> {
+        let test_code = &self.sel.krate(i).sources.test_code;
+        model::mutants(
+            session,
+            self.sel.found(i),
+            self.file_text(i),
+            &self.sel.rel(i),
+            test_code,
+            count,
+            earlier,
+        )
+    }
+
+    fn open<'a>(
+        &'a self,
+        cfg: &'a RunConfig,
+        unit: &Unit,
+        mutants: &[Numbered],
+        deadline: Option<Instant>,
+    ) -> Result<Box<dyn Lab + 'a>, RunError> {
+        let lab =
+            RustLab::build(&self.sel, cfg, unit, mutants, deadline).map_err(RunError::front)?;
+        Ok(Box::new(lab))
+    }
+}
+
+/// The self-check mutant of a function: its body replaced by a panic.
+fn self_check_mutant(f: &FoundFn, file_rel: &Path, text: &str) -> Mutant {
+    let (s, e) = f.body_span;
+    Mutant {
+        id: "self-check".into(),
+        origin: Origin::Rules,
+        operator: Operator::ReplaceBody,
+        function: f.qualified_name(),
+        file: f.file.clone(),
+        line: f.span.start_line,
+        column: 1,
+        span: (s, e),
+        original: text.get(s..e).unwrap_or_default().to_string(),
+        replacement: "{ ::std::panic!(\"abex self-check\") }".into(),
+        switchable: true,
+        description: format!(
+            "self-check: the body of `{}` replaced by a panic ({})",
+            f.name,
+            file_rel.display()
+        ),
+    }
+}

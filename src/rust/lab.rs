@@ -1,0 +1,436 @@
+//! A built crate target, the spine's [`Lab`] for Rust: the harness and every mutant compiled
+//! into one scratch build behind runtime switches (mutants that do not compile together get a
+//! build of their own), its test binaries run on the baseline and on each mutant (doc-tests too
+//! for survivors), evaluators of the original and of any mutant, and suggested tests built next
+//! to their functions and run on the original and on each survivor.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use super::error::RustError;
+use super::harness::{self, Harness, HarnessRequest, Host, Part};
+use super::suggest;
+use super::suite::{self, DocTests, TestResult, TestSuite};
+use super::workspace::Selected;
+use crate::exec::shared::SharedWorker;
+use crate::exec::worker::{Worker, WorkerSpec};
+use crate::exec::Evaluate;
+use crate::pipeline::{
+    Defaults, Lab, Numbered, RunConfig, RunError, Suggestion, Tested, Uncallable, Unit,
+};
+use crate::report::{MutantStatus, Witness};
+use crate::targets::Drive;
+
+/// Longest the baseline (the tests without any mutant) may take.
+const BASELINE_LIMIT: Duration = Duration::from_secs(600);
+
+/// One crate target's builds and tests.
+pub struct RustLab<'a> {
+    front: &'a Selected,
+    cfg: &'a RunConfig,
+    deadline: Option<Instant>,
+    /// The crate target (index into the workspace's crates).
+    krate: usize,
+    /// The targets of the unit that the harness calls; a target's harness id is its position.
+    driven: Vec<usize>,
+    /// Every mutant built so far (every round).
+    mutants: Vec<Numbered>,
+    /// The builds: the first holds the harness and the first round's mutants; each feedback
+    /// round adds one.
+    builds: Vec<Harness>,
+    /// The build that switches each mutant.
+    build_of: BTreeMap<u32, usize>,
+    /// Mutants built alone (they cannot be switched with the others), each with its own
+    /// harness executable.
+    alone: BTreeMap<u32, Harness>,
+    /// The worker that runs the originals (exploration, witnesses).
+    original: Rc<RefCell<Worker>>,
+    scratch: PathBuf,
+    /// The time limit of one mutant's tests, once the baseline ran.
+    timeout: Option<Duration>,
+}
+
+fn front_err(e: impl Into<RustError>) -> RunError {
+    RunError::front(e.into())
+}
+
+fn tested(r: &TestResult, time: Duration) -> Tested {
+    match r {
+        TestResult::Pass => {
+            Tested { status: MutantStatus::Survived, killed_by: None, failure: None, time }
+        }
+        TestResult::Fail { test, output } => Tested {
+            status: MutantStatus::Killed,
+            killed_by: Some(test.clone()),
+            failure: Some(suite::failure_of(output, test)),
+            time,
+        },
+        TestResult::Timeout => {
+            Tested { status: MutantStatus::Timeout, killed_by: None, failure: None, time }
+        }
+    }
+}
+
+impl<'a> RustLab<'a> {
+    /// Builds `unit`'s harness with `mutants` switched in.
+    pub fn build(
+        front: &'a Selected,
+        cfg: &'a RunConfig,
+        unit: &Unit,
+        mutants: &[Numbered],
+        deadline: Option<Instant>,
+    ) -> Result<RustLab<'a>, RustError> {
+        let krate = front.chosen[unit.targets[0]].krate;
+        let ct = &front.ws.crates[krate];
+        let kind = match &ct.host {
+            Host::Lib { .. } => "lib".to_string(),
+            Host::Bin { name } => format!("bin-{name}"),
+        };
+        let scratch =
+            front.ws.root.join(".abex").join("scratch").join(format!("{}-{kind}", ct.package));
+        let driven: Vec<usize> = unit
+            .targets
+            .iter()
+            .copied()
+            .filter(|&i| front.chosen[i].target.drive == Drive::Supported)
+            .collect();
+        let numbers: Vec<u32> = mutants.iter().map(|m| m.n).collect();
+        let mut lab = RustLab {
+            front,
+            cfg,
+            deadline,
+            krate,
+            driven,
+            mutants: mutants.to_vec(),
+            builds: Vec::new(),
+            build_of: BTreeMap::new(),
+            alone: BTreeMap::new(),
+            original: Rc::new(RefCell::new(Worker::new(WorkerSpec {
+                program: PathBuf::new(),
+                args: Vec::new(),
+                env: Vec::new(),
+                cwd: PathBuf::new(),
+                call_timeout: cfg.call_timeout,
+                memory_limit: cfg.memory_limit(),
+            }))),
+            scratch,
+            timeout: None,
+        };
+        let built = harness::build(&lab.request(&numbers, Vec::new(), BTreeMap::new()))?;
+        lab.original = Rc::new(RefCell::new(lab.worker(&built, None)));
+        lab.place(&numbers, &built, 0);
+        lab.builds.push(built);
+        Ok(lab)
+    }
+
+    /// The harness request of this unit with the `switched` mutants and `inserts`.
+    fn request(
+        &self,
+        switched: &[u32],
+        inserts: Vec<(PathBuf, usize, String)>,
+        known_dropped: BTreeMap<Part, String>,
+    ) -> HarnessRequest<'_> {
+        let ct = &self.front.ws.crates[self.krate];
+        let fns = self.driven.iter().map(|&i| self.front.found(i)).collect();
+        let mut req = ct.harness_request(&self.front.ws.root, fns, &self.scratch);
+        req.switches = self
+            .mutants
+            .iter()
+            .filter(|m| switched.contains(&m.n))
+            .map(|m| (m.n, &m.mutant))
+            .collect();
+        req.inserts = inserts;
+        req.known_dropped = known_dropped;
+        if self.cfg.mutate {
+            req.test_packages = self.front.test_packages(&ct.package);
+        }
+        req
+    }
+
+    /// Records which of `numbers` build `index` switches (the others are built alone).
+    fn place(&mut self, numbers: &[u32], built: &Harness, index: usize) {
+        for &n in numbers {
+            if !built.dropped.contains_key(&Part::Mutant(n)) {
+                self.build_of.insert(n, index);
+            }
+        }
+    }
+
+    fn worker(&self, h: &Harness, mutant: Option<u32>) -> Worker {
+        Worker::new(WorkerSpec {
+            program: h.exe.clone(),
+            args: Vec::new(),
+            env: mutant
+                .map(|n| vec![("ABEX_MUTANT".to_string(), n.to_string())])
+                .unwrap_or_default(),
+            cwd: h.cwd.clone(),
+            call_timeout: self.cfg.call_timeout,
+            memory_limit: self.cfg.memory_limit(),
+        })
+    }
+
+    fn package(&self) -> &str {
+        &self.front.ws.crates[self.krate].package
+    }
+
+    fn suite(&self, h: &Harness) -> TestSuite {
+        TestSuite {
+            binaries: h.tests.clone(),
+            cwd: h.cwd.clone(),
+            env: suite::cargo_test_env(&h.cwd, self.package()),
+        }
+    }
+
+    fn past_deadline(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// The time limit of a mutant's tests; the first call runs the baseline.
+    fn timeout(&mut self) -> Result<Duration, RustError> {
+        if let Some(t) = self.timeout {
+            return Ok(t);
+        }
+        let t = Instant::now();
+        match self.suite(&self.builds[0]).run(None, BASELINE_LIMIT, None) {
+            TestResult::Pass => {}
+            TestResult::Fail { test, output } => {
+                let package = self.package().to_string();
+                return Err(RustError::BaselineFails { package, test, output });
+            }
+            TestResult::Timeout => {
+                let (package, secs) = (self.package().to_string(), BASELINE_LIMIT.as_secs());
+                return Err(RustError::BaselineHangs { package, secs });
+            }
+        }
+        let timeout = self.cfg.test_timeout.unwrap_or_else(|| Defaults::test_timeout(t.elapsed()));
+        self.timeout = Some(timeout);
+        Ok(timeout)
+    }
+
+    /// Whether target `i`'s code is not compiled under the current features.
+    fn not_compiled(&self, i: usize) -> bool {
+        self.uncallable(i).is_some_and(|u| u.not_compiled)
+    }
+
+    /// Tests the mutants switched in build `b`; survivors meet the doc-tests too.
+    fn test_switched(
+        &self,
+        b: usize,
+        numbers: &[u32],
+        timeout: Duration,
+        results: &mut BTreeMap<u32, Tested>,
+    ) {
+        let suite = self.suite(&self.builds[b]);
+        let deadline = self.deadline;
+        let stop = move || deadline.is_some_and(|d| Instant::now() >= d);
+        let outs = suite::run_all(&suite, numbers, self.cfg.jobs, timeout, &stop, &|_, _, _| {});
+        for (n, r) in numbers.iter().zip(outs) {
+            if let Some((r, time)) = r {
+                results.insert(*n, tested(&r, time));
+            }
+        }
+        let survivors: Vec<u32> = numbers
+            .iter()
+            .copied()
+            .filter(|n| results.get(n).is_some_and(|r| r.status == MutantStatus::Survived))
+            .collect();
+        let doc = DocTests {
+            tree: self.builds[b].tree.clone(),
+            target_dir: self.scratch.join("target"),
+            packages: self.front.test_packages(self.package()),
+        };
+        if survivors.is_empty()
+            || self.past_deadline()
+            || doc.run(None, BASELINE_LIMIT) != Some(TestResult::Pass)
+        {
+            return;
+        }
+        for n in survivors {
+            if self.past_deadline() {
+                break;
+            }
+            let t0 = Instant::now();
+            if let Some(r @ TestResult::Fail { .. }) =
+                doc.run(Some(n), timeout.max(Duration::from_secs(60)))
+            {
+                results.insert(n, tested(&r, t0.elapsed()));
+            }
+        }
+    }
+
+    /// Builds mutant `n` alone, in a scratch copy of its own, and runs its tests.
+    fn test_alone(&mut self, n: u32, timeout: Duration) -> Result<Tested, RustError> {
+        let single = self.scratch.with_file_name(format!(
+            "{}-single",
+            self.scratch.file_name().and_then(|s| s.to_str()).unwrap_or("harness")
+        ));
+        let wrappers: BTreeMap<Part, String> = self.builds[0]
+            .dropped
+            .iter()
+            .filter(|(p, _)| matches!(p, Part::Wrapper(_)))
+            .map(|(p, r)| (*p, r.clone()))
+            .collect();
+        let mut one = self.request(&[], Vec::new(), wrappers);
+        one.apply = self.mutants.iter().find(|m| m.n == n).map(|m| (n, &m.mutant));
+        one.scratch = &single;
+        let mut built = harness::build(&one)?;
+        if let Some(reason) = built.dropped.get(&Part::Mutant(n)) {
+            return Ok(Tested {
+                status: MutantStatus::Unviable,
+                killed_by: Some(reason.clone()),
+                failure: Some(reason.clone()),
+                time: built.build_time,
+            });
+        }
+        let t0 = Instant::now();
+        let mut r = self.suite(&built).run(None, timeout, None);
+        if r == TestResult::Timeout {
+            r = self.suite(&built).run(None, timeout, None);
+        }
+        let result = tested(&r, t0.elapsed());
+        // The next mutant built alone overwrites this executable: keep a copy of its own.
+        let own = single.join(format!("abex-mutant-{n}"));
+        if std::fs::copy(&built.exe, &own).is_ok() {
+            built.exe = own;
+            self.alone.insert(n, built);
+        }
+        Ok(result)
+    }
+}
+
+impl Lab for RustLab<'_> {
+    fn uncallable(&self, i: usize) -> Option<Uncallable> {
+        let id = self.driven.iter().position(|&d| d == i)?;
+        let reason = self.builds.first()?.dropped_fn(id)?;
+        // The compiler's headline, e.g. "the trait bound `Counter: Default` is not satisfied".
+        let headline = reason.lines().next().unwrap_or(reason);
+        let headline = headline.split_once("]: ").map_or(headline, |(_, h)| h);
+        // The wrapper cannot find the function: it is `cfg`'d out under these features.
+        let not_compiled =
+            reason.contains("E0425") || reason.contains("E0433") || reason.contains("cannot find");
+        let reason = if headline.contains("cannot find") {
+            "not compiled under the current features".to_string()
+        } else {
+            format!("the harness cannot call it: {headline}")
+        };
+        Some(Uncallable { reason, not_compiled })
+    }
+
+    fn test_count(&self) -> usize {
+        self.builds.first().map_or(0, |b| b.tests.len())
+    }
+
+    fn test_tool(&self, _i: usize) -> String {
+        "cargo test (test binaries run directly)".into()
+    }
+
+    fn test(&mut self, numbers: &[u32]) -> Result<BTreeMap<u32, Tested>, RunError> {
+        let timeout = self.timeout().map_err(front_err)?;
+        let mut by_build: BTreeMap<usize, Vec<u32>> = BTreeMap::new();
+        let mut alone = Vec::new();
+        for m in self.mutants.iter().filter(|m| numbers.contains(&m.n)) {
+            if self.not_compiled(m.target) {
+                continue;
+            }
+            match self.build_of.get(&m.n) {
+                Some(b) => by_build.entry(*b).or_default().push(m.n),
+                None => alone.push(m.n),
+            }
+        }
+        let mut results = BTreeMap::new();
+        for (b, list) in &by_build {
+            self.test_switched(*b, list, timeout, &mut results);
+        }
+        for n in alone {
+            if self.past_deadline() {
+                break;
+            }
+            let t = self.test_alone(n, timeout).map_err(front_err)?;
+            results.insert(n, t);
+        }
+        Ok(results)
+    }
+
+    fn evaluator(&mut self, i: usize, mutant: Option<u32>) -> Result<Box<dyn Evaluate>, RunError> {
+        let id = self.driven.iter().position(|&d| d == i).unwrap_or(usize::MAX);
+        let Some(n) = mutant else {
+            return Ok(Box::new(SharedWorker { worker: self.original.clone(), id }));
+        };
+        let worker = match (self.alone.get(&n), self.build_of.get(&n)) {
+            (Some(h), _) => self.worker(h, None),
+            (None, Some(&b)) => self.worker(&self.builds[b], Some(n)),
+            (None, None) => self.worker(&self.builds[0], Some(n)),
+        };
+        Ok(Box::new(SharedWorker::own(worker, id)))
+    }
+
+    fn suggest(&self, i: usize, w: &Witness, name: &str, why: &str) -> Option<String> {
+        let f = self.front.found(i);
+        let plan = f.plan.as_ref().ok()?;
+        suggest::test_fn(f, plan, w, name, why)
+    }
+
+    fn test_name(&self, i: usize, mutant_id: &str) -> String {
+        let f = self.front.found(i);
+        format!("abex_{}_{}", f.name.to_lowercase(), &mutant_id[..mutant_id.len().min(8)])
+    }
+
+    fn check(
+        &mut self,
+        suggestions: &[Suggestion],
+        survivors: &[u32],
+    ) -> Result<BTreeMap<String, Vec<u32>>, RunError> {
+        let timeout = self.timeout().map_err(front_err)?;
+        // Survivors built alone have no switch in a build the tests can be added to.
+        let mut by_build: BTreeMap<usize, Vec<u32>> = BTreeMap::new();
+        for &n in survivors.iter().filter(|n| !self.alone.contains_key(n)) {
+            if let Some(&b) = self.build_of.get(&n) {
+                by_build.entry(b).or_default().push(n);
+            }
+        }
+        let mut by_fn: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+        for s in suggestions {
+            by_fn.entry(s.target).or_default().push(s.code.clone());
+        }
+        let inserts: Vec<(PathBuf, usize, String)> = by_fn
+            .iter()
+            .map(|(i, codes)| {
+                let f = self.front.found(*i);
+                (f.file.clone(), f.inject_at, suggest::module(codes))
+            })
+            .collect();
+        let mut kills: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+        for (b, survivors) in by_build {
+            let switched: Vec<u32> =
+                self.build_of.iter().filter(|(_, &x)| x == b).map(|(n, _)| *n).collect();
+            let req = self.request(&switched, inserts.clone(), self.builds[b].dropped.clone());
+            let built = harness::build(&req).map_err(front_err)?;
+            let s = self.suite(&built);
+            for sug in suggestions {
+                let path = suggest::test_path(self.front.found(sug.target), &sug.name);
+                if s.run(None, timeout, Some(&path)) != TestResult::Pass {
+                    continue;
+                }
+                let killed = survivors.iter().copied().filter(|k| {
+                    matches!(s.run(Some(*k), timeout, Some(&path)), TestResult::Fail { .. })
+                });
+                kills.entry(sug.name.clone()).or_default().extend(killed);
+            }
+        }
+        Ok(kills)
+    }
+
+    fn add(&mut self, fresh: &[Numbered]) -> Result<(), RunError> {
+        self.mutants.extend(fresh.iter().cloned());
+        let numbers: Vec<u32> = fresh.iter().map(|m| m.n).collect();
+        let built = harness::build(&self.request(&numbers, Vec::new(), BTreeMap::new()))
+            .map_err(front_err)?;
+        let index = self.builds.len();
+        self.place(&numbers, &built, index);
+        self.builds.push(built);
+        Ok(())
+    }
+}
