@@ -8,6 +8,7 @@ mod support;
 use std::path::Path;
 use std::process::{Command, Output};
 
+use abex::pipeline::Defaults;
 use serde_json::Value;
 
 fn abex(dir: &Path, args: &[&str]) -> Output {
@@ -58,6 +59,9 @@ fn a_named_function_is_explored_and_its_real_boundaries_are_reported() {
     let r = report(&dir);
     assert_eq!(r["format"], "abex-report");
     assert_eq!(r["version"], 1);
+    // The defaults are the core's, the same for `pytest --abex` (pytest-abex's tests check its side).
+    let defaults = &r["settings"];
+    assert_eq!(defaults["call_timeout_ms"], Defaults::CALL_TIMEOUT.as_millis() as u64);
     assert_eq!(r["complete"], true);
     assert_eq!(r["selection"], "function");
     assert_eq!(r["targets"].as_array().unwrap().len(), 1);
@@ -525,4 +529,20 @@ fn mutants_past_the_time_budget_are_listed_as_not_tested_and_the_run_says_so() {
     assert!(!stderr(&o).contains("the tests do not reach it"), "{}", stderr(&o));
     let summary = std::fs::read_to_string(dir.join(".abex/out/summary.md")).unwrap();
     assert!(summary.contains("not tested (time budget)"), "{summary}");
+}
+
+#[test]
+fn the_help_states_the_cores_defaults() {
+    let o =
+        Command::new(env!("CARGO_BIN_EXE_cargo-abex")).args(["abex", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&o.stdout);
+    let secs = Defaults::CALL_TIMEOUT.as_secs();
+    for expected in [
+        format!("[default: {}]", Defaults::PAIRS),
+        format!("[default: {}]", Defaults::WITNESS_EVALS),
+        format!("[default: {}]", Defaults::MEMORY_LIMIT_MIB),
+        format!("[default: {secs}s]"),
+    ] {
+        assert!(help.contains(&expected), "`{expected}` not in:\n{help}");
+    }
 }

@@ -80,6 +80,21 @@ fn describe_engine(llm: &str) -> PyResult<String> {
     Ok(llm.describe())
 }
 
+/// The core's defaults of the settings the plugin leaves unset, as JSON: `pairs`, `seed`,
+/// `call_timeout_ms`, `memory_limit_mib`, `witness_evals` (the same as `cargo abex`'s).
+#[pyfunction]
+fn defaults() -> String {
+    use abex::pipeline::Defaults;
+    serde_json::json!({
+        "pairs": Defaults::PAIRS,
+        "seed": Defaults::SEED,
+        "call_timeout_ms": Defaults::CALL_TIMEOUT.as_millis() as u64,
+        "memory_limit_mib": Defaults::MEMORY_LIMIT_MIB,
+        "witness_evals": Defaults::WITNESS_EVALS,
+    })
+    .to_string()
+}
+
 /// The abex version of the core.
 #[pyfunction]
 fn version() -> &'static str {
@@ -92,6 +107,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(publish, m)?)?;
     m.add_function(wrap_pyfunction!(describe_engine, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(defaults, m)?)?;
     m.add("AbexError", m.py().get_type::<AbexError>())?;
     Ok(())
 }

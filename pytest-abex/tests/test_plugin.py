@@ -155,3 +155,17 @@ def test_settings_come_from_the_ini_file(project):
     rep = report(project)
     assert rep["settings"]["pairs"] == 50
     assert rep["selection"] == "function"
+
+
+def test_the_help_states_the_cores_defaults_and_the_plugin_sends_none_of_its_own():
+    import json
+
+    from pytest_abex import _core, plugin
+
+    core = json.loads(_core.defaults())
+    helps = {opt: text for opt, _, _, _, text in plugin._OPTIONS}
+    assert f"(default: {core['pairs']})" in helps["--abex-pairs"]
+    assert f"(default: {core['seed']})" in helps["--abex-seed"]
+    assert f"(default: {core['call_timeout_ms']})" in helps["--abex-call-timeout"]
+    # Unset numbers are left out of the settings, so the core's defaults apply.
+    assert all(default is None for opt, _, typ, default, _ in plugin._OPTIONS if typ in (int, float))

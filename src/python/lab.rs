@@ -234,6 +234,11 @@ impl<'a> PythonLab<'a> {
         let jobs = self.cfg.jobs.clamp(1, others.len().max(1));
         let mut runners = vec![runner];
         for j in 1..jobs {
+            // A runner kept from an earlier function with the same tests has its baseline.
+            if let Some(k) = self.runners.iter().position(|(t, _)| *t == files) {
+                runners.push(self.runners.swap_remove(k).1);
+                continue;
+            }
             let spec =
                 self.work.path().join(format!("runner-{}-{j}.json", c.file * 10_000 + c.func));
             let mut r = self.place.start(&spec, &files)?;
@@ -274,8 +279,9 @@ impl<'a> PythonLab<'a> {
         for got in outs {
             results.extend(got?);
         }
-        if let Some(first) = runners.into_iter().next() {
-            self.runners.push((files.clone(), first));
+        // Every runner is kept for the next function with the same tests.
+        for r in runners {
+            self.runners.push((files.clone(), r));
         }
         self.reach.insert(i, Reach { files, reached, timeout });
         Ok(())

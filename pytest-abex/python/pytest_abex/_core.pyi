@@ -18,3 +18,7 @@ def describe_engine(llm: str) -> str:
 
 def version() -> str:
     """The abex version of the core."""
+
+def defaults() -> str:
+    """The core's defaults (JSON) of what the plugin leaves unset: ``pairs``, ``seed``,
+    ``call_timeout_ms``, ``memory_limit_mib``, ``witness_evals``; the same as ``cargo abex``'s."""

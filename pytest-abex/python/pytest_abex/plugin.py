@@ -22,11 +22,11 @@ _OPTIONS = [
     ("--abex-function", "abex_function", "list", None, "analyse FILE::NAME instead of the diff (repeatable)"),
     ("--abex-offline", "abex_offline", bool, False, "use the built-in offline engine only (no model)"),
     ("--abex-out", "abex_out", str, None, "output folder (default: .abex/out at the project root)"),
-    ("--abex-pairs", "abex_pairs", int, 1000, "input pairs to explore per function"),
+    ("--abex-pairs", "abex_pairs", int, None, "input pairs to explore per function (default: 1000)"),
     ("--abex-time-budget", "abex_time_budget", float, None, "wall-time budget of the analysis, in seconds"),
-    ("--abex-seed", "abex_seed", int, 0, "random seed"),
-    ("--abex-jobs", "abex_jobs", int, 1, "mutants tested at a time"),
-    ("--abex-call-timeout", "abex_call_timeout", int, 1000, "time limit of one call of a function, in ms"),
+    ("--abex-seed", "abex_seed", int, None, "random seed (default: 0)"),
+    ("--abex-jobs", "abex_jobs", int, None, "mutants tested at a time (default: the number of CPUs)"),
+    ("--abex-call-timeout", "abex_call_timeout", int, None, "time limit of one call of a function, in ms (default: 1000)"),
     ("--abex-model", "abex_model", str, None, "the model (env ABEX_MODEL; default gpt-5-mini)"),
     ("--abex-base-url", "abex_base_url", str, None, "an OpenAI-compatible endpoint (env ABEX_BASE_URL)"),
     ("--abex-budget-usd", "abex_budget_usd", float, None, "most money the run may spend on the model, in USD"),
@@ -34,6 +34,15 @@ _OPTIONS = [
     ("--abex-agents", "abex_agents", str, None, "agents taking part: full, no-ideator or explorer-only"),
     ("--abex-prompts", "abex_prompts", str, None, "folder of prompt templates overriding the built-in ones"),
     ("--abex-post-review", "abex_post_review", bool, False, "post the findings as a pull-request review (GitHub Actions)"),
+]
+
+# The numeric settings: (option, ini name, type, key of the core's settings).
+_NUMBERS = [
+    ("--abex-pairs", "abex_pairs", int, "pairs"),
+    ("--abex-seed", "abex_seed", int, "seed"),
+    ("--abex-jobs", "abex_jobs", int, "jobs"),
+    ("--abex-call-timeout", "abex_call_timeout", int, "call_timeout_ms"),
+    ("--abex-time-budget", "abex_time_budget", float, "time_budget_s"),
 ]
 
 # The model options: (option, ini name, type, key of the core's ``llm`` settings).
@@ -159,15 +168,13 @@ def pytest_sessionfinish(session, exitstatus):
         "functions": _setting(config, "--abex-function", "abex_function", "list", None) or [],
         "base": _setting(config, "--abex-base", "abex_base", str, None),
         "out": _setting(config, "--abex-out", "abex_out", str, None),
-        "pairs": int(_setting(config, "--abex-pairs", "abex_pairs", int, 1000)),
-        "seed": int(_setting(config, "--abex-seed", "abex_seed", int, 0)),
-        "jobs": int(_setting(config, "--abex-jobs", "abex_jobs", int, 1)),
-        "call_timeout_ms": int(_setting(config, "--abex-call-timeout", "abex_call_timeout", int, 1000)),
         "llm": _model_settings(config),
     }
-    budget = _setting(config, "--abex-time-budget", "abex_time_budget", float, None)
-    if budget is not None:
-        settings["time_budget_s"] = float(budget)
+    # What the user did not set is left to the core's defaults (the same as `cargo abex`'s).
+    for opt, ini, typ, key in _NUMBERS:
+        value = _setting(config, opt, ini, typ, None)
+        if value is not None:
+            settings[key] = typ(value)
     from . import _core  # the native module: imported only when abex runs
 
     try:
