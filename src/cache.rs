@@ -1,37 +1,24 @@
 //! Per-function results cache under `.abex/cache/results/`, so that a re-run on the same commit
 //! analyses nothing again and a push that changes one function analyses only that one.
 //!
-//! A result is keyed by SHA-256 of: the cache format version, the abex version, the settings that
-//! shape a result, the function's qualified name and source text, and the test code of the
-//! packages whose tests run against it. Callees are not in the key (as in mutmut): a change to a
+//! A result is keyed by a fingerprint ([`crate::fingerprint::key`], salted with the cache format
+//! version and the abex version) of: the settings that shape a result, the function's qualified
+//! name and source text, and the test code of the packages whose tests run against it. Callees are not in the key (as in mutmut): a change to a
 //! function another one calls does not invalidate the caller. Entries are written atomically
 //! (temporary file, then rename), so two concurrent runs never see a torn file; a result that is
 //! incomplete (some mutant not tested within the budget) is never stored.
 
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
 use crate::report::TargetReport;
 
-/// Version of the cache entry format; bump it to invalidate every entry.
-const CACHE_VERSION: &str = "abex-results-1";
+/// The fingerprint function, re-exported for the callers that still name it `cache::key` (the
+/// run pipelines and the witness search).
+pub use crate::fingerprint::key;
 
 /// The results cache of a project.
 pub struct ResultCache {
     dir: PathBuf,
-}
-
-/// SHA-256 of the parts, each length-prefixed so that boundaries between parts count.
-pub fn key(parts: &[&[u8]]) -> String {
-    let mut h = Sha256::new();
-    h.update(CACHE_VERSION.as_bytes());
-    h.update(env!("CARGO_PKG_VERSION").as_bytes());
-    for p in parts {
-        h.update((p.len() as u64).to_le_bytes());
-        h.update(p);
-    }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Writes `bytes` to `path` atomically (a temporary file in the same folder, then a rename), so
@@ -70,19 +57,5 @@ impl ResultCache {
         }
         let Ok(bytes) = serde_json::to_vec(report) else { return };
         let _ = write_atomic(&self.path(key), &bytes);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn keys_depend_on_every_part_and_on_where_parts_end() {
-        let a = key(&[b"ab", b"c"]);
-        assert_eq!(a, key(&[b"ab", b"c"]));
-        assert_ne!(a, key(&[b"a", b"bc"]));
-        assert_ne!(a, key(&[b"ab", b"d"]));
-        assert_eq!(a.len(), 64);
     }
 }

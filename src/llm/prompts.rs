@@ -132,7 +132,7 @@ impl Prompts {
     pub fn fingerprint(&self) -> String {
         let mut parts: Vec<&[u8]> = vec![self.system.as_bytes()];
         parts.extend(self.roles.iter().map(|(_, t)| t.as_bytes()));
-        crate::cache::key(&parts)
+        crate::fingerprint::key(&parts)
     }
 
     /// The system prompt.
