@@ -23,12 +23,18 @@ pub struct ResultCache {
 
 /// Writes `bytes` to `path` atomically (a temporary file in the same folder, then a rename), so
 /// a concurrent reader sees the old file or the new one, never a torn one. The folder is created.
+/// Every error names the path it is about.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
+    fs_err::create_dir_all(dir)?;
+    // `tempfile` names the temporary file in its creation and write errors, not in a rename's.
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     std::io::Write::write_all(&mut tmp, bytes)?;
-    tmp.persist(path).map_err(|e| e.error)?;
+    tmp.persist(path).map_err(|e| {
+        let what =
+            format!("failed to rename a temporary file to `{}`: {}", path.display(), e.error);
+        std::io::Error::new(e.error.kind(), what)
+    })?;
     Ok(())
 }
 
@@ -57,5 +63,23 @@ impl ResultCache {
         }
         let Ok(bytes) = serde_json::to_vec(report) else { return };
         let _ = write_atomic(&self.path(key), &bytes);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_atomic_errors_name_the_path() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("file"), "x").unwrap();
+        let target = d.path().join("file").join("entry.json");
+        let e = write_atomic(&target, b"{}").unwrap_err();
+        let folder = d.path().join("file").display().to_string();
+        assert!(e.to_string().contains(&folder), "{e}");
+        write_atomic(&d.path().join("sub").join("entry.json"), b"{}").unwrap();
+        let text = std::fs::read_to_string(d.path().join("sub").join("entry.json")).unwrap();
+        assert_eq!(text, "{}");
     }
 }
