@@ -1,47 +1,40 @@
 //! Per-function results cache under `.abex/cache/results/`, so that a re-run on the same commit
 //! analyses nothing again and a push that changes one function analyses only that one.
 //!
-//! A result is keyed by SHA-256 of: the cache format version, the abex version, the settings that
-//! shape a result, the function's qualified name and source text, and the test code of the
-//! packages whose tests run against it. Callees are not in the key (as in mutmut): a change to a
+//! A result is keyed by a fingerprint ([`crate::fingerprint::key`], salted with the cache format
+//! version and the abex version) of: the settings that shape a result, the function's qualified
+//! name and source text, and the test code of the packages whose tests run against it. Callees are not in the key (as in mutmut): a change to a
 //! function another one calls does not invalidate the caller. Entries are written atomically
 //! (temporary file, then rename), so two concurrent runs never see a torn file; a result that is
 //! incomplete (some mutant not tested within the budget) is never stored.
 
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
 use crate::report::TargetReport;
 
-/// Version of the cache entry format; bump it to invalidate every entry.
-const CACHE_VERSION: &str = "abex-results-1";
+/// The fingerprint function, re-exported for the callers that still name it `cache::key` (the
+/// run pipelines and the witness search).
+pub use crate::fingerprint::key;
 
 /// The results cache of a project.
 pub struct ResultCache {
     dir: PathBuf,
 }
 
-/// SHA-256 of the parts, each length-prefixed so that boundaries between parts count.
-pub fn key(parts: &[&[u8]]) -> String {
-    let mut h = Sha256::new();
-    h.update(CACHE_VERSION.as_bytes());
-    h.update(env!("CARGO_PKG_VERSION").as_bytes());
-    for p in parts {
-        h.update((p.len() as u64).to_le_bytes());
-        h.update(p);
-    }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// Writes `bytes` to `path` atomically (a temporary file in the same folder, then a rename), so
 /// a concurrent reader sees the old file or the new one, never a torn one. The folder is created.
+/// Every error names the path it is about.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
+    fs_err::create_dir_all(dir)?;
+    // `tempfile` names the temporary file in its creation and write errors, not in a rename's.
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     std::io::Write::write_all(&mut tmp, bytes)?;
-    tmp.persist(path).map_err(|e| e.error)?;
+    tmp.persist(path).map_err(|e| {
+        let what =
+            format!("failed to rename a temporary file to `{}`: {}", path.display(), e.error);
+        std::io::Error::new(e.error.kind(), what)
+    })?;
     Ok(())
 }
 
@@ -78,11 +71,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn keys_depend_on_every_part_and_on_where_parts_end() {
-        let a = key(&[b"ab", b"c"]);
-        assert_eq!(a, key(&[b"ab", b"c"]));
-        assert_ne!(a, key(&[b"a", b"bc"]));
-        assert_ne!(a, key(&[b"ab", b"d"]));
-        assert_eq!(a.len(), 64);
+    fn write_atomic_errors_name_the_path() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("file"), "x").unwrap();
+        let target = d.path().join("file").join("entry.json");
+        let e = write_atomic(&target, b"{}").unwrap_err();
+        let folder = d.path().join("file").display().to_string();
+        assert!(e.to_string().contains(&folder), "{e}");
+        write_atomic(&d.path().join("sub").join("entry.json"), b"{}").unwrap();
+        let text = std::fs::read_to_string(d.path().join("sub").join("entry.json")).unwrap();
+        assert_eq!(text, "{}");
     }
 }

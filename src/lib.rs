@@ -10,6 +10,7 @@ pub mod budget;
 pub mod cache;
 pub mod exec;
 pub mod explore;
+pub mod fingerprint;
 pub mod github;
 pub mod inputs;
 pub mod junit;

@@ -13,19 +13,19 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum ScratchError {
     /// Reading the source tree failed.
-    #[error("failed to read `{path}` while copying the project: {message}")]
+    #[error("failed to copy the project: {message}")]
     Read {
         /// Where.
         path: PathBuf,
-        /// What went wrong.
+        /// What went wrong, naming the path (the messages of `ignore` and `fs_err` do).
         message: String,
     },
     /// Writing the scratch copy failed.
-    #[error("failed to write the scratch copy `{path}`: {source}")]
+    #[error("failed to write the scratch copy: {source}")]
     Write {
         /// Where.
         path: PathBuf,
-        /// The OS error.
+        /// The OS error, naming the path (from `fs_err`).
         source: io::Error,
     },
 }
@@ -62,14 +62,14 @@ pub fn list_files(src: &Path, extra_skip: &[PathBuf]) -> Result<Vec<PathBuf>, Sc
 }
 
 fn write_if_changed(path: &Path, content: &[u8]) -> Result<bool, ScratchError> {
-    if std::fs::read(path).is_ok_and(|old| old == content) {
+    if fs_err::read(path).is_ok_and(|old| old == content) {
         return Ok(false);
     }
     let err = |source| ScratchError::Write { path: path.to_path_buf(), source };
     if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(err)?;
+        fs_err::create_dir_all(parent).map_err(err)?;
     }
-    std::fs::write(path, content).map_err(err)?;
+    fs_err::write(path, content).map_err(err)?;
     Ok(true)
 }
 
@@ -96,7 +96,7 @@ pub fn sync(
     for rel in &files {
         let content = match overrides.get(rel) {
             Some(c) => c.clone(),
-            None => std::fs::read(src.join(rel))
+            None => fs_err::read(src.join(rel))
                 .map_err(|e| ScratchError::Read { path: src.join(rel), message: e.to_string() })?,
         };
         stats.written += write_if_changed(&dst.join(rel), &content)? as usize;
@@ -110,7 +110,7 @@ pub fn sync(
     if dst.is_dir() {
         for existing in list_files(dst, &[])? {
             if !wanted.contains(&existing) {
-                std::fs::remove_file(dst.join(&existing))
+                fs_err::remove_file(dst.join(&existing))
                     .map_err(|source| ScratchError::Write { path: dst.join(&existing), source })?;
                 stats.removed += 1;
             }
@@ -149,5 +149,20 @@ mod tests {
         let s = sync(src.path(), dst.path(), &over, &[]).unwrap();
         assert_eq!(s, SyncStats { written: 0, removed: 1 });
         assert_eq!(std::fs::read_to_string(src.path().join("src/lib.rs")).unwrap(), "a");
+    }
+
+    #[test]
+    fn a_write_error_names_the_path_once() {
+        let src = tempfile::tempdir().unwrap();
+        let dst = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(src.path().join("src")).unwrap();
+        std::fs::write(src.path().join("src/lib.rs"), "a").unwrap();
+        // A file where the copy needs a folder.
+        std::fs::write(dst.path().join("src"), "not a folder").unwrap();
+        let e = sync(src.path(), dst.path(), &BTreeMap::new(), &[]).unwrap_err();
+        let message = e.to_string();
+        let folder = dst.path().join("src").display().to_string();
+        assert!(message.starts_with("failed to write the scratch copy: "), "{message}");
+        assert_eq!(message.matches(&folder).count(), 1, "{message}");
     }
 }

@@ -336,7 +336,7 @@ pub fn cut(text: String) -> String {
     while !text.is_char_boundary(keep) {
         keep -= 1;
     }
-    let hash = crate::cache::key(&[text.as_bytes()]);
+    let hash = crate::fingerprint::key(&[text.as_bytes()]);
     format!("{}{CUT_MARK}{}, sha256 {}]", &text[..keep], text.len(), &hash[..16])
 }
 

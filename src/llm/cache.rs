@@ -44,7 +44,7 @@ impl ResponseCache {
     /// The key of a request.
     pub fn key(req: &Request) -> String {
         let canonical = serde_json::to_vec(req).unwrap_or_default();
-        crate::cache::key(&[FORMAT.as_bytes(), &canonical])
+        crate::fingerprint::key(&[FORMAT.as_bytes(), &canonical])
     }
 
     fn path(&self, key: &str) -> PathBuf {

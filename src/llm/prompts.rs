@@ -44,11 +44,11 @@ fn built_in(role: Role) -> (&'static str, &'static [&'static str]) {
 #[derive(Debug, thiserror::Error)]
 pub enum PromptError {
     /// The file could not be read.
-    #[error("failed to read the prompt `{path}`: {source}")]
+    #[error("failed to read a prompt template: {source}")]
     Read {
         /// The file.
         path: PathBuf,
-        /// The OS error.
+        /// The OS error, naming the file (from `fs_err`).
         source: std::io::Error,
     },
     /// The template names a placeholder its role does not have.
@@ -95,7 +95,7 @@ impl Prompts {
         let read = |name: &str| -> Result<Option<(PathBuf, String)>, PromptError> {
             let Some(dir) = dir else { return Ok(None) };
             let path = dir.join(format!("{name}.md"));
-            match std::fs::read_to_string(&path) {
+            match fs_err::read_to_string(&path) {
                 Ok(t) => Ok(Some((path, t))),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
                 Err(source) => Err(PromptError::Read { path, source }),
@@ -132,7 +132,7 @@ impl Prompts {
     pub fn fingerprint(&self) -> String {
         let mut parts: Vec<&[u8]> = vec![self.system.as_bytes()];
         parts.extend(self.roles.iter().map(|(_, t)| t.as_bytes()));
-        crate::cache::key(&parts)
+        crate::fingerprint::key(&parts)
     }
 
     /// The system prompt.

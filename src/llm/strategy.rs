@@ -107,7 +107,8 @@ impl Strategy {
     /// A stable id for the library file.
     fn id(&self) -> String {
         let mode = serde_json::to_string(&(self.mode, self.kind)).unwrap_or_default();
-        crate::cache::key(&[b"strategy", mode.as_bytes(), self.steps.join("\n").as_bytes()])[..16]
+        crate::fingerprint::key(&[b"strategy", mode.as_bytes(), self.steps.join("\n").as_bytes()])
+            [..16]
             .to_string()
     }
 }

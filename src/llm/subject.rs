@@ -52,7 +52,7 @@ impl Subject {
     /// strategies learnt on this very function.
     pub fn function_fingerprint(&self) -> String {
         let sig: Vec<&str> = self.signature.split_whitespace().collect();
-        crate::cache::key(&[
+        crate::fingerprint::key(&[
             b"function",
             self.language.as_bytes(),
             self.name.as_bytes(),
@@ -64,7 +64,11 @@ impl Subject {
     /// SHA-256 of language and parameter types: the key of strategies for functions of the
     /// same shape.
     pub fn shape_fingerprint(&self) -> String {
-        crate::cache::key(&[b"shape", self.language.as_bytes(), self.params_text().as_bytes()])
+        crate::fingerprint::key(&[
+            b"shape",
+            self.language.as_bytes(),
+            self.params_text().as_bytes(),
+        ])
     }
 }
 

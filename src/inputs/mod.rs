@@ -1,0 +1,29 @@
+//! Typed value generation for the search: random values (half boundary constants, half sampled),
+//! one-step neighbours, and midpoints that bisect toward a boundary. The explorer and the
+//! differential witness search share these operators; they know nothing of outcomes or archives.
+//!
+//! Values follow `value.rs`: every integer is `Value::Int` except `u128` values above `i128::MAX`
+//! (`Value::BigUint`); a `char` is a one-character `Value::Str`; tuples, arrays and bytes are
+//! `Value::List`; `None` is `Value::Null` and `Some(x)` is `x` itself.
+//!
+//! One file per kind of value (`ints`, `floats`, `text`, `collections`) holds that kind's
+//! constants, generators, neighbours and midpoints; `random`, `neighbour` and `midpoint` dispatch
+//! on the type and hold the argument-list operators; `same` says when two values count as one
+//! input; `edit_script` aligns two sequences for the string, list and map midpoints.
+
+mod collections;
+mod edit_script;
+mod floats;
+mod ints;
+mod midpoint;
+mod neighbour;
+mod random;
+mod same;
+#[cfg(test)]
+mod testing;
+mod text;
+
+pub use midpoint::{args_midpoint, midpoint};
+pub use neighbour::{args_neighbour, neighbour, shared_neighbour};
+pub use random::{boundary_args, boundary_value, random_args, random_value};
+pub use same::same;
