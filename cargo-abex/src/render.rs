@@ -95,6 +95,14 @@ impl Terminal {
                     ));
                 }
             }
+            Event::Warning { message } => {
+                let mut lines = message.lines();
+                let first = lines.next().unwrap_or_default();
+                self.line(format!("{} {first}", style("warning:").yellow().bold()));
+                for l in lines {
+                    self.line(l);
+                }
+            }
             Event::Building { package, functions } => {
                 if !self.quiet {
                     self.line(format!(

@@ -546,3 +546,16 @@ fn the_help_states_the_cores_defaults() {
         assert!(help.contains(&expected), "`{expected}` not in:\n{help}");
     }
 }
+
+#[test]
+fn an_invalid_exclude_re_is_a_warning_that_names_the_file() {
+    let (_tmp, dir) = support::project("simple");
+    std::fs::create_dir_all(dir.join(".cargo")).unwrap();
+    std::fs::write(dir.join(".cargo/mutants.toml"), "exclude_re = [\"f(x\"]\n").unwrap();
+    let args = ["--offline", "--function", "src/lib.rs::classify", "--pairs", "50", "--no-mutants"];
+    let o = abex(&dir, &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("warning:") && err.contains("`f(x`"), "{err}");
+    assert!(err.contains(".cargo/mutants.toml") && err.contains("hint:"), "{err}");
+}

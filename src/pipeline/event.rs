@@ -18,6 +18,12 @@ pub enum Event<'a> {
         /// Every target, callable or not.
         targets: &'a [Target],
     },
+    /// Something the user should know that does not stop the run (an invalid setting that is
+    /// read another way, for example); the text may end with a `hint:` line.
+    Warning {
+        /// What, in a sentence.
+        message: String,
+    },
     /// A unit (a crate target, a Python project) is being built or copied.
     Building {
         /// The unit's name (the package).

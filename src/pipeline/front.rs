@@ -111,6 +111,11 @@ pub trait FrontEnd {
         count: usize,
         earlier: &str,
     ) -> Vec<Mutant>;
+    /// What the user should know about the project's settings before the run (each may end
+    /// with a `hint:` line).
+    fn warnings(&self) -> Vec<String> {
+        Vec::new()
+    }
     /// A hint added to a worker failure (e.g. the interpreter that must import the project).
     fn exec_hint(&self) -> Option<String> {
         None

@@ -53,6 +53,9 @@ pub fn run(
     let root = front.root();
     let targets = front.targets();
     on_event(Event::Targets { root, targets });
+    for message in front.warnings() {
+        on_event(Event::Warning { message });
+    }
     let deadline = cfg.time_budget.map(|b| started + b);
     let (session, offline) = match crate::llm::engine::start(&cfg.llm, root, deadline)? {
         Ok(s) => (Some(s), None),

@@ -142,6 +142,16 @@ impl FrontEnd for RustFront {
         vec![scope.into_bytes(), self.tests_fingerprint(self.sel.chosen[i].krate).into_bytes()]
     }
 
+    fn warnings(&self) -> Vec<String> {
+        let mut dirs: Vec<&Path> =
+            self.sel.ws.crates.iter().map(|c| c.package_dir.as_path()).collect();
+        dirs.dedup();
+        dirs.into_iter()
+            .flat_map(|d| rust_rules::load_skip_rules(d).warnings)
+            .map(|w| w.to_string())
+            .collect()
+    }
+
     fn file_text(&self, i: usize) -> &str {
         let f = self.sel.found(i);
         self.sel.krate(i).sources.files.iter().find(|s| s.path == f.file).map_or("", |s| &s.text)
