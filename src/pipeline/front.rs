@@ -5,7 +5,7 @@
 //! spine (`super::run`) does everything else once, for every language.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::config::RunConfig;
@@ -16,8 +16,21 @@ use crate::llm::subject::Subject;
 use crate::mutate::Mutant;
 use crate::report::{MutantStatus, Witness};
 use crate::targets::diff::Base;
-use crate::targets::Target;
+use crate::targets::{Drive, Target};
 use crate::value::Ty;
+
+/// What a front end chose to analyse.
+#[derive(Clone, Debug)]
+pub struct Choice {
+    /// `rust` or `python`.
+    pub language: &'static str,
+    /// The project (workspace) root.
+    pub root: PathBuf,
+    /// What the change was compared against, when targets came from a diff.
+    pub base: Option<Base>,
+    /// Every chosen target, callable or not, in analysis order.
+    pub targets: Vec<Target>,
+}
 
 /// Targets that are built and tested together: a crate target (one scratch build), a Python
 /// project (one scratch copy).
@@ -27,6 +40,13 @@ pub struct Unit {
     pub name: String,
     /// Indices into [`FrontEnd::targets`].
     pub targets: Vec<usize>,
+}
+
+impl Unit {
+    /// The unit's targets that look callable (before the build has its say), in order.
+    pub fn callable(&self, targets: &[Target]) -> Vec<usize> {
+        self.targets.iter().copied().filter(|&i| targets[i].drive == Drive::Supported).collect()
+    }
 }
 
 /// A mutant of a unit with its number: its switch in a Rust build, its key everywhere else.
@@ -81,14 +101,24 @@ pub struct Suggestion {
 
 /// One language's view of a project, with its chosen targets.
 pub trait FrontEnd {
+    /// What it chose to analyse.
+    fn choice(&self) -> &Choice;
     /// `rust` or `python`.
-    fn language(&self) -> &'static str;
+    fn language(&self) -> &'static str {
+        self.choice().language
+    }
     /// The project (workspace) root.
-    fn root(&self) -> &Path;
+    fn root(&self) -> &Path {
+        &self.choice().root
+    }
     /// What the change was compared against, when targets came from a diff.
-    fn base(&self) -> Option<&Base>;
+    fn base(&self) -> Option<&Base> {
+        self.choice().base.as_ref()
+    }
     /// Every chosen target, callable or not, in analysis order.
-    fn targets(&self) -> &[Target];
+    fn targets(&self) -> &[Target] {
+        &self.choice().targets
+    }
     /// The targets grouped into units, in analysis order.
     fn units(&self) -> Vec<Unit>;
     /// What besides the function, the run's settings and the model decides target `i`'s result

@@ -19,6 +19,6 @@ pub use config::{
 };
 pub use error::{ExitCode, FrontError, RunError};
 pub use event::Event;
-pub use front::{FrontEnd, Lab, Numbered, Suggestion, Tested, Uncallable, Unit};
+pub use front::{Choice, FrontEnd, Lab, Numbered, Suggestion, Tested, Uncallable, Unit};
 pub use run::run;
 pub use shard::shard;

@@ -2,9 +2,10 @@
 //! the project, copied once to a scratch folder), with their rule-based and model-written
 //! mutants; [`PythonFront::open`] copies the project into a [`super::lab::PythonLab`].
 
-use std::path::Path;
+use std::path::PathBuf;
 use std::time::Instant;
 
+use super::config::PyRunConfig;
 use super::error::PythonError;
 use super::lab::PythonLab;
 use super::project::{Chosen, Project, Selected};
@@ -13,17 +14,16 @@ use crate::llm::session::Session;
 use crate::llm::subject::Subject;
 use crate::mutate::{python_rules, Mutant};
 use crate::pipeline::{
-    FrontEnd, Lab, LanguageOptions, Numbered, RunConfig, RunError, Selection, Unit,
+    Choice, Event, FrontEnd, Lab, LanguageOptions, Numbered, RunConfig, RunError, Selection, Unit,
 };
-use crate::targets::diff::{self, Base};
-use crate::targets::Target;
+use crate::report::Report;
+use crate::targets::diff;
 use crate::value::Ty;
 
 /// A Python project and the functions a run analyses.
 pub struct PythonFront {
     sel: Selected,
-    targets: Vec<Target>,
-    base: Option<Base>,
+    choice: Choice,
     /// A fingerprint of every test file of the project.
     tests_fp: String,
 }
@@ -61,33 +61,22 @@ impl PythonFront {
         };
         let targets = chosen.iter().map(|c| c.target.clone()).collect();
         let tests_fp = selection::fingerprint(&project);
+        let choice = Choice { language: "python", root: project.root.clone(), base, targets };
         let sel = Selected { project, chosen, python: opts.python.clone() };
-        Ok(PythonFront { sel, targets, base, tests_fp })
+        Ok(PythonFront { sel, choice, tests_fp })
     }
 }
 
 impl FrontEnd for PythonFront {
-    fn language(&self) -> &'static str {
-        "python"
-    }
-
-    fn root(&self) -> &Path {
-        &self.sel.project.root
-    }
-
-    fn base(&self) -> Option<&Base> {
-        self.base.as_ref()
-    }
-
-    fn targets(&self) -> &[Target] {
-        &self.targets
+    fn choice(&self) -> &Choice {
+        &self.choice
     }
 
     fn units(&self) -> Vec<Unit> {
         if self.sel.chosen.is_empty() {
             return Vec::new();
         }
-        let name = self.targets[0].package.clone();
+        let name = self.choice.targets[0].package.clone();
         vec![Unit { name, targets: (0..self.sel.chosen.len()).collect() }]
     }
 
@@ -158,4 +147,15 @@ impl FrontEnd for PythonFront {
             PythonLab::open(&self.sel, cfg, unit, mutants, deadline).map_err(RunError::front)?;
         Ok(Box::new(lab))
     }
+}
+
+/// Runs abex on a Python project with the plugin's settings; returns the report and the folder
+/// it was written to.
+pub fn run(
+    cfg: PyRunConfig,
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> Result<(Report, PathBuf), RunError> {
+    let cfg = cfg.resolve().map_err(RunError::Config)?;
+    let front = PythonFront::load(&cfg)?;
+    crate::pipeline::run(&cfg, &front, on_event)
 }

@@ -23,7 +23,6 @@ use crate::exec::Evaluate;
 use crate::mutate::Mutant;
 use crate::pipeline::{Defaults, Lab, Numbered, RunConfig, RunError, Suggestion, Tested, Unit};
 use crate::report::{MutantStatus, Witness};
-use crate::targets::Drive;
 
 /// Runners kept for the next function with the same test files (collection is paid once).
 type Runners = Vec<(Vec<PathBuf>, Runner)>;
@@ -105,12 +104,8 @@ impl<'a> PythonLab<'a> {
             .map_err(|source| PythonError::Io { path: root.join(".abex"), source })?;
         let python = Interpreter { python: front.python.clone(), memory_limit: cfg.memory_limit() };
         let sys_path = worker::sys_path(project, &scratch);
-        let driven: Vec<usize> = unit
-            .targets
-            .iter()
-            .copied()
-            .filter(|&i| front.chosen[i].target.drive == Drive::Supported)
-            .collect();
+        let targets: Vec<_> = front.chosen.iter().map(|c| c.target.clone()).collect();
+        let driven = unit.callable(&targets);
         let specs: Vec<serde_json::Value> =
             driven.iter().map(|&i| worker::target(project, &front.chosen[i])).collect();
         let spec_file = work.path().join("worker.json");

@@ -1,6 +1,6 @@
 //! The model engine in a Python run: a Python function as the agents see it ([`subject`]), and
 //! the Mutator's test-aware mutants of it ([`mutants`]), validated by
-//! [`crate::llm::python_mutants::validate_python`] before anything runs. A valid mutant replaces
+//! [`super::model_check::validate_python`] before anything runs. A valid mutant replaces
 //! the whole definition, indented like the original, and runs through the same phase as the
 //! rule-based ones (`origin: model`).
 
@@ -80,7 +80,7 @@ fn replacement(text: &str, span: (usize, usize), candidate: &str) -> Result<Stri
         return Err("the function does not start its line".into());
     }
     // The original as written, with its first line's indentation, so that it parses alone.
-    let def = crate::llm::python_mutants::validate_python(&text[line_start..e], candidate)?;
+    let def = super::model_check::validate_python(&text[line_start..e], candidate)?;
     Ok(indent_from_second_line(&def, indent))
 }
 

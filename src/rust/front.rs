@@ -16,17 +16,16 @@ use crate::llm::session::Session;
 use crate::llm::subject::Subject;
 use crate::mutate::{rust_rules, Mutant, Operator, Origin};
 use crate::pipeline::{
-    FrontEnd, Lab, LanguageOptions, Numbered, RunConfig, RunError, Selection, Unit,
+    Choice, Event, FrontEnd, Lab, LanguageOptions, Numbered, RunConfig, RunError, Selection, Unit,
 };
-use crate::targets::diff::{self, Base};
-use crate::targets::Target;
+use crate::report::Report;
+use crate::targets::diff;
 use crate::value::Ty;
 
 /// A cargo workspace and the functions a run analyses.
 pub struct RustFront {
     sel: Selected,
-    targets: Vec<Target>,
-    base: Option<Base>,
+    choice: Choice,
     /// The tests fingerprint per crate target, computed once.
     tests_fps: RefCell<BTreeMap<usize, String>>,
 }
@@ -64,10 +63,10 @@ impl RustFront {
             None => chosen,
         };
         let targets = chosen.iter().map(|c| c.target.clone()).collect();
+        let choice = Choice { language: "rust", root: ws.root.clone(), base, targets };
         Ok(RustFront {
             sel: Selected { ws, chosen, test_scope: opts.test_scope },
-            targets,
-            base,
+            choice,
             tests_fps: RefCell::new(BTreeMap::new()),
         })
     }
@@ -107,20 +106,8 @@ impl RustFront {
 }
 
 impl FrontEnd for RustFront {
-    fn language(&self) -> &'static str {
-        "rust"
-    }
-
-    fn root(&self) -> &Path {
-        &self.sel.ws.root
-    }
-
-    fn base(&self) -> Option<&Base> {
-        self.base.as_ref()
-    }
-
-    fn targets(&self) -> &[Target] {
-        &self.targets
+    fn choice(&self) -> &Choice {
+        &self.choice
     }
 
     fn units(&self) -> Vec<Unit> {
@@ -234,4 +221,13 @@ fn self_check_mutant(f: &FoundFn, file_rel: &Path, text: &str) -> Mutant {
             file_rel.display()
         ),
     }
+}
+
+/// Runs abex on a cargo workspace; returns the report and the folder it was written to.
+pub fn run(
+    cfg: &RunConfig,
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> Result<(Report, PathBuf), RunError> {
+    let front = RustFront::load(cfg)?;
+    crate::pipeline::run(cfg, &front, on_event)
 }

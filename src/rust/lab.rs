@@ -22,7 +22,6 @@ use crate::pipeline::{
     Defaults, Lab, Numbered, RunConfig, RunError, Suggestion, Tested, Uncallable, Unit,
 };
 use crate::report::{MutantStatus, Witness};
-use crate::targets::Drive;
 
 /// Longest the baseline (the tests without any mutant) may take.
 const BASELINE_LIMIT: Duration = Duration::from_secs(600);
@@ -91,12 +90,8 @@ impl<'a> RustLab<'a> {
         };
         let scratch =
             front.ws.root.join(".abex").join("scratch").join(format!("{}-{kind}", ct.package));
-        let driven: Vec<usize> = unit
-            .targets
-            .iter()
-            .copied()
-            .filter(|&i| front.chosen[i].target.drive == Drive::Supported)
-            .collect();
+        let targets: Vec<_> = front.chosen.iter().map(|c| c.target.clone()).collect();
+        let driven = unit.callable(&targets);
         let numbers: Vec<u32> = mutants.iter().map(|m| m.n).collect();
         let mut lab = RustLab {
             front,

@@ -9,6 +9,7 @@ pub mod front;
 pub mod harness;
 pub mod lab;
 pub mod model;
+pub mod model_check;
 #[cfg(test)]
 mod runtime_tests;
 pub mod source;
@@ -19,18 +20,4 @@ pub mod types;
 pub mod workspace;
 
 pub use error::RustError;
-pub use front::RustFront;
-
-use std::path::PathBuf;
-
-use crate::pipeline::{Event, RunConfig, RunError};
-use crate::report::Report;
-
-/// Runs abex on a cargo workspace; returns the report and the folder it was written to.
-pub fn run(
-    cfg: &RunConfig,
-    on_event: &mut dyn FnMut(Event<'_>),
-) -> Result<(Report, PathBuf), RunError> {
-    let front = RustFront::load(cfg)?;
-    crate::pipeline::run(cfg, &front, on_event)
-}
+pub use front::{run, RustFront};

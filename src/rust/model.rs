@@ -41,7 +41,7 @@ pub fn mutants(
         return Vec::new();
     }
     let subject = subject(f, Vec::new(), test_code);
-    let validate = |candidate: &str| crate::llm::mutants::validate_rust(&f.source, candidate);
+    let validate = |candidate: &str| super::model_check::validate_rust(&f.source, candidate);
     let (s, e) = f.body_span;
     let Some(original) = text.get(s..e) else { return Vec::new() };
     let line = text[..s].matches('\n').count() + 1;

@@ -1,5 +1,5 @@
 //! Validation of model-written Python mutants, the Python counterpart of
-//! [`super::mutants::validate_rust`]. The answer is untrusted: it must parse (tree-sitter-python)
+//! [`crate::rust::model_check::validate_rust`]. The answer is untrusted: it must parse (tree-sitter-python)
 //! as one function with the original's name, parameters and decorators, change the function,
 //! and stay inside it. Refused unrun: imports, `global`/`nonlocal`, nested classes, dunder
 //! attributes (`__globals__`, `__subclasses__`, …) and any name that reaches the process, files,
