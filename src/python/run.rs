@@ -13,7 +13,8 @@ use super::{model, phase, Chosen, Project};
 use crate::exec::worker::{TargetEvaluator, Worker, WorkerSpec};
 use crate::exec::ExecError;
 use crate::explore::{self, ExploreConfig};
-use crate::report::{ExplorationReport, OutDir, Report, Settings, TargetReport};
+use crate::out::OutDir;
+use crate::report::{ExplorationReport, Report, Settings, TargetReport};
 use crate::targets::diff::{self, DiffError};
 use crate::targets::Drive;
 
