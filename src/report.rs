@@ -364,6 +364,42 @@ impl Cell {
     }
 }
 
+/// The figures of a whole run: what its closing lines and summaries count.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    /// Functions in the report.
+    pub functions: usize,
+    /// Functions explored.
+    pub explored: usize,
+    /// Boundaries found (cells with PD > 0), over every function.
+    pub boundaries: usize,
+    /// Whether mutants were generated for any function (not `--no-mutants`).
+    pub mutation_on: bool,
+    /// Mutants whose tests ran to an outcome.
+    pub mutants_tested: usize,
+    /// Witnessed survivors: the gaps.
+    pub gaps: usize,
+}
+
+impl Report {
+    /// The run's [`Totals`].
+    pub fn totals(&self) -> Totals {
+        let mut n = Totals { functions: self.targets.len(), ..Totals::default() };
+        for t in &self.targets {
+            if let Some(x) = &t.exploration {
+                n.explored += 1;
+                n.boundaries += x.bc_count;
+            }
+            if let Some(m) = &t.mutation {
+                n.mutation_on = true;
+                n.mutants_tested += m.counts.tested();
+                n.gaps += m.counts.witnessed;
+            }
+        }
+        n
+    }
+}
+
 impl Report {
     /// Combines the reports of the shards of one run: every target once, in file order; the
     /// result is complete when every shard is.

@@ -2,6 +2,7 @@
 //! the report depends on none of them. Each returns its text (or document) and never prints or
 //! writes: the output folder (`out.rs`) writes the files, the front ends print.
 //!
+//! - `text`: the terminal text both front ends print;
 //! - `markdown`: `summary.md`, also the GitHub job summary;
 //! - `junit`: `junit.xml`;
 //! - `stryker`: `mutation-report.json` in the mutation-testing-report-schema.
@@ -9,3 +10,6 @@
 pub mod junit;
 pub mod markdown;
 pub mod stryker;
+pub mod text;
+
+pub use text::TextOptions;
