@@ -8,13 +8,20 @@
 
 use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::archive::{Descriptor, Group, Pair};
 use crate::explore::{Exploration, StopReason};
 use crate::targets::diff::Base;
 use crate::targets::Target;
 use crate::value::{stringify_input, Args, Outcome};
+
+/// Reads a distance, PD or QD-score. JSON has no infinity, and serde_json writes a non-finite
+/// number as `null`; these figures are never NaN, so `null` reads back as +∞ (the Euclidean
+/// distance between two huge floats overflows).
+fn number_or_infinity<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::INFINITY))
+}
 
 /// Version of the report format.
 pub const REPORT_VERSION: u32 = 1;
@@ -304,6 +311,7 @@ pub struct ExplorationReport {
     /// Why exploration stopped.
     pub stop: StopReason,
     /// Σ PD over cells.
+    #[serde(deserialize_with = "number_or_infinity")]
     pub qd_score: f64,
     /// Cells with PD > 0.
     pub bc_count: usize,
@@ -319,10 +327,13 @@ pub struct Cell {
     /// The four descriptors.
     pub descriptor: Descriptor,
     /// Program derivative.
+    #[serde(deserialize_with = "number_or_infinity")]
     pub pd: f64,
     /// Input distance.
+    #[serde(deserialize_with = "number_or_infinity")]
     pub d_in: f64,
     /// Output distance.
+    #[serde(deserialize_with = "number_or_infinity")]
     pub d_out: f64,
     /// Validity group; absent when both outcomes are equal (PD 0, not a boundary).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -442,5 +453,30 @@ impl ExplorationReport {
     /// The boundaries (PD > 0), strongest first.
     pub fn boundaries(&self) -> impl Iterator<Item = &Cell> {
         self.cells.iter().filter(|c| c.pd > 0.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::{Outcome, Value};
+
+    #[test]
+    fn an_infinite_distance_reads_back_from_the_null_json_writes_for_it() {
+        let ok = |v: &str| Outcome::Ok { value: v.to_string() };
+        let (tiny, huge) = (6.6e-156, 4.3e307);
+        let pair = Pair::new(
+            vec![Value::Float(tiny)],
+            vec![Value::Float(huge)],
+            ok(&tiny.to_string()),
+            ok(&huge.to_string()),
+        )
+        .expect("a pair");
+        let cell = Cell::of(&pair);
+        assert_eq!(cell.d_in, f64::INFINITY);
+        let json = serde_json::to_string(&cell).unwrap();
+        assert!(json.contains("\"d_in\":null"), "{json}");
+        let back: Cell = serde_json::from_str(&json).unwrap();
+        assert_eq!((back.d_in, back.pd, back.d_out), (cell.d_in, cell.pd, cell.d_out));
     }
 }
