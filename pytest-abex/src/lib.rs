@@ -1,7 +1,8 @@
 //! `pytest_abex._core`: the abex core as a Python extension module. [`run`] takes the run's
-//! settings as JSON and returns the report as JSON; the Python plugin renders it. [`publish`]
-//! posts a report as a pull-request review (`--abex-post-review`). The GIL is released while the core works (it runs the project's interpreter in
-//! subprocesses, never in this one).
+//! settings as JSON and returns the report as JSON; [`render_text`] renders a report as the
+//! terminal text the plugin prints in pytest's summary; [`publish`] posts a report as a
+//! pull-request review (`--abex-post-review`). The GIL is released while the core works (it runs
+//! the project's interpreter in subprocesses, never in this one).
 
 use std::path::{Path, PathBuf};
 
@@ -72,12 +73,22 @@ fn publish(
     Ok((notes, warnings))
 }
 
-/// The engine line of the terminal summary for a report's `llm` section (JSON).
+/// The terminal text of a report (JSON), as `cargo abex` prints it: a block per function, then
+/// the totals and the engine line (`abex::render::text`). `show` is how many boundaries are shown
+/// per validity group, `colour` whether to style it with ANSI escapes, `report_path` where the
+/// report was written (named on the totals line).
 #[pyfunction]
-fn describe_engine(llm: &str) -> PyResult<String> {
-    let llm: abex::llm::usage::LlmReport = serde_json::from_str(llm)
-        .map_err(|e| AbexError::new_err(format!("invalid llm section: {e}")))?;
-    Ok(llm.describe())
+#[pyo3(signature = (report, show = 5, colour = false, report_path = None))]
+fn render_text(
+    report: &str,
+    show: usize,
+    colour: bool,
+    report_path: Option<PathBuf>,
+) -> PyResult<String> {
+    let report: abex::report::Report = serde_json::from_str(report)
+        .map_err(|e| AbexError::new_err(format!("invalid abex report: {e}")))?;
+    let opts = abex::render::TextOptions { show, colour, report_path };
+    Ok(abex::render::text::render(&report, &opts))
 }
 
 /// The abex version of the core.
@@ -90,7 +101,7 @@ fn version() -> &'static str {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(publish, m)?)?;
-    m.add_function(wrap_pyfunction!(describe_engine, m)?)?;
+    m.add_function(wrap_pyfunction!(render_text, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add("AbexError", m.py().get_type::<AbexError>())?;
     Ok(())

@@ -13,8 +13,12 @@ def publish(report: str, report_path: str, post: bool) -> tuple[list[str], list[
     ``post``, the job summary (``GITHUB_STEP_SUMMARY``) and step outputs (``GITHUB_OUTPUT``) when
     set. Returns ``(notes, warnings)``; a failed post is a warning."""
 
-def describe_engine(llm: str) -> str:
-    """The engine line for a report's ``llm`` section (JSON)."""
+def render_text(report: str, show: int = 5, colour: bool = False, report_path: str | None = None) -> str:
+    """The terminal text of ``report`` (JSON), as ``cargo abex`` prints it: a block per function
+    (boundaries, mutants, gaps with their witnesses, unpinned boundaries, suggested tests), then
+    the totals and the engine line. ``show`` boundaries per validity group; ``colour`` styles it
+    with ANSI escapes; ``report_path`` is named on the totals line. Raises :class:`AbexError` for
+    a document that is not an abex report."""
 
 def version() -> str:
     """The abex version of the core."""

@@ -3,7 +3,8 @@
 Inert unless ``--abex`` (or ``abex = true`` in the ini / ``[tool.abex]``) is given. After the test
 session, the controller (never an xdist worker) hands the settings to the Rust core
 (:mod:`pytest_abex._core`), which analyses the changed functions in a scratch copy of the project
-and writes ``.abex/out/``; the terminal summary then gets an ``abex`` section.
+and writes ``.abex/out/``; the terminal summary then gets an ``abex`` section: the core's
+terminal text of the report (``_core.render_text``), the same text ``cargo abex`` prints.
 """
 
 import json
@@ -12,9 +13,10 @@ import sys
 
 import pytest
 
-from . import report as _report
-
 _RESULT = pytest.StashKey[dict]()
+
+# Boundaries shown per validity group in the summary (``cargo abex --show``'s default).
+_SHOW = 5
 
 # (option, ini name, type, default, help)
 _OPTIONS = [
@@ -176,7 +178,20 @@ def pytest_sessionfinish(session, exitstatus):
         config.stash[_RESULT] = {"error": str(e)}
         return
     notes, warnings = _publish(config, text, out)
-    config.stash[_RESULT] = {"report": json.loads(text), "out": out, "notes": notes, "warnings": warnings}
+    config.stash[_RESULT] = {"report": text, "out": out, "notes": notes, "warnings": warnings}
+
+
+def _section(result, colour):
+    """The lines of the ``abex`` section: the core's terminal text of the report (the text
+    ``cargo abex`` prints), after a hint when the change touched no function."""
+    from . import _core
+
+    lines = []
+    if not json.loads(result["report"]).get("targets"):
+        lines.append("abex: no changed Python function (use --abex-function FILE::NAME to name one)")
+    report_path = os.path.join(result["out"], "report.json")
+    text = _core.render_text(result["report"], _SHOW, colour, report_path)
+    return lines + text.lstrip("\n").splitlines()
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
@@ -190,7 +205,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     elif "error" in result:
         tr.write_line(f"abex: error: {result['error']}", red=True)
     else:
-        for line in _report.render(result["report"], result["out"]):
+        # pytest's own choice of colour: a terminal, ``--color``, ``NO_COLOR``, ``PY_COLORS``.
+        for line in _section(result, tr.hasmarkup):
             tr.write_line(line)
         for note in result.get("notes", []):
             tr.write_line(f"abex: {note}")
