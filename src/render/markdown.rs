@@ -84,11 +84,13 @@ fn target_section(out: &mut String, t: &TargetReport) {
             );
         }
     }
+    // The code block is highlighted in the function's language (`rust`, `python`).
     for s in &m.suggested_tests {
         let _ = writeln!(
             out,
-            "\nSuggested test (kills {}):\n\n```rust\n{}```",
+            "\nSuggested test (kills {}):\n\n```{}\n{}```",
             s.kills.join(", "),
+            t.target.language,
             s.code
         );
     }
