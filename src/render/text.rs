@@ -22,8 +22,8 @@ use crate::value::{stringify_input, Outcome};
 pub struct TextOptions {
     /// Distinct boundaries shown per validity group, and unpinned boundaries per function.
     pub show: usize,
-    /// Whether to style the text with ANSI escapes. The front end decides (a terminal, and
-    /// neither `NO_COLOR` nor a `--color no`).
+    /// Whether to style the text with ANSI escapes. The front end decides: on a terminal, and
+    /// not with `NO_COLOR` set.
     pub colour: bool,
     /// Where the report was written, named on the totals line.
     pub report_path: Option<PathBuf>,
@@ -43,7 +43,7 @@ enum Style {
     Heading,
     Gap,
     Warning,
-    Unpinned,
+    Notice,
     Good,
 }
 
@@ -59,7 +59,7 @@ impl TextOptions {
             Style::Heading => "36",
             Style::Gap => "1;31",
             Style::Warning => "1;33",
-            Style::Unpinned => "33",
+            Style::Notice => "33",
             Style::Good => "1;32",
         };
         format!("\x1b[{code}m{text}\x1b[0m")
@@ -102,7 +102,7 @@ pub fn target(t: &TargetReport, opts: &TextOptions) -> String {
                 let _ = writeln!(
                     out,
                     "  {} {}",
-                    opts.paint(Style::Unpinned, "not explored:"),
+                    opts.paint(Style::Notice, "not explored:"),
                     truncate(reason, 200)
                 );
             }
@@ -259,7 +259,7 @@ fn mutation(out: &mut String, m: &MutationReport, language: &str, opts: &TextOpt
         let _ = writeln!(
             out,
             "  {} {} → {}  |  {} → {}  (moved by {})",
-            opts.paint(Style::Unpinned, "unpinned"),
+            opts.paint(Style::Notice, "unpinned"),
             truncate(&b.inputs[0], 30),
             truncate(&b.outputs[0], 30),
             truncate(&b.inputs[1], 30),
