@@ -2,19 +2,26 @@
 //! review comments). Its schema is documented in `docs/report.md`; bump [`REPORT_VERSION`] on any
 //! change that is not a pure addition.
 //!
-//! The output folder (`.abex/out/` by default) is written as the run goes: the report is
-//! rewritten atomically after each target, so an interrupted run leaves a valid partial report,
-//! and the previous run's folder is kept as `out.old/`.
+//! This module holds the data and pure operations on it (merging shards, counting, choosing the
+//! smallest set of suggested tests); it renders nothing and imports no renderer. The renderers
+//! (`render/`) depend on it, and the output folder (`out.rs`) writes it and their files.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::archive::{Descriptor, Group, Pair};
 use crate::explore::{Exploration, StopReason};
 use crate::targets::diff::Base;
 use crate::targets::Target;
 use crate::value::{stringify_input, Args, Outcome};
+
+/// Reads a distance, PD or QD-score. JSON has no infinity, and serde_json writes a non-finite
+/// number as `null`; these figures are never NaN, so `null` reads back as +∞ (the Euclidean
+/// distance between two huge floats overflows).
+fn number_or_infinity<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::INFINITY))
+}
 
 /// Version of the report format.
 pub const REPORT_VERSION: u32 = 1;
@@ -304,6 +311,7 @@ pub struct ExplorationReport {
     /// Why exploration stopped.
     pub stop: StopReason,
     /// Σ PD over cells.
+    #[serde(deserialize_with = "number_or_infinity")]
     pub qd_score: f64,
     /// Cells with PD > 0.
     pub bc_count: usize,
@@ -319,10 +327,13 @@ pub struct Cell {
     /// The four descriptors.
     pub descriptor: Descriptor,
     /// Program derivative.
+    #[serde(deserialize_with = "number_or_infinity")]
     pub pd: f64,
     /// Input distance.
+    #[serde(deserialize_with = "number_or_infinity")]
     pub d_in: f64,
     /// Output distance.
+    #[serde(deserialize_with = "number_or_infinity")]
     pub d_out: f64,
     /// Validity group; absent when both outcomes are equal (PD 0, not a boundary).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -361,6 +372,42 @@ impl Cell {
                 outputs: [p.outcomes[0].stringify(), p.outcomes[1].stringify()],
             },
         }
+    }
+}
+
+/// The figures of a whole run: what its closing lines and summaries count.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    /// Functions in the report.
+    pub functions: usize,
+    /// Functions explored.
+    pub explored: usize,
+    /// Boundaries found (cells with PD > 0), over every function.
+    pub boundaries: usize,
+    /// Whether mutants were generated for any function (not `--no-mutants`).
+    pub mutation_on: bool,
+    /// Mutants whose tests ran to an outcome.
+    pub mutants_tested: usize,
+    /// Witnessed survivors: the gaps.
+    pub gaps: usize,
+}
+
+impl Report {
+    /// The run's [`Totals`].
+    pub fn totals(&self) -> Totals {
+        let mut n = Totals { functions: self.targets.len(), ..Totals::default() };
+        for t in &self.targets {
+            if let Some(x) = &t.exploration {
+                n.explored += 1;
+                n.boundaries += x.bc_count;
+            }
+            if let Some(m) = &t.mutation {
+                n.mutation_on = true;
+                n.mutants_tested += m.counts.tested();
+                n.gaps += m.counts.witnessed;
+            }
+        }
+        n
     }
 }
 
@@ -409,86 +456,27 @@ impl ExplorationReport {
     }
 }
 
-/// The output folder of a run.
-pub struct OutDir {
-    /// The folder.
-    pub path: PathBuf,
-}
-
-impl OutDir {
-    /// Prepares `path`: the previous run's folder is kept as `<name>.old`, and the parent
-    /// `.abex/` folder ignores itself in git.
-    pub fn prepare(path: &Path) -> std::io::Result<OutDir> {
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
-            if parent.file_name().is_some_and(|n| n == ".abex") {
-                let ignore = parent.join(".gitignore");
-                if !ignore.exists() {
-                    std::fs::write(ignore, "# Written by abex: nothing here belongs in git.\n*\n")?;
-                }
-            }
-        }
-        if path.exists() {
-            let mut old = path.as_os_str().to_owned();
-            old.push(".old");
-            let old = PathBuf::from(old);
-            if old.exists() {
-                std::fs::remove_dir_all(&old)?;
-            }
-            std::fs::rename(path, &old)?;
-        }
-        std::fs::create_dir_all(path)?;
-        Ok(OutDir { path: path.to_path_buf() })
-    }
-
-    /// Writes `name` atomically (a temporary file renamed into place).
-    pub fn write(&self, name: &str, content: &[u8]) -> std::io::Result<PathBuf> {
-        let dest = self.path.join(name);
-        let mut tmp = tempfile::NamedTempFile::new_in(&self.path)?;
-        std::io::Write::write_all(&mut tmp, content)?;
-        tmp.persist(&dest).map_err(|e| e.error)?;
-        Ok(dest)
-    }
-
-    /// Writes `report.json`, `summary.md` and, when mutants were tested, `mutation-report.json`
-    /// and `junit.xml`.
-    pub fn write_all(&self, report: &Report) -> std::io::Result<()> {
-        self.write_report(report)?;
-        self.write(crate::summary::FILE_NAME, crate::summary::render(report).as_bytes())?;
-        if report.targets.iter().any(|t| t.mutation.is_some()) {
-            let doc = crate::stryker::mutation_report(report, &|p| std::fs::read_to_string(p).ok());
-            let bytes = serde_json::to_vec_pretty(&doc).map_err(std::io::Error::other)?;
-            self.write(crate::stryker::FILE_NAME, &bytes)?;
-            let xml = crate::junit::render(report).map_err(std::io::Error::other)?;
-            self.write(crate::junit::FILE_NAME, &xml)?;
-        }
-        Ok(())
-    }
-
-    /// Writes the report as `report.json`.
-    pub fn write_report(&self, report: &Report) -> std::io::Result<PathBuf> {
-        let text = serde_json::to_vec_pretty(report).map_err(std::io::Error::other)?;
-        self.write("report.json", &text)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::value::{Outcome, Value};
 
     #[test]
-    fn preparing_the_out_folder_keeps_the_previous_run_and_ignores_itself() {
-        let d = tempfile::tempdir().unwrap();
-        let out = d.path().join(".abex/out");
-        let first = OutDir::prepare(&out).unwrap();
-        first.write("report.json", b"1").unwrap();
-        let second = OutDir::prepare(&out).unwrap();
-        second.write("report.json", b"2").unwrap();
-        assert_eq!(
-            std::fs::read_to_string(d.path().join(".abex/out.old/report.json")).unwrap(),
-            "1"
-        );
-        assert_eq!(std::fs::read_to_string(out.join("report.json")).unwrap(), "2");
-        assert!(std::fs::read_to_string(d.path().join(".abex/.gitignore")).unwrap().contains('*'));
+    fn an_infinite_distance_reads_back_from_the_null_json_writes_for_it() {
+        let ok = |v: &str| Outcome::Ok { value: v.to_string() };
+        let (tiny, huge) = (6.6e-156, 4.3e307);
+        let pair = Pair::new(
+            vec![Value::Float(tiny)],
+            vec![Value::Float(huge)],
+            ok(&tiny.to_string()),
+            ok(&huge.to_string()),
+        )
+        .expect("a pair");
+        let cell = Cell::of(&pair);
+        assert_eq!(cell.d_in, f64::INFINITY);
+        let json = serde_json::to_string(&cell).unwrap();
+        assert!(json.contains("\"d_in\":null"), "{json}");
+        let back: Cell = serde_json::from_str(&json).unwrap();
+        assert_eq!((back.d_in, back.pd, back.d_out), (cell.d_in, cell.pd, cell.d_out));
     }
 }

@@ -306,7 +306,7 @@ fn merge(reports: &[PathBuf], out: &std::path::Path) -> ExitCode {
         }
     }
     let Some(merged) = abex::report::Report::merge(parts) else { return ExitCode::from(2) };
-    let written = abex::report::OutDir::prepare(out).and_then(|dir| dir.write_all(&merged));
+    let written = abex::out::OutDir::prepare(out).and_then(|dir| dir.write_all(&merged));
     if let Err(e) = written {
         render::error(&format!("failed to write `{}`: {e}", out.display()));
         return ExitCode::from(3);

@@ -1,7 +1,8 @@
 //! `pytest_abex._core`: the abex core as a Python extension module. [`run`] takes the run's
-//! settings as JSON and returns the report as JSON; the Python plugin renders it. [`publish`]
-//! posts a report as a pull-request review (`--abex-post-review`). The GIL is released while the core works (it runs the project's interpreter in
-//! subprocesses, never in this one).
+//! settings as JSON and returns the report as JSON; [`render_text`] renders a report as the
+//! terminal text the plugin prints in pytest's summary; [`publish`] posts a report as a
+//! pull-request review (`--abex-post-review`). The GIL is released while the core works (it runs
+//! the project's interpreter in subprocesses, never in this one).
 
 use std::path::{Path, PathBuf};
 
@@ -12,12 +13,23 @@ use pyo3::prelude::*;
 create_exception!(_core, AbexError, PyException, "An abex run failed; the message says why.");
 
 /// Runs abex on a Python project. `config` is the JSON of `abex::python::PyRunConfig`; returns
-/// `(report_json, out_dir)`.
+/// `(report_json, out_dir)`. `progress`, when given, is called with `(verb, text, warning)` for
+/// each progress line (`abex::render::progress`), the lines `cargo abex` prints.
 #[pyfunction]
-fn run(py: Python<'_>, config: &str) -> PyResult<(String, String)> {
+#[pyo3(signature = (config, progress = None))]
+fn run(py: Python<'_>, config: &str, progress: Option<Py<PyAny>>) -> PyResult<(String, String)> {
     let cfg: abex::python::PyRunConfig = serde_json::from_str(config)
         .map_err(|e| AbexError::new_err(format!("invalid abex settings: {e}")))?;
-    let result = py.detach(|| abex::python::run(cfg, &mut |_| {}));
+    let result = py.detach(|| {
+        abex::python::run(cfg, &mut |e| {
+            let (Some(cb), Some(l)) = (&progress, abex::render::progress::line(&e, "python"))
+            else {
+                return;
+            };
+            // A failing callback must not end the run: its error is dropped.
+            Python::attach(|py| drop(cb.call1(py, (l.verb, l.text, l.warning))));
+        })
+    });
     match result {
         Ok((report, out)) => {
             let text = serde_json::to_string(&report)
@@ -72,12 +84,22 @@ fn publish(
     Ok((notes, warnings))
 }
 
-/// The engine line of the terminal summary for a report's `llm` section (JSON).
+/// The terminal text of a report (JSON), as `cargo abex` prints it: a block per function, then
+/// the totals and the engine line (`abex::render::text`). `show` is how many boundaries are shown
+/// per validity group, `colour` whether to style it with ANSI escapes, `report_path` where the
+/// report was written (named on the totals line).
 #[pyfunction]
-fn describe_engine(llm: &str) -> PyResult<String> {
-    let llm: abex::llm::usage::LlmReport = serde_json::from_str(llm)
-        .map_err(|e| AbexError::new_err(format!("invalid llm section: {e}")))?;
-    Ok(llm.describe())
+#[pyo3(signature = (report, show = 5, colour = false, report_path = None))]
+fn render_text(
+    report: &str,
+    show: usize,
+    colour: bool,
+    report_path: Option<PathBuf>,
+) -> PyResult<String> {
+    let report: abex::report::Report = serde_json::from_str(report)
+        .map_err(|e| AbexError::new_err(format!("invalid abex report: {e}")))?;
+    let opts = abex::render::TextOptions { show, colour, report_path };
+    Ok(abex::render::text::render(&report, &opts))
 }
 
 /// The core's defaults of the settings the plugin leaves unset, as JSON: `pairs`, `seed`,
@@ -105,7 +127,7 @@ fn version() -> &'static str {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(publish, m)?)?;
-    m.add_function(wrap_pyfunction!(describe_engine, m)?)?;
+    m.add_function(wrap_pyfunction!(render_text, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(defaults, m)?)?;
     m.add("AbexError", m.py().get_type::<AbexError>())?;

@@ -68,6 +68,18 @@ def test_a_run_finds_a_witnessed_survivor_and_a_suggested_test_that_kills_it(pro
     result.assert_outcomes(passed=1)
     out = result.stdout.str()
     assert "= abex =" in out and "pricing.bulk_discount" in out
+    # The run's progress lines, the ones `cargo abex` prints, as it goes.
+    result.stdout.fnmatch_lines([
+        "abex: abex 1 function (1 to explore)",
+        "abex: Building project for * (1 function)",
+        "abex: Exploring `pricing.bulk_discount` (* pairs)",
+        "abex: Testing * mutants of * against * test file*",
+        "abex: Proving * survivor* of *: witnesses and suggested tests",
+    ])
+    quiet = project.runpytest(
+        "-q", "-p", "no:cacheprovider", "--abex", "--abex-function", "pricing.py::bulk_discount", "--abex-offline"
+    )
+    assert "abex: Testing" not in quiet.stdout.str()
     # The user's tree is unchanged, byte for byte (abex writes only under .abex/).
     assert snapshot(project.path) == before
     rep = report(project)

@@ -18,7 +18,7 @@ pub fn findings_count(report: &Report) -> usize {
 
 /// The job summary: the run's `summary.md` and what posting did (or why it did not).
 pub fn step_summary(report: &Report, posting: Option<&Result<Posted, String>>) -> String {
-    let mut out = crate::summary::render(report);
+    let mut out = crate::render::markdown::render(report);
     let Some(posting) = posting else { return out };
     out.push_str("\n### Review\n\n");
     match posting {

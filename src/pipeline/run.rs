@@ -16,7 +16,8 @@ use crate::archive::Pair;
 use crate::cache::ResultCache;
 use crate::llm::session::Session;
 use crate::llm::usage::LlmReport;
-use crate::report::{OutDir, Report, Settings, TargetReport};
+use crate::out::OutDir;
+use crate::report::{Report, Settings, TargetReport};
 use crate::targets::{Drive, Target};
 
 /// How often the report is rewritten while a unit is analysed.

@@ -17,3 +17,7 @@ pub mod source;
 pub mod suggest;
 pub mod types;
 pub mod worker;
+
+pub use config::PyRunConfig;
+pub use error::PythonError;
+pub use front::{run, PythonFront};

@@ -61,7 +61,7 @@ pub struct Target {
     /// The parameters, receiver excluded.
     pub params: Vec<Param>,
     /// The doc comment or docstring, if any.
-    #[serde(skip_serializing_if = "String::is_empty")]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub doc: String,
     /// The changed lines inside the span (empty when named with `--function`).
     pub changed_lines: Vec<usize>,

@@ -3,7 +3,8 @@
 Inert unless ``--abex`` (or ``abex = true`` in the ini / ``[tool.abex]``) is given. After the test
 session, the controller (never an xdist worker) hands the settings to the Rust core
 (:mod:`pytest_abex._core`), which analyses the changed functions in a scratch copy of the project
-and writes ``.abex/out/``; the terminal summary then gets an ``abex`` section.
+and writes ``.abex/out/``; the terminal summary then gets an ``abex`` section: the core's
+terminal text of the report (``_core.render_text``), the same text ``cargo abex`` prints.
 """
 
 import json
@@ -12,9 +13,10 @@ import sys
 
 import pytest
 
-from . import report as _report
-
 _RESULT = pytest.StashKey[dict]()
+
+# Boundaries shown per validity group in the summary (``cargo abex --show``'s default).
+_SHOW = 5
 
 # (option, ini name, type, default, help)
 _OPTIONS = [
@@ -155,6 +157,25 @@ def _publish(config, text, out):
         return [], [f"failed to publish the report: {e}"]
 
 
+def _progress(config):
+    """The progress lines of the run (the ones ``cargo abex`` prints), on pytest's terminal:
+    warnings always, the rest unless ``-q``."""
+    tr = config.pluginmanager.get_plugin("terminalreporter")
+    if tr is None:
+        return None
+    quiet = config.getoption("verbose") < 0
+
+    def line(verb, text, warning):
+        if quiet and not warning:
+            return
+        first, *rest = text.splitlines() or [""]
+        tr.write_line(f"abex: {verb} {first}", yellow=warning)
+        for more in rest:
+            tr.write_line(f"abex: {more}")
+
+    return line
+
+
 def pytest_sessionfinish(session, exitstatus):
     config = session.config
     if not _enabled(config) or _is_xdist_worker(config) or config.option.collectonly:
@@ -178,12 +199,25 @@ def pytest_sessionfinish(session, exitstatus):
     from . import _core  # the native module: imported only when abex runs
 
     try:
-        text, out = _core.run(json.dumps(settings))
+        text, out = _core.run(json.dumps(settings), _progress(config))
     except _core.AbexError as e:
         config.stash[_RESULT] = {"error": str(e)}
         return
     notes, warnings = _publish(config, text, out)
-    config.stash[_RESULT] = {"report": json.loads(text), "out": out, "notes": notes, "warnings": warnings}
+    config.stash[_RESULT] = {"report": text, "out": out, "notes": notes, "warnings": warnings}
+
+
+def _section(result, colour):
+    """The lines of the ``abex`` section: the core's terminal text of the report (the text
+    ``cargo abex`` prints), after a hint when the change touched no function."""
+    from . import _core
+
+    lines = []
+    if not json.loads(result["report"]).get("targets"):
+        lines.append("abex: no changed Python function (use --abex-function FILE::NAME to name one)")
+    report_path = os.path.join(result["out"], "report.json")
+    text = _core.render_text(result["report"], _SHOW, colour, report_path)
+    return lines + text.lstrip("\n").splitlines()
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
@@ -197,7 +231,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     elif "error" in result:
         tr.write_line(f"abex: error: {result['error']}", red=True)
     else:
-        for line in _report.render(result["report"], result["out"]):
+        # pytest's own choice of colour: a terminal, ``--color``, ``NO_COLOR``, ``PY_COLORS``.
+        for line in _section(result, tr.hasmarkup):
             tr.write_line(line)
         for note in result.get("notes", []):
             tr.write_line(f"abex: {note}")

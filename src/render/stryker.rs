@@ -5,11 +5,11 @@
 //! (report [`SCHEMA_VERSION`] 2; the tests validate against a vendored copy of version 3.8.4 in
 //! `tests/data/stryker/`). It is derived from the [`Report`] alone, plus the text of each mutated
 //! file, which the viewer needs to place the mutants; files that cannot be read are left out.
-//! The front end writes it beside `report.json`:
+//! The output folder writes it beside `report.json` (`OutDir::write_all`):
 //!
 //! ```ignore
-//! let doc = abex::stryker::mutation_report(&report, &|p| std::fs::read_to_string(p).ok());
-//! out.write(abex::stryker::FILE_NAME, &serde_json::to_vec_pretty(&doc)?)?;
+//! let doc = abex::render::stryker::mutation_report(&report, &|p| std::fs::read_to_string(p).ok());
+//! out.write(abex::render::stryker::FILE_NAME, &serde_json::to_vec_pretty(&doc)?)?;
 //! ```
 //!
 //! How abex's outcomes map onto the schema's statuses:

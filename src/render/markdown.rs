@@ -34,7 +34,10 @@ fn target_section(out: &mut String, t: &TargetReport) {
         let _ = writeln!(
             out,
             "{} boundaries found in {} input pairs (QD-score {:.2}).",
-            x.bc_count, x.pairs_evaluated, x.qd_score
+            x.bc_count,
+            x.pairs_evaluated,
+            // The sum of no cells is -0.0, which would print as `-0.00`.
+            x.qd_score + 0.0
         );
     } else if let crate::targets::Drive::Unsupported { reason } = &t.target.drive {
         let _ = writeln!(out, "Not explored: {}.", reason.lines().next().unwrap_or(reason));
@@ -81,11 +84,13 @@ fn target_section(out: &mut String, t: &TargetReport) {
             );
         }
     }
+    // The code block is highlighted in the function's language (`rust`, `python`).
     for s in &m.suggested_tests {
         let _ = writeln!(
             out,
-            "\nSuggested test (kills {}):\n\n```rust\n{}```",
+            "\nSuggested test (kills {}):\n\n```{}\n{}```",
             s.kills.join(", "),
+            t.target.language,
             s.code
         );
     }

@@ -1,0 +1,17 @@
+//! The renderers: every surface of a run drawn from its report alone. They depend on the report;
+//! the report depends on none of them. Each returns its text (or document) and never prints or
+//! writes: the output folder (`out.rs`) writes the files, the front ends print.
+//!
+//! - `text`: the terminal text both front ends print;
+//! - `progress`: the progress lines both front ends print while a run goes;
+//! - `markdown`: `summary.md`, also the GitHub job summary;
+//! - `junit`: `junit.xml`;
+//! - `stryker`: `mutation-report.json` in the mutation-testing-report-schema.
+
+pub mod junit;
+pub mod markdown;
+pub mod progress;
+pub mod stryker;
+pub mod text;
+
+pub use text::TextOptions;

@@ -1,0 +1,136 @@
+//! What people read, pinned by snapshots: the terminal text, `summary.md`, a review comment and
+//! `junit.xml`, each rendered from a frozen report in `tests/data/reports/` (one of
+//! `examples/demo`, one of `examples/python-demo`; its README says how they were made). A change
+//! to a renderer shows up here, in review, as a snapshot diff. Absolute paths, times and
+//! durations are filtered out.
+
+use std::path::Path;
+
+use abex::github::finding::{comment_body, findings, Finding};
+use abex::render::text::{self, TextOptions};
+use abex::render::{junit, markdown};
+use abex::report::Report;
+
+/// The frozen report `tests/data/reports/<name>.json`.
+fn report(name: &str) -> Report {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/reports").join(name);
+    let text = std::fs::read_to_string(&path).expect("the frozen report");
+    serde_json::from_str(&text).expect("a report in the current format")
+}
+
+/// Snapshot settings for `report`: its project root, times and durations filtered out.
+fn settings(report: &Report) -> insta::Settings {
+    let mut s = insta::Settings::clone_current();
+    let root = regex_escape(&report.project_root.display().to_string());
+    s.add_filter(&root, "[ROOT]");
+    s.add_filter(r"\b\d+\.\d+ s\b", "[DURATION]");
+    s.add_filter(r#"\btime="[0-9.]+""#, r#"time="[DURATION]""#);
+    s.add_filter(r#"\btimestamp="[^"]*""#, r#"timestamp="[TIME]""#);
+    s
+}
+
+fn regex_escape(s: &str) -> String {
+    s.chars()
+        .flat_map(|c| {
+            let special = "\\.+*?()|[]{}^$#&-~".contains(c);
+            special.then_some('\\').into_iter().chain([c])
+        })
+        .collect()
+}
+
+/// What `cargo abex` and `pytest --abex` print, without colour.
+fn terminal_text(report: &Report) -> String {
+    let opts = TextOptions {
+        show: 5,
+        colour: false,
+        report_path: Some(report.project_root.join(".abex/out/report.json")),
+    };
+    text::render(report, &opts)
+}
+
+/// The review comment of the first gap's line: every finding of that function on that line, as
+/// one posting run would group them.
+fn first_comment(report: &Report) -> String {
+    let all = findings(report, "");
+    let first = all.first().expect("the report has a gap");
+    let same: Vec<&Finding> =
+        all.iter().filter(|f| f.function == first.function && f.line == first.line).collect();
+    comment_body(&same)
+}
+
+fn junit_xml(report: &Report) -> String {
+    String::from_utf8(junit::render(report).expect("JUnit XML")).expect("UTF-8")
+}
+
+/// Pins the four surfaces of the frozen report `<name>.json`, as snapshots named after it.
+fn pin_surfaces(name: &str) {
+    let r = report(&format!("{name}.json"));
+    let snap = |surface: &str| format!("{}_{surface}", name.replace('-', "_"));
+    settings(&r).bind(|| {
+        insta::assert_snapshot!(snap("text"), terminal_text(&r));
+        insta::assert_snapshot!(snap("summary"), markdown::render(&r));
+        insta::assert_snapshot!(snap("comment"), first_comment(&r));
+        insta::assert_snapshot!(snap("junit"), junit_xml(&r));
+    });
+}
+
+#[test]
+fn the_rust_demo_s_text_summary_review_comment_and_junit_are_pinned() {
+    pin_surfaces("demo");
+}
+
+#[test]
+fn the_python_demo_s_text_summary_review_comment_and_junit_are_pinned() {
+    pin_surfaces("python-demo");
+}
+
+#[test]
+fn colour_only_adds_escapes() {
+    let r = report("demo.json");
+    let plain = terminal_text(&r);
+    let opts = TextOptions {
+        colour: true,
+        report_path: Some(r.project_root.join(".abex/out/report.json")),
+        ..TextOptions::default()
+    };
+    let coloured = text::render(&r, &opts);
+    assert!(coloured.contains("\x1b["), "{coloured}");
+    let stripped = strip_ansi(&coloured);
+    assert_eq!(stripped, plain);
+}
+
+/// `text` without its ANSI escapes (`ESC [ … m`).
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            for d in chars.by_ref() {
+                if d == 'm' {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A report with a function that has no docstring (`doc` is then left out) and an infinite
+/// input distance (written as `null`) reads back: `pytest --abex` renders its summary from the
+/// JSON, and `cargo abex merge` and `post` read saved reports.
+#[test]
+fn a_report_without_a_doc_and_with_an_infinite_distance_reads_back() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/reports/python-demo.json");
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let target = &mut json["targets"][0];
+    target.as_object_mut().unwrap().remove("doc");
+    target["exploration"]["cells"][0]["d_in"] = serde_json::Value::Null;
+    let r: Report = serde_json::from_value(json).expect("the report reads back");
+    assert_eq!(r.targets[0].target.doc, "");
+    let cell = &r.targets[0].exploration.as_ref().unwrap().cells[0];
+    assert_eq!(cell.d_in, f64::INFINITY);
+    assert!(text::render(&r, &TextOptions::default()).contains("shop.pricing.bulk_discount"));
+}
