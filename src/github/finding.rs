@@ -94,7 +94,7 @@ fn test_of(t: &TargetReport, m: &MutantReport) -> Option<String> {
     let s = t.mutation.as_ref()?.suggested_tests.iter().find(|s| s.kills.contains(&m.id))?;
     Some(format!(
         "A test that closes it (checked to pass on the original and fail on the mutant):\n\n{}",
-        fenced("rust", &s.code)
+        fenced(&t.target.language, &s.code)
     ))
 }
 
