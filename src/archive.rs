@@ -197,7 +197,9 @@ impl Archive {
 
     /// QD-score: the sum of PD over cells.
     pub fn qd_score(&self) -> f64 {
-        self.cells.values().map(|p| p.pd).sum()
+        // Summed in the elites' stable order: a float sum depends on its order, and a run must
+        // give the same figure for the same seed.
+        self.elites().iter().map(|p| p.pd).sum::<f64>() + 0.0
     }
 
     /// BC count: cells whose elite has PD > 0.

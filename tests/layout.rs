@@ -173,31 +173,11 @@ fn cycles(g: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
     t.out
 }
 
-/// Cycles that are being broken on another branch (`explore/` and `inputs/` were split from one
-/// file each). Each must disappear from this list
-/// when it is gone: the test fails on a listed cycle that no longer exists.
-const BEING_BROKEN: &[&[&str]] = &[
-    &["explore::refine", "explore::search"],
-    &[
-        "inputs::collections",
-        "inputs::ints",
-        "inputs::midpoint",
-        "inputs::neighbour",
-        "inputs::random",
-        "inputs::text",
-    ],
-];
-
 #[test]
 fn no_module_imports_a_module_that_imports_it_back() {
     let s = src();
     let found = cycles(&s.graph());
-    let known: Vec<Vec<String>> =
-        BEING_BROKEN.iter().map(|g| g.iter().map(|m| m.to_string()).collect()).collect();
-    let new: Vec<&Vec<String>> = found.iter().filter(|c| !known.contains(c)).collect();
-    assert!(new.is_empty(), "import cycles among modules of {}: {new:?}", s.root.display());
-    let gone: Vec<&Vec<String>> = known.iter().filter(|k| !found.contains(k)).collect();
-    assert!(gone.is_empty(), "these cycles are gone: remove them from BEING_BROKEN: {gone:?}");
+    assert!(found.is_empty(), "import cycles among modules of {}: {found:?}", s.root.display());
 }
 
 #[test]

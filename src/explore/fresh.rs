@@ -7,7 +7,8 @@ use std::collections::HashSet;
 
 use rand::Rng;
 
-use super::search::{args_key, hash_unordered, Search};
+use super::memo::{args_key, hash_unordered};
+use super::search::Search;
 use crate::exec::ExecError;
 use crate::inputs::{args_midpoint, args_neighbour, boundary_args, random_args, shared_neighbour};
 use crate::value::Args;
@@ -50,8 +51,8 @@ impl Search<'_> {
         };
         self.evaluate_all(proposals.iter().flat_map(|(a, b)| [a, b]))?;
         for (a, b) in proposals {
-            if self.offer(&a, &b, false) && !uniform {
-                self.enqueue(a, b);
+            if self.offer(&a, &b) && !uniform {
+                self.refiner.enqueue(self.params, &self.memo, a, b);
             }
         }
         Ok(())

@@ -1,4 +1,4 @@
-//! The offline explorer: proposes input pairs with the typed operators of `gen`, runs them in
+//! The offline explorer: proposes input pairs with the typed operators of `inputs`, runs them in
 //! batches through an executor, keeps the best pair per cell in the archive, and bisects pairs
 //! whose two outcomes differ down to two adjacent inputs (boundary refinement).
 //!
@@ -17,11 +17,13 @@
 //! is read in its stable elite order. Only the time budget can end a run differently.
 //!
 //! `search` holds the loop and the state of a run, `fresh` the operators that propose fresh
-//! pairs, `refine` the bisection of pairs whose outcomes differ, `proposer` the interface for
-//! outside sources of pairs, and `exploration` what a run is given and gives back.
+//! pairs, `refine` the bisection of pairs whose outcomes differ (a `Refiner` the loop owns and
+//! feeds), `memo` the outcomes known per argument list, `proposer` the interface for outside
+//! sources of pairs, and `exploration` what a run is given and gives back.
 
 mod exploration;
 mod fresh;
+mod memo;
 mod proposer;
 mod refine;
 mod search;

@@ -2,13 +2,17 @@
 //! to two adjacent inputs. Refinement takes about a tenth of the pairs, valid/error boundaries
 //! and outcome pairs not refined before first, so that one boundary found many times does not
 //! eat the budget.
+//!
+//! A [`Refiner`] holds the refinements of one run. It never runs an input nor touches the
+//! archive: the search loop runs the midpoints it asks for (into the memo), offers the pairs it
+//! returns, and tells it which of them were offered.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
-use super::search::{args_key, hash_unordered, Search};
-use crate::exec::ExecError;
+use super::exploration::ExploreConfig;
+use super::memo::{args_key, hash_unordered, Memo};
 use crate::inputs::args_midpoint;
-use crate::value::{Args, Outcome};
+use crate::value::{Args, Outcome, Ty};
 
 /// Bisection steps after which a refinement gives up (`u128` needs 128).
 const MAX_REFINE_STEPS: u32 = 130;
@@ -20,7 +24,7 @@ const ACTIVE_PER_BATCH: usize = 8;
 const REFINE_SHARE: f64 = 0.1;
 
 /// A pair with different outcomes being bisected: `mid` is the next point to run.
-pub(super) struct Refinement {
+struct Refinement {
     a: Args,
     b: Args,
     /// Stringified outcomes of `a` and `b`.
@@ -62,17 +66,60 @@ fn crossing(c1: &str, c2: &str) -> u8 {
     }
 }
 
-impl Search<'_> {
+/// The refinements of one run: those waiting to start and those running side by side.
+pub(super) struct Refiner {
+    /// Whether pairs are refined at all ([`ExploreConfig::refine`]).
+    on: bool,
+    /// Fresh pairs per executor call ([`ExploreConfig::batch`], at least 1).
+    batch: usize,
+    /// The pair budget of the run ([`ExploreConfig::pairs`]).
+    budget: usize,
+    /// Pairs from refinement that the archive was offered.
+    pairs: usize,
+    waiting: Vec<Refinement>,
+    active: Vec<Refinement>,
+    /// Refinements started per pair of outcome classes (`Refinement::sig`).
+    started: HashMap<u64, u32>,
+    /// Pairs ever queued for refinement.
+    queued: HashSet<u64>,
+    seq: u64,
+}
+
+impl Refiner {
+    pub(super) fn new(cfg: &ExploreConfig) -> Refiner {
+        Refiner {
+            on: cfg.refine,
+            batch: cfg.batch.max(1),
+            budget: cfg.pairs,
+            pairs: 0,
+            waiting: Vec::new(),
+            active: Vec::new(),
+            started: HashMap::new(),
+            queued: HashSet::new(),
+            seq: 0,
+        }
+    }
+
+    /// Whether refinements are running (the next executor call is a refinement round).
+    pub(super) fn busy(&self) -> bool {
+        !self.active.is_empty()
+    }
+
+    /// Counts one pair returned by [`Refiner::step`] that the archive was offered.
+    pub(super) fn count_offered(&mut self) {
+        self.pairs += 1;
+    }
+
     fn max_active(&self) -> usize {
-        (self.batch() / ACTIVE_PER_BATCH).max(1)
+        (self.batch / ACTIVE_PER_BATCH).max(1)
     }
 
     /// Queues an evaluated pair for refinement when its outcomes differ and it is not adjacent.
-    pub(super) fn enqueue(&mut self, a: Args, b: Args) {
-        if !self.cfg.refine {
+    pub(super) fn enqueue(&mut self, params: &[Ty], memo: &Memo, a: Args, b: Args) {
+        if !self.on {
             return;
         }
-        let (Some(ka), Some(kb)) = (self.known(&a), self.known(&b)) else {
+        let (Some(ka), Some(kb)) = (memo.get(&a), memo.get(&b)) else {
             return;
         };
         if ka.text == kb.text {
@@ -85,7 +132,7 @@ impl Search<'_> {
         if !self.queued.insert(hash_unordered(&args_key(&a), &args_key(&b))) {
             return;
         }
-        let Some(mid) = args_midpoint(self.params, &a, &b) else {
+        let Some(mid) = args_midpoint(params, &a, &b) else {
             return;
         };
         self.seq += 1;
@@ -102,7 +149,7 @@ impl Search<'_> {
             rank,
             seq: self.seq,
         });
-        if self.waiting.len() > 4 * self.batch() {
+        if self.waiting.len() > 4 * self.batch {
             // Drop the candidate whose outcome pair has been refined most, the newest on ties.
             let started = &self.started;
             let worst = (0..self.waiting.len())
@@ -116,14 +163,14 @@ impl Search<'_> {
     }
 
     /// Starts waiting refinements, up to the number that run side by side and while refinement
-    /// is within its share of the pairs: outcome-class pairs refined least often first, then
-    /// valid/error pairs, then the oldest; one per class pair per call. With `novel_only` (between
-    /// rounds), only class pairs never refined before.
-    pub(super) fn activate(&mut self, novel_only: bool) {
+    /// is within its share of the `pairs` offered so far: outcome-class pairs refined least often
+    /// first, then valid/error pairs, then the oldest; one per class pair per call. With
+    /// `novel_only` (between rounds), only class pairs never refined before.
+    pub(super) fn activate(&mut self, novel_only: bool, pairs: usize) {
         // Refinement may take its share of the first 1000 pairs (or of the whole budget when
         // smaller) up front, and of the pairs spent after that.
-        let base = self.pairs.max(self.cfg.pairs.min(1000));
-        if self.refine_pairs as f64 >= REFINE_SHARE * base as f64 {
+        let base = pairs.max(self.budget.min(1000));
+        if self.pairs as f64 >= REFINE_SHARE * base as f64 {
             return;
         }
         let limit = self.max_active();
@@ -146,24 +193,32 @@ impl Search<'_> {
         }
     }
 
-    /// One lockstep bisection step of every active refinement, in one executor call.
-    pub(super) fn refine_round(&mut self) -> Result<(), ExecError> {
-        let mids: Vec<Args> = self.active.iter().map(|r| r.mid.clone()).collect();
-        self.evaluate_all(&mids)?;
+    /// The next point of every active refinement, to run in one executor call before
+    /// [`Refiner::step`].
+    pub(super) fn mids(&self) -> Vec<Args> {
+        self.active.iter().map(|r| r.mid.clone()).collect()
+    }
+
+    /// One lockstep bisection step of every active refinement, on the outcomes of their
+    /// midpoints in `memo`. Returns the pairs to offer to the archive, in order; offering them
+    /// after the whole step is the same as offering each as it comes, since a step reads only the
+    /// memo and the refiner's own queue, which offering does not change.
+    pub(super) fn step(&mut self, params: &[Ty], memo: &Memo) -> Vec<(Args, Args)> {
+        let mut offers = Vec::new();
         let mut next = Vec::with_capacity(self.active.len());
         for mut r in std::mem::take(&mut self.active) {
             let mid = std::mem::take(&mut r.mid);
             let Some((tm, cm)) =
-                self.known(&mid).map(|k| (k.text.clone(), outcome_class(&k.outcome)))
+                memo.get(&mid).map(|k| (k.text.clone(), outcome_class(&k.outcome)))
             else {
                 continue;
             };
             let (left, right) = (tm != r.ta, tm != r.tb);
             if left {
-                self.offer(&r.a, &mid, true);
+                offers.push((r.a.clone(), mid.clone()));
             }
             if right {
-                self.offer(&mid, &r.b, true);
+                offers.push((mid.clone(), r.b.clone()));
             }
             // Follow the half whose outcomes differ; when both do (a third outcome in between),
             // the one that crosses the bigger change (valid/error, then the class), and queue
@@ -171,9 +226,9 @@ impl Search<'_> {
             let go_left = left && (!right || crossing(&r.ca, &cm) >= crossing(&cm, &r.cb));
             if left && right {
                 if go_left {
-                    self.enqueue(mid.clone(), r.b.clone());
+                    self.enqueue(params, memo, mid.clone(), r.b.clone());
                 } else {
-                    self.enqueue(r.a.clone(), mid.clone());
+                    self.enqueue(params, memo, r.a.clone(), mid.clone());
                 }
             }
             if go_left {
@@ -185,14 +240,13 @@ impl Search<'_> {
             }
             r.steps += 1;
             if r.steps < MAX_REFINE_STEPS {
-                if let Some(m) = args_midpoint(self.params, &r.a, &r.b) {
+                if let Some(m) = args_midpoint(params, &r.a, &r.b) {
                     r.mid = m;
                     next.push(r);
                 }
             }
         }
         self.active = next;
-        self.activate(true);
-        Ok(())
+        offers
     }
 }

@@ -1,21 +1,21 @@
 //! The search loop and the state of one run: the memo of outcomes per argument list, the archive,
-//! the pair budget, and the pairs already offered. Fresh batches (`fresh`) and refinement rounds
-//! (`refine`) are methods of the same [`Search`].
+//! the pair budget, and the pairs already offered. Fresh batches (`fresh`) are methods of
+//! [`Search`]; refinement is a [`Refiner`] that the loop owns: it runs the midpoints the refiner
+//! asks for and offers the pairs the refiner returns.
 
-use std::collections::hash_map::DefaultHasher;
-use std::collections::{HashMap, HashSet};
-use std::hash::{Hash, Hasher};
+use std::collections::HashSet;
 use std::time::Instant;
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::exploration::{Exploration, ExploreConfig, Progress, StopReason};
+use super::memo::{args_key, hash_unordered, Memo};
 use super::proposer::{Proposer, View, RECENT};
-use super::refine::Refinement;
+use super::refine::Refiner;
 use crate::archive::{Archive, Pair};
 use crate::exec::{Evaluate, ExecError};
-use crate::value::{Args, Outcome, Ty, Value};
+use crate::value::{Args, Ty};
 
 /// Fresh batches in a row that offer no new pair before the search counts as exhausted.
 const IDLE_BATCHES: u32 = 20;
@@ -46,7 +46,7 @@ pub fn explore_with(
         if let Some(stop) = s.stop_reason() {
             break stop;
         }
-        if !s.active.is_empty() {
+        if s.refiner.busy() {
             s.refine_round()?;
         } else {
             let before = s.pairs;
@@ -56,7 +56,7 @@ pub fn explore_with(
             given.truncate(n);
             s.given = given;
             s.fresh_batch(false)?;
-            s.activate(false);
+            s.refiner.activate(false, s.pairs);
             idle = if s.pairs == before { idle + 1 } else { 0 };
         }
         progress(&s.progress());
@@ -90,12 +90,6 @@ pub fn random_pairs(
     Ok(s.finish(stop))
 }
 
-/// An input's outcome and its stringified form.
-pub(super) struct Known {
-    pub(super) outcome: Outcome,
-    pub(super) text: String,
-}
-
 /// The state of one run.
 pub(super) struct Search<'a> {
     pub(super) params: &'a [Ty],
@@ -103,47 +97,17 @@ pub(super) struct Search<'a> {
     pub(super) cfg: &'a ExploreConfig,
     pub(super) rng: ChaCha8Rng,
     pub(super) start: Instant,
-    pub(super) known: HashMap<String, Known>,
+    pub(super) memo: Memo,
     pub(super) archive: Archive,
     pub(super) pairs: usize,
-    /// Pairs offered by refinement.
-    pub(super) refine_pairs: usize,
     pub(super) evaluations: usize,
     /// Unordered pairs already offered, so the budget is not spent twice on one pair.
     pub(super) offered: HashSet<u64>,
-    pub(super) waiting: Vec<Refinement>,
-    pub(super) active: Vec<Refinement>,
-    /// Refinements started per pair of outcome classes (`Refinement::sig`).
-    pub(super) started: HashMap<u64, u32>,
-    /// Pairs ever queued for refinement.
-    pub(super) queued: HashSet<u64>,
-    pub(super) seq: u64,
+    pub(super) refiner: Refiner,
     /// Pairs most recently taken by the archive, newest last (at most [`RECENT`]).
     pub(super) recent: Vec<Pair>,
     /// Pairs a [`Proposer`] gave for the next fresh batch.
     pub(super) given: Vec<(Args, Args)>,
-}
-
-/// The memo key of an argument list: the compact JSON of the list.
-pub(super) fn args_key(args: &[Value]) -> String {
-    let mut s = String::from("[");
-    for (i, v) in args.iter().enumerate() {
-        if i > 0 {
-            s.push(',');
-        }
-        s.push_str(&v.to_json());
-    }
-    s.push(']');
-    s
-}
-
-/// A hash of the unordered pair `{x, y}`.
-pub(super) fn hash_unordered(x: &str, y: &str) -> u64 {
-    let (lo, hi) = if x <= y { (x, y) } else { (y, x) };
-    let mut h = DefaultHasher::new();
-    lo.hash(&mut h);
-    hi.hash(&mut h);
-    h.finish()
 }
 
 impl<'a> Search<'a> {
@@ -154,17 +118,12 @@ impl<'a> Search<'a> {
             cfg,
             rng: ChaCha8Rng::seed_from_u64(cfg.seed),
             start: Instant::now(),
-            known: HashMap::new(),
+            memo: Memo::default(),
             archive: Archive::new(),
             pairs: 0,
-            refine_pairs: 0,
             evaluations: 0,
             offered: HashSet::new(),
-            waiting: Vec::new(),
-            active: Vec::new(),
-            started: HashMap::new(),
-            queued: HashSet::new(),
-            seq: 0,
+            refiner: Refiner::new(cfg),
             recent: Vec::new(),
             given: Vec::new(),
         }
@@ -215,7 +174,7 @@ impl<'a> Search<'a> {
         let mut keys: Vec<String> = Vec::new();
         for args in inputs {
             let k = args_key(args);
-            if !self.known.contains_key(&k) && !keys.contains(&k) {
+            if self.memo.by_key(&k).is_none() && !keys.contains(&k) {
                 batch.push(args.clone());
                 keys.push(k);
             }
@@ -233,19 +192,27 @@ impl<'a> Search<'a> {
         }
         self.evaluations += batch.len();
         for (k, outcome) in keys.into_iter().zip(outcomes) {
-            let text = outcome.stringify();
-            self.known.insert(k, Known { outcome, text });
+            self.memo.insert(k, outcome);
         }
         Ok(())
     }
 
-    pub(super) fn known(&self, args: &[Value]) -> Option<&Known> {
-        self.known.get(&args_key(args))
+    /// One lockstep bisection step of every active refinement, in one executor call.
+    fn refine_round(&mut self) -> Result<(), ExecError> {
+        let mids = self.refiner.mids();
+        self.evaluate_all(&mids)?;
+        for (a, b) in self.refiner.step(self.params, &self.memo) {
+            if self.offer(&a, &b) {
+                self.refiner.count_offered();
+            }
+        }
+        self.refiner.activate(true, self.pairs);
+        Ok(())
     }
 
     /// Offers a pair of evaluated inputs to the archive, unless the budget is spent, the inputs
     /// are identical or the pair was offered before. Returns whether it was offered.
-    pub(super) fn offer(&mut self, a: &Args, b: &Args, refining: bool) -> bool {
+    pub(super) fn offer(&mut self, a: &Args, b: &Args) -> bool {
         if self.pairs >= self.cfg.pairs {
             return false;
         }
@@ -253,7 +220,7 @@ impl<'a> Search<'a> {
         if ka == kb || !self.offered.insert(hash_unordered(&ka, &kb)) {
             return false;
         }
-        let (Some(oa), Some(ob)) = (self.known.get(&ka), self.known.get(&kb)) else {
+        let (Some(oa), Some(ob)) = (self.memo.by_key(&ka), self.memo.by_key(&kb)) else {
             return false;
         };
         let (oa, ob) = (oa.outcome.clone(), ob.outcome.clone());
@@ -266,7 +233,6 @@ impl<'a> Search<'a> {
                     self.recent.push(pair);
                 }
                 self.pairs += 1;
-                self.refine_pairs += refining as usize;
                 true
             }
             None => false,
@@ -280,6 +246,7 @@ mod tests {
 
     use super::*;
     use crate::exec::FnEvaluator;
+    use crate::value::{Outcome, Value};
 
     fn ok(s: impl ToString) -> Outcome {
         Outcome::Ok { value: s.to_string() }

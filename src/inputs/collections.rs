@@ -1,20 +1,24 @@
 //! Lists, bytes, arrays, tuples and maps: neighbours that change one element or the length,
-//! shared edits that move two sequences alike, and midpoints by element or by half an edit
-//! script.
+//! shared edits that move two lists alike, and midpoints by element or by half an edit script.
+//!
+//! An operator that works on one element takes the element operation as its `neighbour` or
+//! `midpoint` parameter: the dispatchers (`neighbour.rs`, `midpoint.rs`) pass themselves, so
+//! that they depend on this file and not the other way round.
 
 use rand::Rng;
 
 use super::edit_script::{apply_half, edit_script, intern};
 use super::random::random_value;
 use super::same::{same, same_list};
-use super::{midpoint, neighbour};
+use super::seq::{positional_midpoint, seq_midpoint, shared_edit};
 use crate::value::{stringify_arg, Ty, Value};
 
-pub(super) fn list_shared_edit(
+pub(super) fn list_shared_edit<R: Rng>(
     item: &Ty,
     xs: &[Value],
     ys: &[Value],
-    rng: &mut impl Rng,
+    rng: &mut R,
+    neighbour: impl Fn(&Ty, &Value, &mut R) -> Option<Value>,
 ) -> Option<(Value, Value)> {
     shared_edit(
         xs,
@@ -29,68 +33,12 @@ pub(super) fn list_shared_edit(
     .map(|(p, q)| (Value::List(p), Value::List(q)))
 }
 
-/// One insertion, deletion or replacement made at the same place of both sequences, inside their
-/// common prefix or common suffix. `fresh(near)` makes an element to insert (often a copy of
-/// `near`), `step` a replacement for an element.
-pub(super) fn shared_edit<T: Clone + PartialEq, R: Rng>(
-    x: &[T],
-    y: &[T],
-    fresh: impl Fn(Option<&T>, &mut R) -> T,
-    step: impl Fn(&T, &mut R) -> T,
+pub(super) fn list_neighbour<R: Rng>(
+    item: &Ty,
+    v: &Value,
     rng: &mut R,
-) -> Option<(Vec<T>, Vec<T>)> {
-    let p = x.iter().zip(y).take_while(|(u, v)| u == v).count();
-    let room = x.len().min(y.len()) - p;
-    let s = x.iter().rev().zip(y.iter().rev()).take(room).take_while(|(u, v)| u == v).count();
-    for _ in 0..4 {
-        let suffix = rng.random_bool(0.5);
-        let common = if suffix { s } else { p };
-        let (mut u, mut v) = (x.to_vec(), y.to_vec());
-        // Positions counted from the start, or from the end for the suffix.
-        let at = |len: usize, k: usize| if suffix { len - k } else { k };
-        match rng.random_range(0..4) {
-            0 => {
-                let k = rng.random_range(0..=common);
-                let near = if suffix { x.get(x.len().wrapping_sub(k + 1)) } else { x.get(k) };
-                let e = fresh(near.or(x.last()), rng);
-                u.insert(at(x.len(), k), e.clone());
-                v.insert(at(y.len(), k), e);
-            }
-            // Grow the common part by a few elements like its own: longer inputs of one kind.
-            1 if common > 0 => {
-                let k = rng.random_range(0..common);
-                let (iu, iv) = if suffix { (x.len() - 1 - k, y.len() - 1 - k) } else { (k, k) };
-                let piece: Vec<T> =
-                    (0..rng.random_range(2..=6)).map(|_| fresh(Some(&x[iu]), rng)).collect();
-                u.splice(iu..iu, piece.iter().cloned());
-                v.splice(iv..iv, piece);
-            }
-            2 if common > 0 => {
-                let k = rng.random_range(0..common);
-                let (iu, iv) = if suffix { (x.len() - 1 - k, y.len() - 1 - k) } else { (k, k) };
-                u.remove(iu);
-                v.remove(iv);
-            }
-            3 if common > 0 => {
-                let k = rng.random_range(0..common);
-                let (iu, iv) = if suffix { (x.len() - 1 - k, y.len() - 1 - k) } else { (k, k) };
-                let e = step(&u[iu], rng);
-                if e == u[iu] {
-                    continue;
-                }
-                u[iu] = e.clone();
-                v[iv] = e;
-            }
-            _ => continue,
-        }
-        if u != v {
-            return Some((u, v));
-        }
-    }
-    None
-}
-
-pub(super) fn list_neighbour(item: &Ty, v: &Value, rng: &mut impl Rng) -> Option<Value> {
+    neighbour: impl Fn(&Ty, &Value, &mut R) -> Option<Value>,
+) -> Option<Value> {
     let Value::List(xs) = v else {
         return Some(Value::List(vec![random_value(item, rng)]));
     };
@@ -135,7 +83,12 @@ pub(super) fn list_neighbour(item: &Ty, v: &Value, rng: &mut impl Rng) -> Option
 }
 
 /// A neighbour of one field of a fixed-shape list (array or tuple).
-pub(super) fn fields_neighbour(items: &[&Ty], v: &Value, rng: &mut impl Rng) -> Option<Value> {
+pub(super) fn fields_neighbour<R: Rng>(
+    items: &[&Ty],
+    v: &Value,
+    rng: &mut R,
+    neighbour: impl Fn(&Ty, &Value, &mut R) -> Option<Value>,
+) -> Option<Value> {
     if items.is_empty() {
         return None;
     }
@@ -155,7 +108,13 @@ pub(super) fn fields_neighbour(items: &[&Ty], v: &Value, rng: &mut impl Rng) -> 
     None
 }
 
-pub(super) fn map_neighbour(key: &Ty, value: &Ty, v: &Value, rng: &mut impl Rng) -> Option<Value> {
+pub(super) fn map_neighbour<R: Rng>(
+    key: &Ty,
+    value: &Ty,
+    v: &Value,
+    rng: &mut R,
+    neighbour: impl Fn(&Ty, &Value, &mut R) -> Option<Value>,
+) -> Option<Value> {
     let Value::Map(es) = v else {
         return Some(Value::Map(Vec::new()));
     };
@@ -189,44 +148,40 @@ pub(super) fn map_neighbour(key: &Ty, value: &Ty, v: &Value, rng: &mut impl Rng)
     None
 }
 
-pub(super) fn positional_midpoint(items: &[&Ty], a: &[Value], b: &[Value]) -> Option<Vec<Value>> {
-    let diff: Vec<usize> = (0..items.len()).filter(|&i| !same(&a[i], &b[i])).collect();
-    match diff.len() {
-        0 => None,
-        1 => {
-            let i = diff[0];
-            let m = midpoint(items[i], &a[i], &b[i])?;
-            let mut out = a.to_vec();
-            out[i] = m;
-            Some(out)
-        }
-        d => {
-            let mut out = a.to_vec();
-            for &i in &diff[..d / 2] {
-                out[i] = b[i].clone();
-            }
-            Some(out)
-        }
-    }
-}
-
-pub(super) fn fields_midpoint(items: &[&Ty], a: &Value, b: &Value) -> Option<Value> {
+pub(super) fn fields_midpoint(
+    items: &[&Ty],
+    a: &Value,
+    b: &Value,
+    midpoint: impl Fn(&Ty, &Value, &Value) -> Option<Value>,
+) -> Option<Value> {
     match (a, b) {
         (Value::List(x), Value::List(y)) if x.len() == items.len() && y.len() == items.len() => {
-            positional_midpoint(items, x, y).map(Value::List)
+            positional_midpoint(x, y, |i, p, q| midpoint(items[i], p, q)).map(Value::List)
         }
         _ => None,
     }
 }
 
-pub(super) fn list_midpoint(item: &Ty, a: &Value, b: &Value) -> Option<Value> {
+pub(super) fn list_midpoint(
+    item: &Ty,
+    a: &Value,
+    b: &Value,
+    midpoint: impl Fn(&Ty, &Value, &Value) -> Option<Value>,
+) -> Option<Value> {
     match (a, b) {
-        (Value::List(x), Value::List(y)) => seq_midpoint(item, x, y).map(Value::List),
+        (Value::List(x), Value::List(y)) => {
+            seq_midpoint(x, y, |p, q| midpoint(item, p, q)).map(Value::List)
+        }
         _ => None,
     }
 }
 
-pub(super) fn map_midpoint(value: &Ty, a: &Value, b: &Value) -> Option<Value> {
+pub(super) fn map_midpoint(
+    value: &Ty,
+    a: &Value,
+    b: &Value,
+    midpoint: impl Fn(&Ty, &Value, &Value) -> Option<Value>,
+) -> Option<Value> {
     let (Value::Map(x), Value::Map(y)) = (a, b) else {
         return None;
     };
@@ -254,26 +209,6 @@ pub(super) fn map_midpoint(value: &Ty, a: &Value, b: &Value) -> Option<Value> {
         }
     }
     Some(Value::Map(dedup))
-}
-
-/// Midpoint of two sequences: the element midpoint when they differ in exactly one position,
-/// otherwise the first half of a shortest edit script.
-pub(super) fn seq_midpoint(item: &Ty, a: &[Value], b: &[Value]) -> Option<Vec<Value>> {
-    if a.len() == b.len() {
-        let diff: Vec<usize> = (0..a.len()).filter(|&i| !same(&a[i], &b[i])).collect();
-        if diff.len() == 1 {
-            let i = diff[0];
-            let m = midpoint(item, &a[i], &b[i])?;
-            let mut out = a.to_vec();
-            out[i] = m;
-            return Some(out);
-        }
-    }
-    let ka: Vec<String> = a.iter().map(Value::to_json).collect();
-    let kb: Vec<String> = b.iter().map(Value::to_json).collect();
-    let (ia, ib) = intern(&ka, &kb);
-    let ops = edit_script(&ia, &ib);
-    apply_half(&ops, a, b)
 }
 
 #[cfg(test)]

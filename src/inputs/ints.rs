@@ -4,7 +4,7 @@
 use rand::seq::IndexedRandom;
 use rand::Rng;
 
-use super::random::rng_index;
+use super::rng::rng_index;
 use crate::value::{Ty, Value};
 
 /// Domain constants that often sit on a boundary (calendar, percent, byte, port, time).

@@ -1,10 +1,11 @@
 //! Midpoints: a value strictly between two others, for bisecting a pair down to a boundary, and
 //! the argument-list midpoint that refinement steps through.
 
-use super::collections::{fields_midpoint, list_midpoint, map_midpoint, positional_midpoint};
+use super::collections::{fields_midpoint, list_midpoint, map_midpoint};
 use super::floats::float_midpoint;
 use super::ints::{int_midpoint, IntRange};
 use super::same::same;
+use super::seq::positional_midpoint;
 use super::text::{char_midpoint, str_midpoint};
 use crate::value::{Args, Ty, Value};
 
@@ -26,11 +27,11 @@ pub fn midpoint(ty: &Ty, a: &Value, b: &Value) -> Option<Value> {
         Ty::Bool => None,
         Ty::Char => char_midpoint(a, b),
         Ty::Str => str_midpoint(a, b),
-        Ty::Bytes => list_midpoint(&Ty::int(8, false), a, b),
-        Ty::List { item } => list_midpoint(item, a, b),
+        Ty::Bytes => list_midpoint(&Ty::int(8, false), a, b, midpoint),
+        Ty::List { item } => list_midpoint(item, a, b, midpoint),
         Ty::Array { item, len } => {
             let items: Vec<&Ty> = vec![item.as_ref(); *len];
-            fields_midpoint(&items, a, b)
+            fields_midpoint(&items, a, b, midpoint)
         }
         Ty::Option { item } => match (a, b) {
             (Value::Null, _) | (_, Value::Null) => None,
@@ -38,9 +39,9 @@ pub fn midpoint(ty: &Ty, a: &Value, b: &Value) -> Option<Value> {
         },
         Ty::Tuple { items } => {
             let items: Vec<&Ty> = items.iter().collect();
-            fields_midpoint(&items, a, b)
+            fields_midpoint(&items, a, b, midpoint)
         }
-        Ty::Map { value, .. } => map_midpoint(value, a, b),
+        Ty::Map { value, .. } => map_midpoint(value, a, b, midpoint),
         Ty::Any => any_midpoint(a, b),
     };
     m.filter(|m| !same(m, a) && !same(m, b))
@@ -54,8 +55,7 @@ pub fn args_midpoint(params: &[Ty], a: &Args, b: &Args) -> Option<Args> {
     if params.len() != a.len() || params.len() != b.len() {
         return None;
     }
-    let items: Vec<&Ty> = params.iter().collect();
-    positional_midpoint(&items, a, b)
+    positional_midpoint(a, b, |i, p, q| midpoint(&params[i], p, q))
 }
 
 fn any_midpoint(a: &Value, b: &Value) -> Option<Value> {
@@ -71,8 +71,8 @@ fn any_midpoint(a: &Value, b: &Value) -> Option<Value> {
         }
         (Value::Float(_), Value::Float(_)) => float_midpoint(64, a, b),
         (Value::Str(_), Value::Str(_)) => midpoint(&Ty::Str, a, b),
-        (Value::List(_), Value::List(_)) => list_midpoint(&Ty::Any, a, b),
-        (Value::Map(_), Value::Map(_)) => map_midpoint(&Ty::Any, a, b),
+        (Value::List(_), Value::List(_)) => list_midpoint(&Ty::Any, a, b, midpoint),
+        (Value::Map(_), Value::Map(_)) => map_midpoint(&Ty::Any, a, b, midpoint),
         _ => None,
     }
 }

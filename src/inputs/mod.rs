@@ -9,7 +9,12 @@
 //! One file per kind of value (`ints`, `floats`, `text`, `collections`) holds that kind's
 //! constants, generators, neighbours and midpoints; `random`, `neighbour` and `midpoint` dispatch
 //! on the type and hold the argument-list operators; `same` says when two values count as one
-//! input; `edit_script` aligns two sequences for the string, list and map midpoints.
+//! input; `seq` holds the operators on sequences of any element (shared edits, midpoints by
+//! position or by edit script), `edit_script` the alignment they use, `rng` small helpers over the
+//! random stream. Dependencies go one way: from `neighbour` and `midpoint` to the kinds, from
+//! `collections` to `random` (for fresh elements), from `random` to the scalar kinds, and from all
+//! of them to the leaves (`same`, `seq`, `edit_script`, `rng`). A collection operator that
+//! recurses into its elements is handed the element operation by its dispatcher.
 
 mod collections;
 mod edit_script;
@@ -18,7 +23,9 @@ mod ints;
 mod midpoint;
 mod neighbour;
 mod random;
+mod rng;
 mod same;
+mod seq;
 #[cfg(test)]
 mod testing;
 mod text;

@@ -3,12 +3,12 @@
 
 use rand::Rng;
 
-use super::collections::shared_edit;
 use super::collections::{fields_neighbour, list_neighbour, list_shared_edit, map_neighbour};
 use super::floats::float_neighbour;
 use super::ints::{int_neighbour, translate, IntRange};
 use super::random::random_value;
 use super::same::same;
+use super::seq::shared_edit;
 use super::text::{char_neighbour, char_step, insert_char, same_class_char, str_neighbour};
 use crate::value::{Args, Ty, Value};
 
@@ -21,11 +21,11 @@ pub fn neighbour(ty: &Ty, v: &Value, rng: &mut impl Rng) -> Option<Value> {
         Ty::Bool => Some(Value::Bool(!matches!(v, Value::Bool(true)))),
         Ty::Char => char_neighbour(v, rng),
         Ty::Str => str_neighbour(v, rng),
-        Ty::Bytes => list_neighbour(&Ty::int(8, false), v, rng),
-        Ty::List { item } => list_neighbour(item, v, rng),
+        Ty::Bytes => list_neighbour(&Ty::int(8, false), v, rng, neighbour),
+        Ty::List { item } => list_neighbour(item, v, rng, neighbour),
         Ty::Array { item, len } => {
             let items: Vec<&Ty> = vec![item.as_ref(); *len];
-            fields_neighbour(&items, v, rng)
+            fields_neighbour(&items, v, rng, neighbour)
         }
         Ty::Option { item } => match v {
             Value::Null => Some(random_value(item, rng)),
@@ -34,9 +34,9 @@ pub fn neighbour(ty: &Ty, v: &Value, rng: &mut impl Rng) -> Option<Value> {
         },
         Ty::Tuple { items } => {
             let items: Vec<&Ty> = items.iter().collect();
-            fields_neighbour(&items, v, rng)
+            fields_neighbour(&items, v, rng, neighbour)
         }
-        Ty::Map { key, value } => map_neighbour(key, value, v, rng),
+        Ty::Map { key, value } => map_neighbour(key, value, v, rng, neighbour),
         Ty::Any => any_neighbour(v, rng),
     };
     // The operators above only produce different values, but a malformed input (say a NaN where
@@ -103,10 +103,10 @@ pub fn shared_neighbour<R: Rng>(
                     })
                 }
                 (Ty::List { item }, Value::List(xs), Value::List(ys)) => {
-                    list_shared_edit(item, xs, ys, rng)
+                    list_shared_edit(item, xs, ys, rng, neighbour)
                 }
                 (Ty::Bytes, Value::List(xs), Value::List(ys)) => {
-                    list_shared_edit(&Ty::int(8, false), xs, ys, rng)
+                    list_shared_edit(&Ty::int(8, false), xs, ys, rng, neighbour)
                 }
                 (Ty::Int { bits, signed }, x, y) => {
                     translate(IntRange::new(*bits, *signed), x, y, rng)
@@ -131,8 +131,8 @@ fn any_neighbour(v: &Value, rng: &mut impl Rng) -> Option<Value> {
         Value::Int(_) | Value::BigUint(_) => int_neighbour(IntRange::new(128, true), v, rng),
         Value::Float(_) => float_neighbour(64, v, rng),
         Value::Str(_) => str_neighbour(v, rng),
-        Value::List(_) => list_neighbour(&Ty::Any, v, rng),
-        Value::Map(_) => map_neighbour(&Ty::Str, &Ty::Any, v, rng),
+        Value::List(_) => list_neighbour(&Ty::Any, v, rng, neighbour),
+        Value::Map(_) => map_neighbour(&Ty::Str, &Ty::Any, v, rng, neighbour),
     }
 }
 

@@ -123,11 +123,6 @@ fn random_any(rng: &mut impl Rng, depth: u8) -> Value {
     }
 }
 
-/// A uniform index below `n`.
-pub(super) fn rng_index(rng: &mut impl Rng, n: usize) -> usize {
-    rng.random_range(0..n)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

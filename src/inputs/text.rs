@@ -5,9 +5,9 @@
 use rand::seq::IndexedRandom;
 use rand::Rng;
 
-use super::collections::seq_midpoint;
-use super::random::rng_index;
-use crate::value::{Ty, Value};
+use super::rng::rng_index;
+use super::seq::seq_midpoint;
+use crate::value::Value;
 
 /// Characters worth trying as a `char` argument or as an inserted character.
 const CHAR_POOL: &[char] = &[
@@ -296,14 +296,15 @@ pub(super) fn char_midpoint(a: &Value, b: &Value) -> Option<Value> {
 }
 
 /// Half of a shortest edit script from one string to the other, or the midpoint of the one
-/// char that differs.
+/// char that differs. That char midpoint needs none of the checks `midpoint` adds around it: the
+/// two chars differ, and their midpoint lies strictly between them.
 pub(super) fn str_midpoint(a: &Value, b: &Value) -> Option<Value> {
     let (Value::Str(x), Value::Str(y)) = (a, b) else {
         return None;
     };
     let xs: Vec<Value> = x.chars().map(|c| Value::Str(c.to_string())).collect();
     let ys: Vec<Value> = y.chars().map(|c| Value::Str(c.to_string())).collect();
-    let m = seq_midpoint(&Ty::Char, &xs, &ys)?;
+    let m = seq_midpoint(&xs, &ys, char_midpoint)?;
     Some(Value::Str(m.iter().filter_map(single_char).collect()))
 }
 
@@ -313,6 +314,7 @@ mod tests {
     use crate::inputs::edit_script::{edit_script, intern, Op};
     use crate::inputs::midpoint;
     use crate::inputs::testing::s;
+    use crate::value::Ty;
 
     #[test]
     fn string_midpoints_apply_half_an_edit_script() {
