@@ -17,7 +17,7 @@ use std::fmt::{self, Write as _};
 use serde::{Deserialize, Serialize};
 
 /// A parameter type that abex can generate values for.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Ty {
     /// An integer of `bits` width (8..=128), signed or not.
@@ -44,6 +44,72 @@ pub enum Ty {
     Map { key: Box<Ty>, value: Box<Ty> },
     /// Any JSON value (unannotated Python parameters).
     Any,
+    /// A value of a named type, built by one of its constructors (a struct literal, an enum
+    /// variant, an associated function, `FromStr`, a Python class or dataclass): a recipe.
+    Built {
+        /// The type's name as written (`Version`, `Op`, `datetime.date`).
+        name: String,
+        /// The ways to build one, tried in turn by the explorer.
+        ctors: Vec<Ctor>,
+    },
+    /// One of several types (a Python union such as `int | str`).
+    Union {
+        /// The types, in the order written.
+        options: Vec<Ty>,
+    },
+    /// One of a few constant values (a Python `Literal[...]`).
+    OneOf {
+        /// The values.
+        values: Vec<Value>,
+    },
+}
+
+/// How a constructor's arguments are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CtorForm {
+    /// A call: `Version::parse("1.2.3")`, `Some(3)`, `datetime.date(2024, 2, 29)`.
+    Call,
+    /// Named fields: `Comparator { op: Op::Caret, major: 1 }` (Rust), `Point(x=1, y=2)` (Python).
+    Fields,
+    /// Nothing: a unit variant or a constant (`Op::Caret`, `Color.RED`).
+    Unit,
+}
+
+/// One way to build a value of a [`Ty::Built`] type.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Ctor {
+    /// How it is written, without its arguments: `Version::parse`, `Op::Caret`, `Comparator`.
+    pub name: String,
+    /// How its arguments are written.
+    pub form: CtorForm,
+    /// Its parameters (field names for [`CtorForm::Fields`]) with their types.
+    pub params: Vec<(String, Ty)>,
+    /// Argument lists seen in the project (its tests and examples), tried first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seeds: Vec<Vec<Value>>,
+}
+
+impl Ctor {
+    /// The constructor's recipe with `args` as code-like text: `Version::parse("1.2.3")`,
+    /// `Comparator { op: Op::Caret, major: 1 }`, `Op::Caret`. Argument values are written as in
+    /// [`Value::display`].
+    pub fn display(&self, args: &[Value]) -> String {
+        let parts: Vec<String> = args.iter().map(Value::display).collect();
+        match self.form {
+            CtorForm::Unit => self.name.clone(),
+            CtorForm::Call => format!("{}({})", self.name, parts.join(", ")),
+            CtorForm::Fields => {
+                let fields: Vec<String> = self
+                    .params
+                    .iter()
+                    .zip(&parts)
+                    .map(|((name, _), v)| format!("{name}: {v}"))
+                    .collect();
+                format!("{} {{ {} }}", self.name, fields.join(", "))
+            }
+        }
+    }
 }
 
 impl Ty {
@@ -93,6 +159,20 @@ impl fmt::Display for Ty {
             }
             Ty::Map { key, value } => write!(f, "dict[{key}, {value}]"),
             Ty::Any => f.write_str("any"),
+            Ty::Built { name, .. } => f.write_str(name),
+            Ty::Union { options } => {
+                for (i, t) in options.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(" | ")?;
+                    }
+                    write!(f, "{t}")?;
+                }
+                Ok(())
+            }
+            Ty::OneOf { values } => {
+                let shown: Vec<String> = values.iter().map(Value::display).collect();
+                write!(f, "one of {}", shown.join(", "))
+            }
         }
     }
 }
@@ -116,7 +196,19 @@ pub enum Value {
     List(Vec<Value>),
     /// A dictionary with string keys, in insertion order.
     Map(Vec<(String, Value)>),
+    /// A value of a [`Ty::Built`] type: the constructor's name and its arguments. Its JSON is
+    /// `{"$ctor": "Version::parse", "$args": ["1.2.3"]}`.
+    Built {
+        /// The constructor's [`Ctor::name`].
+        ctor: String,
+        /// Its arguments, in its parameters' order.
+        args: Vec<Value>,
+    },
 }
+
+/// The JSON keys of a [`Value::Built`].
+const CTOR_KEY: &str = "$ctor";
+const ARGS_KEY: &str = "$args";
 
 impl Value {
     /// The integer value, if this is an integer that fits `i128`.
@@ -189,6 +281,47 @@ impl Value {
                 }
                 s.push('}');
             }
+            Value::Built { ctor, args } => {
+                s.push('{');
+                write_json_str(s, CTOR_KEY);
+                s.push(':');
+                write_json_str(s, ctor);
+                s.push(',');
+                write_json_str(s, ARGS_KEY);
+                s.push(':');
+                Value::List(args.clone()).write_json(s);
+                s.push('}');
+            }
+        }
+    }
+
+    /// The value as a person reads it: a built value as its recipe
+    /// (`Version::parse("1.2.3")`), anything else as its compact JSON.
+    pub fn display(&self) -> String {
+        match self {
+            Value::Built { ctor, args } => {
+                let parts: Vec<String> = args.iter().map(Value::display).collect();
+                if args.is_empty() {
+                    ctor.clone()
+                } else {
+                    format!("{ctor}({})", parts.join(", "))
+                }
+            }
+            Value::List(items) if items.iter().any(Value::has_built) => {
+                let parts: Vec<String> = items.iter().map(Value::display).collect();
+                format!("[{}]", parts.join(", "))
+            }
+            other => other.to_json(),
+        }
+    }
+
+    /// Whether a built value is in this value.
+    pub fn has_built(&self) -> bool {
+        match self {
+            Value::Built { .. } => true,
+            Value::List(items) => items.iter().any(Value::has_built),
+            Value::Map(entries) => entries.iter().any(|(_, v)| v.has_built()),
+            _ => false,
         }
     }
 
@@ -208,9 +341,17 @@ impl Value {
             }
             serde_json::Value::String(s) => Value::Str(s.clone()),
             serde_json::Value::Array(a) => Value::List(a.iter().map(Value::from_json).collect()),
-            serde_json::Value::Object(o) => {
-                Value::Map(o.iter().map(|(k, v)| (k.clone(), Value::from_json(v))).collect())
-            }
+            serde_json::Value::Object(o) => match (o.get(CTOR_KEY), o.get(ARGS_KEY)) {
+                (Some(serde_json::Value::String(ctor)), Some(serde_json::Value::Array(args)))
+                    if o.len() == 2 =>
+                {
+                    Value::Built {
+                        ctor: ctor.clone(),
+                        args: args.iter().map(Value::from_json).collect(),
+                    }
+                }
+                _ => Value::Map(o.iter().map(|(k, v)| (k.clone(), Value::from_json(v))).collect()),
+            },
         }
     }
 }
@@ -241,6 +382,12 @@ impl Serialize for Value {
                 for (k, v) in entries {
                     map.serialize_entry(k, v)?;
                 }
+                map.end()
+            }
+            Value::Built { ctor, args } => {
+                let mut map = ser.serialize_map(Some(2))?;
+                map.serialize_entry(CTOR_KEY, ctor)?;
+                map.serialize_entry(ARGS_KEY, args)?;
                 map.end()
             }
         }
@@ -276,11 +423,11 @@ pub fn write_json_str(s: &mut String, t: &str) {
 pub type Args = Vec<Value>;
 
 /// The canonical stringified input: a lone string argument is its text; otherwise the compact JSON
-/// of the argument list.
+/// of the argument list, where a built value is written as its recipe (see [`Value::display`]).
 pub fn stringify_input(args: &[Value]) -> String {
     match args {
         [Value::Str(s)] => s.clone(),
-        _ => Value::List(args.to_vec()).to_json(),
+        _ => Value::List(args.to_vec()).display(),
     }
 }
 
@@ -288,7 +435,7 @@ pub fn stringify_input(args: &[Value]) -> String {
 pub fn stringify_arg(v: &Value) -> String {
     match v {
         Value::Str(s) => s.clone(),
-        other => other.to_json(),
+        other => other.display(),
     }
 }
 
@@ -440,6 +587,31 @@ mod tests {
         assert_eq!(Outcome::Ok { value: "Some(3)".into() }.stringify(), "Some(3)");
         assert!(!Outcome::Ok { value: String::new() }.raised());
         assert!(Outcome::Timeout.raised());
+    }
+
+    #[test]
+    fn a_built_value_is_json_for_workers_and_a_recipe_for_people() {
+        let v =
+            Value::Built { ctor: "Version::parse".into(), args: vec![Value::Str("1.2.3".into())] };
+        let json = v.to_json();
+        assert_eq!(json, r#"{"$ctor":"Version::parse","$args":["1.2.3"]}"#);
+        assert_eq!(serde_json::to_string(&v).unwrap(), json);
+        assert_eq!(Value::from_json(&serde_json::from_str(&json).unwrap()), v);
+        let args = vec![v.clone(), Value::Int(3)];
+        assert_eq!(stringify_input(&args), r#"[Version::parse("1.2.3"), 3]"#);
+        assert_eq!(stringify_arg(&v), r#"Version::parse("1.2.3")"#);
+        // Lists and maps without a built value keep their JSON.
+        assert_eq!(stringify_input(&[Value::Int(1), Value::Int(2)]), "[1,2]");
+        let map = r#"{"$ctor":"x","other":[]}"#;
+        assert!(matches!(Value::from_json(&serde_json::from_str(map).unwrap()), Value::Map(_)));
+        let ctor = Ctor {
+            name: "Comparator".into(),
+            form: CtorForm::Fields,
+            params: vec![("op".into(), Ty::Bool), ("major".into(), Ty::int(64, false))],
+            seeds: Vec::new(),
+        };
+        let built = [Value::Built { ctor: "Op::Caret".into(), args: vec![] }, Value::Int(1)];
+        assert_eq!(ctor.display(&built), "Comparator { op: Op::Caret, major: 1 }");
     }
 
     #[test]

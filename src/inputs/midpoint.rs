@@ -1,6 +1,7 @@
 //! Midpoints: a value strictly between two others, for bisecting a pair down to a boundary, and
 //! the argument-list midpoint that refinement steps through.
 
+use super::built::{built_midpoint, option_of};
 use super::collections::{fields_midpoint, list_midpoint, map_midpoint};
 use super::floats::float_midpoint;
 use super::ints::{int_midpoint, IntRange};
@@ -43,6 +44,14 @@ pub fn midpoint(ty: &Ty, a: &Value, b: &Value) -> Option<Value> {
         }
         Ty::Map { value, .. } => map_midpoint(value, a, b, midpoint),
         Ty::Any => any_midpoint(a, b),
+        Ty::Built { ctors, .. } => built_midpoint(ctors, a, b, |params, x, y| {
+            args_midpoint(params, &x.to_vec(), &y.to_vec())
+        }),
+        Ty::Union { options } => match (option_of(options, a), option_of(options, b)) {
+            (Some(s), Some(t)) if s == t => midpoint(s, a, b),
+            _ => None,
+        },
+        Ty::OneOf { .. } => None,
     };
     m.filter(|m| !same(m, a) && !same(m, b))
 }

@@ -6,7 +6,8 @@
 //! (`Value::BigUint`); a `char` is a one-character `Value::Str`; tuples, arrays and bytes are
 //! `Value::List`; `None` is `Value::Null` and `Some(x)` is `x` itself.
 //!
-//! One file per kind of value (`ints`, `floats`, `text`, `collections`) holds that kind's
+//! One file per kind of value (`ints`, `floats`, `text`, `collections`, `built` for recipes,
+//! unions and one-of types) holds that kind's
 //! constants, generators, neighbours and midpoints; `random`, `neighbour` and `midpoint` dispatch
 //! on the type and hold the argument-list operators; `same` says when two values count as one
 //! input; `seq` holds the operators on sequences of any element (shared edits, midpoints by
@@ -16,7 +17,9 @@
 //! of them to the leaves (`same`, `seq`, `edit_script`, `rng`). A collection operator that
 //! recurses into its elements is handed the element operation by its dispatcher.
 
+mod built;
 mod collections;
+mod conform;
 mod edit_script;
 mod floats;
 mod ints;
@@ -30,6 +33,7 @@ mod seq;
 mod testing;
 mod text;
 
+pub use conform::{conforms, conforms_any};
 pub use midpoint::{args_midpoint, midpoint};
 pub use neighbour::{args_neighbour, neighbour, shared_neighbour};
 pub use random::{boundary_args, boundary_value, random_args, random_value};

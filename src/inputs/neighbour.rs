@@ -3,6 +3,7 @@
 
 use rand::Rng;
 
+use super::built::{built_neighbour, one_of_neighbour, union_neighbour};
 use super::collections::{fields_neighbour, list_neighbour, list_shared_edit, map_neighbour};
 use super::floats::float_neighbour;
 use super::ints::{int_neighbour, translate, IntRange};
@@ -38,6 +39,9 @@ pub fn neighbour(ty: &Ty, v: &Value, rng: &mut impl Rng) -> Option<Value> {
         }
         Ty::Map { key, value } => map_neighbour(key, value, v, rng, neighbour),
         Ty::Any => any_neighbour(v, rng),
+        Ty::Built { ctors, .. } => built_neighbour(ctors, v, rng, random_value, neighbour),
+        Ty::Union { options } => union_neighbour(options, v, rng, random_value, neighbour),
+        Ty::OneOf { values } => one_of_neighbour(values, v, rng),
     };
     // The operators above only produce different values, but a malformed input (say a NaN where
     // an integer belongs) could map back onto itself; retry through a fresh value then.
@@ -124,6 +128,11 @@ pub fn shared_neighbour<R: Rng>(
     None
 }
 
+/// A fresh value of any type (no built value is of `Any`).
+fn random_any_value(rng: &mut impl Rng) -> Value {
+    random_value(&Ty::Any, rng)
+}
+
 fn any_neighbour(v: &Value, rng: &mut impl Rng) -> Option<Value> {
     match v {
         Value::Null => Some(Value::Int(0)),
@@ -133,6 +142,7 @@ fn any_neighbour(v: &Value, rng: &mut impl Rng) -> Option<Value> {
         Value::Str(_) => str_neighbour(v, rng),
         Value::List(_) => list_neighbour(&Ty::Any, v, rng, neighbour),
         Value::Map(_) => map_neighbour(&Ty::Str, &Ty::Any, v, rng, neighbour),
+        Value::Built { .. } => Some(random_any_value(rng)),
     }
 }
 

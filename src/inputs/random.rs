@@ -4,6 +4,7 @@
 use rand::seq::IndexedRandom;
 use rand::Rng;
 
+use super::built::{random_built, random_union};
 use super::floats::random_float;
 use super::ints::{boundary_int, sampled_int, IntRange};
 use super::text::{random_char, random_string};
@@ -77,6 +78,9 @@ fn generate(ty: &Ty, rng: &mut impl Rng, boundary: bool) -> Value {
             Value::Map(entries)
         }
         Ty::Any => random_any(rng, 2),
+        Ty::Built { ctors, .. } => random_built(ctors, rng, |t, rng| generate(t, rng, boundary)),
+        Ty::Union { options } => random_union(options, rng, |t, rng| generate(t, rng, boundary)),
+        Ty::OneOf { values } => values.choose(rng).cloned().unwrap_or(Value::Null),
     }
 }
 

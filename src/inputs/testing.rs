@@ -3,8 +3,7 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::text::single_char;
-use crate::value::{Ty, Value};
+use crate::value::{Ctor, CtorForm, Ty, Value};
 
 pub(super) fn rng(seed: u64) -> ChaCha8Rng {
     ChaCha8Rng::seed_from_u64(seed)
@@ -39,35 +38,41 @@ pub(super) fn all_types() -> Vec<Ty> {
         Ty::Tuple { items: vec![Ty::Str, Ty::Float { bits: 64 }, Ty::Char] },
         Ty::Map { key: Box::new(Ty::Str), value: Box::new(Ty::int(16, true)) },
         Ty::Any,
+        built(),
+        Ty::Union {
+            options: vec![Ty::int(32, true), Ty::Str, Ty::Option { item: Box::new(Ty::Bool) }],
+        },
+        Ty::OneOf { values: vec![s("a"), s("b"), Value::Int(3)] },
     ]);
     v
 }
 
-/// Whether `v` is a valid value of `ty` in the value model.
-pub(super) fn conforms(ty: &Ty, v: &Value) -> bool {
-    match (ty, v) {
-        (Ty::Int { bits, signed }, Value::Int(i)) => {
-            let (lo, hi) = Ty::int_range(*bits, *signed);
-            *i >= lo && (*i < 0 || *i as u128 <= hi)
-        }
-        (Ty::Int { bits: 128, signed: false }, Value::BigUint(u)) => *u > i128::MAX as u128,
-        (Ty::Float { bits: 32 }, Value::Float(x)) => x.is_nan() || (*x as f32) as f64 == *x,
-        (Ty::Float { .. }, Value::Float(_)) => true,
-        (Ty::Bool, Value::Bool(_)) => true,
-        (Ty::Char, v) => single_char(v).is_some(),
-        (Ty::Str, Value::Str(_)) => true,
-        (Ty::Bytes, Value::List(xs)) => xs.iter().all(|x| conforms(&Ty::int(8, false), x)),
-        (Ty::List { item }, Value::List(xs)) => xs.iter().all(|x| conforms(item, x)),
-        (Ty::Array { item, len }, Value::List(xs)) => {
-            xs.len() == *len && xs.iter().all(|x| conforms(item, x))
-        }
-        (Ty::Option { .. }, Value::Null) => true,
-        (Ty::Option { item }, v) => conforms(item, v),
-        (Ty::Tuple { items }, Value::List(xs)) => {
-            xs.len() == items.len() && items.iter().zip(xs).all(|(t, x)| conforms(t, x))
-        }
-        (Ty::Map { value, .. }, Value::Map(es)) => es.iter().all(|(_, x)| conforms(value, x)),
-        (Ty::Any, _) => true,
-        _ => false,
+/// A built type with a unit variant, a call with a nested built argument, and named fields.
+pub(super) fn built() -> Ty {
+    let op = Ty::Built {
+        name: "Op".into(),
+        ctors: vec![
+            Ctor { name: "Op::Exact".into(), form: CtorForm::Unit, params: vec![], seeds: vec![] },
+            Ctor { name: "Op::Caret".into(), form: CtorForm::Unit, params: vec![], seeds: vec![] },
+        ],
+    };
+    Ty::Built {
+        name: "Comparator".into(),
+        ctors: vec![
+            Ctor {
+                name: "Comparator".into(),
+                form: CtorForm::Fields,
+                params: vec![("op".into(), op), ("major".into(), Ty::int(64, false))],
+                seeds: vec![],
+            },
+            Ctor {
+                name: "Comparator::parse".into(),
+                form: CtorForm::Call,
+                params: vec![("text".into(), Ty::Str)],
+                seeds: vec![vec![s(">=1.2.3")], vec![s("^0.1")]],
+            },
+        ],
     }
 }
+
+pub(super) use super::conform::conforms;

@@ -3,7 +3,7 @@
 //! the original and fails on the mutant. abex runs it both ways before it suggests it.
 
 use crate::report::Witness;
-use crate::value::{Outcome, Ty, Value};
+use crate::value::{CtorForm, Outcome, Ty, Value};
 
 use super::source::Kind;
 
@@ -24,6 +24,25 @@ pub struct Callee<'a> {
 /// A Python literal of `v` as an argument of type `ty`.
 pub fn literal(v: &Value, ty: &Ty, as_tuple: bool) -> String {
     match (v, ty) {
+        (Value::Built { ctor, args }, Ty::Built { ctors, .. }) => {
+            let Some(c) = ctors.iter().find(|c| c.name == *ctor) else { return v.display() };
+            let parts: Vec<String> =
+                c.params.iter().zip(args).map(|((_, t), x)| literal(x, t, false)).collect();
+            match c.form {
+                CtorForm::Unit => c.name.clone(),
+                CtorForm::Call => format!("{}({})", c.name, parts.join(", ")),
+                CtorForm::Fields => {
+                    let named: Vec<String> =
+                        c.params.iter().zip(&parts).map(|((n, _), p)| format!("{n}={p}")).collect();
+                    format!("{}({})", c.name, named.join(", "))
+                }
+            }
+        }
+        (v, Ty::Union { options }) => match crate::inputs::conforms_any(options, v) {
+            Some(t) => literal(v, t, as_tuple),
+            None => literal(v, &Ty::Any, as_tuple),
+        },
+        (Value::Built { .. }, _) => v.display(),
         (Value::Null, _) => "None".into(),
         (Value::Bool(b), _) => if *b { "True" } else { "False" }.into(),
         (Value::Int(i), Ty::Float { .. }) => format!("{i}.0"),

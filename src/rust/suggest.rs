@@ -6,7 +6,7 @@
 use super::source::{CallPlan, Callee, FoundFn, Receiver};
 use super::types::{ArgPlan, Pass, Ret};
 use crate::report::Witness;
-use crate::value::{Outcome, Ty, Value};
+use crate::value::{CtorForm, Outcome, Ty, Value};
 
 /// Name of the module holding the suggested tests next to a function.
 pub const MODULE: &str = "abex_suggested";
@@ -58,6 +58,25 @@ pub fn literal(ty: &Ty, v: &Value) -> Option<String> {
                 format!("[{items}]")
             } else {
                 format!("vec![{items}]")
+            }
+        }
+        (Ty::Built { ctors, .. }, Value::Built { ctor, args }) => {
+            let c = ctors.iter().find(|c| c.name == *ctor)?;
+            let parts: Option<Vec<String>> =
+                c.params.iter().zip(args).map(|((_, t), x)| literal(t, x)).collect();
+            let parts = parts?;
+            match c.form {
+                CtorForm::Unit => c.name.clone(),
+                CtorForm::Call => format!("{}({})", c.name, parts.join(", ")),
+                CtorForm::Fields => {
+                    let fields: Vec<String> = c
+                        .params
+                        .iter()
+                        .zip(&parts)
+                        .map(|((n, _), p)| format!("{n}: {p}"))
+                        .collect();
+                    format!("{} {{ {} }}", c.name, fields.join(", "))
+                }
             }
         }
         (Ty::Option { .. }, Value::Null) => "None".into(),

@@ -27,7 +27,7 @@ pub enum Pass {
 }
 
 /// The decode-and-pass plan of one parameter.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ArgPlan {
     /// The value type generated for it.
     pub ty: Ty,
