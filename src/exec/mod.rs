@@ -3,7 +3,10 @@
 //! speaking JSON lines, with a per-call time limit, a memory limit and restart after a crash or
 //! timeout.
 
+pub mod probe;
 pub mod worker;
+
+pub use probe::{Fitness, Probe, ProbeEvaluate};
 
 use crate::value::{Args, Outcome};
 
