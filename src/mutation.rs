@@ -453,6 +453,8 @@ pub fn run(
                 killed_by: r.as_ref().and_then(|r| r.killed_by.clone()),
                 failure: r.as_ref().and_then(|r| r.detail.clone()),
                 possibly_equivalent: status == MutantStatus::Survived && witness.is_none(),
+                unwitnessed: None,
+                search_ms: None,
                 witness,
                 suggested_test: suggested,
                 time_ms: r.map_or(0, |r| r.time.as_millis() as u64),

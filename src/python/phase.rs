@@ -439,6 +439,8 @@ pub fn run(
             killed_by: r.and_then(|r| r.killed_by.clone()),
             failure: r.and_then(|r| r.failure.clone()),
             possibly_equivalent: status == MutantStatus::Survived && witness.is_none(),
+            unwitnessed: None,
+            search_ms: None,
             witness,
             suggested_test: chosen.iter().find(|(_, ks)| ks.contains(&k)).map(|(n, _)| n.clone()),
             time_ms: r.map_or(0, |r| r.time.as_millis() as u64),
