@@ -19,7 +19,7 @@ use crate::report::{
 use crate::rust::harness::{self, Harness, HarnessError, HarnessRequest, Part};
 use crate::rust::source::FoundFn;
 use crate::rust::suggest;
-use crate::value::{stringify_input, Args};
+use crate::value::stringify_input;
 use crate::witness;
 
 /// Which tests run against a mutant.
@@ -296,6 +296,7 @@ pub fn run(
     let mut reports = Vec::new();
     let mut suggestions: Vec<(usize, u32, String, String)> = Vec::new(); // (target, mutant, name, code)
     let mut witnesses: BTreeMap<u32, Witness> = BTreeMap::new();
+    let mut searches: BTreeMap<u32, (Option<witness::Unwitnessed>, u64)> = BTreeMap::new();
     let mut unpinned_by_target: Vec<Vec<UnpinnedBoundary>> = Vec::new();
     for (ti, t) in targets.iter().enumerate() {
         let mut unpinned: BTreeMap<usize, Vec<String>> = BTreeMap::new();
@@ -312,7 +313,6 @@ pub fn run(
             .map(|p| p.ty.clone())
             .collect::<Option<Vec<_>>>()
             .unwrap_or_default();
-        let seeds: Vec<Args> = known.iter().map(|(a, _)| a.clone()).collect();
         let mut original = worker(h, cfg, None);
         let mut oe = TargetEvaluator { worker: &mut original, id };
         let mut oe = witness::Remembered::new(&mut oe);
@@ -324,27 +324,26 @@ pub fn run(
             }
             let host = alone_harness.get(n).unwrap_or(h);
             let env_n = if alone_harness.contains_key(n) { None } else { Some(*n) };
-            let mut mw = worker(host, cfg, env_n);
+            // A switched mutant's worker runs in probe mode (its site reports reach/infection).
+            let probes = env_n.map(|n| h.probe_env(n)).unwrap_or_default();
+            let mut mw = worker(host, cfg, env_n).with_env(probes);
             let mut me = TargetEvaluator { worker: &mut mw, id };
-            let until = Some(witness::search_until(cfg.deadline));
-            let (mut w, outs) = witness::from_inputs(&known, &mut me, until)?;
+            let hints = crate::rust::constants::of_source(&t.found.source).for_mutant(m);
+            let survivor = witness::Survivor { params: &params, known: &known, hints: &hints };
+            let limits = witness::Limits {
+                evals: cfg.witness_evals,
+                seed: search_seed,
+                until: Some(witness::search_until(cfg.deadline)),
+            };
+            let found = witness::find(&survivor, &mut oe, &mut me, &limits)?;
+            let (w, outs) = (found.witness, found.outcomes);
             // Pinning: the boundaries whose inputs this survivor moves.
             if w.is_some() {
                 for ci in witness::moved_boundaries(&t.elites, &known, &outs) {
                     unpinned.entry(ci).or_default().push(m.id.clone());
                 }
             }
-            if w.is_none() && !params.is_empty() {
-                w = witness::differential(
-                    &params,
-                    &seeds,
-                    &mut oe,
-                    &mut me,
-                    cfg.witness_evals,
-                    search_seed,
-                    until,
-                )?;
-            }
+            searches.insert(*n, (found.unwitnessed, found.time.as_millis() as u64));
             if let Some(w) = w {
                 if let Ok(plan) = &t.found.plan {
                     let name = format!(
@@ -453,8 +452,8 @@ pub fn run(
                 killed_by: r.as_ref().and_then(|r| r.killed_by.clone()),
                 failure: r.as_ref().and_then(|r| r.detail.clone()),
                 possibly_equivalent: status == MutantStatus::Survived && witness.is_none(),
-                unwitnessed: None,
-                search_ms: None,
+                unwitnessed: searches.get(n).and_then(|s| s.0.clone()),
+                search_ms: searches.get(n).map(|s| s.1),
                 witness,
                 suggested_test: suggested,
                 time_ms: r.map_or(0, |r| r.time.as_millis() as u64),

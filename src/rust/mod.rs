@@ -1,7 +1,9 @@
 //! The Rust front end: finds the packages of a cargo workspace, the functions of their library
 //! and binary targets, and which of them a run analyses.
 
+pub mod constants;
 pub mod harness;
+pub mod probe;
 #[cfg(test)]
 mod runtime_tests;
 pub mod source;

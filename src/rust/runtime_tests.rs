@@ -5,6 +5,7 @@
 #[allow(warnings, clippy::all)]
 mod rt {
     include!("runtime.rs");
+    include!("probe_runtime.rs");
 
     #[cfg(test)]
     mod tests {
