@@ -34,6 +34,9 @@ const AROUND: usize = 200;
 /// Random restarts after the given starts are used up.
 const RESTARTS: usize = 8;
 
+/// Escapes from a local optimum per start (see [`Directed::escape`]).
+const ESCAPES: usize = 4;
+
 /// One directed search (see the module comment).
 pub(super) struct Directed<'a> {
     params: &'a [Ty],
@@ -174,10 +177,18 @@ impl<'a> Directed<'a> {
     fn avm(&mut self, start: Args) -> Result<(Args, Fitness), ExecError> {
         let mut x = start;
         let mut fx = self.eval(std::slice::from_ref(&x))?[0];
-        let (mut stuck, mut i) = (0, 0);
+        let (mut stuck, mut i, mut escapes) = (0, 0, 0);
         while !self.done() && !fx.infected() {
             let vars = moves::vars(self.params, &x);
-            if vars.is_empty() || stuck >= vars.len() {
+            if vars.is_empty() {
+                break;
+            }
+            if stuck >= vars.len() {
+                if escapes < ESCAPES && self.escape(&mut x, &mut fx, &vars)? {
+                    escapes += 1;
+                    stuck = 0;
+                    continue;
+                }
                 break;
             }
             let var = vars[i % vars.len()].clone();
@@ -189,6 +200,50 @@ impl<'a> Directed<'a> {
             }
         }
         Ok((x, fx))
+    }
+
+    /// Out of a local optimum, where no single variable's move improves (a lattice too coarse
+    /// for the target: `w * K / (h * h)` jumps over 184 whichever of `w` and `h` moves): moves
+    /// of two numbers at once, by up to ±3 each, and every number scaled by the same factor
+    /// (which keeps such ratios and makes their steps finer), tried as one batch; whether one
+    /// improved.
+    fn escape(&mut self, x: &mut Args, fx: &mut Fitness, vars: &[Var]) -> Result<bool, ExecError> {
+        let numbers: Vec<&Var> = vars
+            .iter()
+            .filter(|v| matches!(v.kind, Kind::Int { .. } | Kind::Float | Kind::Len { .. }))
+            .take(6)
+            .collect();
+        let mut tries = Vec::new();
+        for (a, va) in numbers.iter().enumerate() {
+            for vb in &numbers[a + 1..] {
+                for da in [-3.0, -2.0, -1.0, 1.0, 2.0, 3.0] {
+                    for db in [-3.0, -2.0, -1.0, 1.0, 2.0, 3.0] {
+                        if let Some(y) =
+                            moves::moved(x, va, da).and_then(|y| moves::moved(&y, vb, db))
+                        {
+                            tries.push(y);
+                        }
+                    }
+                }
+            }
+        }
+        for factor in [2.0, 3.0, 5.0, 10.0] {
+            let mut y = Some(x.clone());
+            for v in numbers.iter().filter(|v| !matches!(v.kind, Kind::Len { .. })) {
+                y = y.and_then(|y| {
+                    let now = moves::get(&y, v)?;
+                    moves::set(&y, v, now * factor).or(Some(y))
+                });
+            }
+            tries.extend(y.filter(|y| y != x));
+        }
+        let fs = self.eval(&tries)?;
+        let Some(best) = (0..tries.len()).filter(|&k| fs[k] < *fx).min_by_key(|&k| fs[k]) else {
+            return Ok(false);
+        };
+        *x = tries[best].clone();
+        *fx = fs[best];
+        Ok(true)
     }
 
     /// Exploratory and pattern moves on one variable until they stop improving; whether any
@@ -328,6 +383,20 @@ mod tests {
         let (wi, h) = (w.input[0].as_int().unwrap(), w.input[1].as_int().unwrap());
         assert_eq!((2 * wi * 10_000 + h * h) / (2 * h * h), 185, "{w:?}");
         assert!(d.budget > 3000, "{} calls", 5000 - d.budget);
+    }
+
+    #[test]
+    fn escapes_get_out_of_a_lattice_too_coarse_for_the_target() {
+        // From (1, 3), 20,000 / 18 = 1111: a step of `w` moves by 1111, one of `h` by hundreds.
+        let params = [Ty::int(32, false), Ty::int(32, false)];
+        let mut original = FnEvaluator(|a: &Args| threshold(false)(a).0);
+        let mut mutant = ProbeFnEvaluator(threshold(true));
+        let mut tracker = Tracker::default();
+        let mut d = Directed::new(&params, &mut original, &mut mutant, &mut tracker, 5000, None);
+        d.run(&[vec![Value::Int(1), Value::Int(3)]], &mut ChaCha8Rng::seed_from_u64(1)).unwrap();
+        let w = d.witness.expect("a witness at exactly 185");
+        let (wi, h) = (w.input[0].as_int().unwrap(), w.input[1].as_int().unwrap());
+        assert_eq!((2 * wi * 10_000 + h * h) / (2 * h * h), 185, "{w:?}");
     }
 
     #[test]
