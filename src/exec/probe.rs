@@ -5,7 +5,8 @@
 //!
 //! On the wire (both languages) an answer line may carry a `probe` object:
 //! `{"reached":R,"infected":I,"distance":D,"operands":[A,B],"guards":[[S,G],...],"none":W}`:
-//! `R` how many times the mutated site ran; `I` how many of those the original and the mutant
+//! `R` how many times the mutated site ran (`null` when the worker could not instrument the
+//! site at all; the call is then graded as if it had reached it); `I` how many of those the original and the mutant
 //! evaluated differently there (`null` when the site has no probe, `W` then says why); `D` the
 //! smallest distance to infection over those evaluations (0 once infected; for a comparison at
 //! or around the site, the branch distance of making the original's and the mutant's
@@ -24,6 +25,8 @@ use crate::value::{Args, Outcome};
 pub struct Probe {
     /// How many times the mutated site ran.
     pub reached: u32,
+    /// Whether the worker could not count the site's runs (`"reached": null`).
+    pub reach_unknown: bool,
     /// How many of those the original and the mutant evaluated differently there; `None` when
     /// the site has no infection probe.
     pub infected: Option<u32>,
@@ -85,7 +88,7 @@ impl Ord for Fitness {
 impl Probe {
     /// The call's fitness (see [`Fitness`]).
     pub fn fitness(&self) -> Fitness {
-        if self.reached > 0 {
+        if self.reached > 0 || self.reach_unknown {
             return match self.infected {
                 Some(n) if n > 0 => Fitness { stage: 0, distance: 0.0 },
                 _ => Fitness { stage: 1, distance: self.distance.unwrap_or(f64::INFINITY) },
@@ -125,6 +128,7 @@ impl Probe {
             .unwrap_or_default();
         Some(Probe {
             reached: count("reached").unwrap_or(0),
+            reach_unknown: o.get("reached").is_some_and(serde_json::Value::is_null),
             infected: count("infected"),
             distance: o.get("distance").and_then(number),
             operands: o
@@ -211,6 +215,11 @@ mod tests {
         .unwrap();
         assert_eq!(unprobed.none.as_deref(), Some("a logical operator"));
         assert_eq!(unprobed.fitness(), Fitness { stage: 1, distance: f64::INFINITY });
+        let blind = Probe::from_json(&serde_json::json!({"reached": null, "infected": null,
+            "none": "the mutant changes 2 places"}))
+        .unwrap();
+        assert!(blind.reach_unknown);
+        assert_eq!(blind.fitness().stage, 1, "graded as reached: nothing says it was not");
     }
 
     #[test]

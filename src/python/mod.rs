@@ -2,6 +2,7 @@
 //! the run itself ([`run`]), driving the project's own interpreter through the worker and the
 //! runner of the `pytest-abex` package.
 
+pub mod constants;
 pub mod model;
 mod phase;
 pub mod run;

@@ -20,7 +20,7 @@ use crate::report::{
     Witness,
 };
 use crate::targets::Drive;
-use crate::value::{stringify_input, Args, Outcome};
+use crate::value::{stringify_input, Outcome};
 use crate::witness;
 
 /// What the phase shares across functions.
@@ -280,6 +280,7 @@ pub fn run(
 
     // Witnesses and pinning, when the function can be driven.
     let mut witnesses: BTreeMap<usize, Witness> = BTreeMap::new();
+    let mut searches: BTreeMap<usize, (Option<witness::Unwitnessed>, u64)> = BTreeMap::new();
     let mut unpinned: BTreeMap<usize, Vec<String>> = BTreeMap::new();
     let mut suggestions: Vec<(usize, String, String)> = Vec::new();
     let (original, original_id) = original;
@@ -287,7 +288,6 @@ pub fn run(
         let exec_err = |source| PhaseError::Exec { function: qn.clone(), source };
         let known = witness::known_inputs(elites);
         let params = c.target.param_types().unwrap_or_default();
-        let seeds: Vec<Args> = known.iter().map(|(a, _)| a.clone()).collect();
         // One worker calls every survivor: target `i` is the `i`-th survivor's mutant.
         let survivors: Vec<usize> = (0..mutants.len())
             .filter(|k| results.get(k).map(|r| r.status) == Some(MutantStatus::Survived))
@@ -297,6 +297,8 @@ pub fn run(
             .map(|&k| {
                 let mut t = worker_target(ctx.project, c);
                 t["patch"] = serde_json::to_value(patch(&mutants[k])).unwrap_or_default();
+                // Probe mode: the worker instruments the mutant's site (reach/infection).
+                t["probe"] = serde_json::json!(witness::directed_enabled());
                 t
             })
             .collect();
@@ -313,25 +315,22 @@ pub fn run(
                 break;
             }
             let mut me = TargetEvaluator { worker: &mut mw, id };
-            let until = Some(witness::search_until(deadline));
-            let (mut w, outs) = witness::from_inputs(&known, &mut me, until).map_err(exec_err)?;
+            let source = pf.text.get(f.byte_span.0..f.byte_span.1).unwrap_or_default();
+            let hints = super::constants::of_source(source).for_mutant(m);
+            let survivor = witness::Survivor { params: &params, known: &known, hints: &hints };
+            let limits = witness::Limits {
+                evals: ctx.cfg.witness_evals,
+                seed: search_seed,
+                until: Some(witness::search_until(deadline)),
+            };
+            let found = witness::find(&survivor, &mut oe, &mut me, &limits).map_err(exec_err)?;
+            let (w, outs) = (found.witness, found.outcomes);
             if w.is_some() {
                 for ci in witness::moved_boundaries(elites, &known, &outs) {
                     unpinned.entry(ci).or_default().push(m.id.clone());
                 }
             }
-            if w.is_none() {
-                w = witness::differential(
-                    &params,
-                    &seeds,
-                    &mut oe,
-                    &mut me,
-                    ctx.cfg.witness_evals,
-                    search_seed,
-                    until,
-                )
-                .map_err(exec_err)?;
-            }
+            searches.insert(k, (found.unwitnessed, found.time.as_millis() as u64));
             // A mutant the worker could not load answers "bad arguments": no witness.
             let w = w.filter(
                 |w| !matches!(&w.mutant, Outcome::Error { ty, .. } if ty == "abex: bad arguments"),
@@ -439,8 +438,8 @@ pub fn run(
             killed_by: r.and_then(|r| r.killed_by.clone()),
             failure: r.and_then(|r| r.failure.clone()),
             possibly_equivalent: status == MutantStatus::Survived && witness.is_none(),
-            unwitnessed: None,
-            search_ms: None,
+            unwitnessed: searches.get(&k).and_then(|s| s.0.clone()),
+            search_ms: searches.get(&k).map(|s| s.1),
             witness,
             suggested_test: chosen.iter().find(|(_, ks)| ks.contains(&k)).map(|(n, _)| n.clone()),
             time_ms: r.map_or(0, |r| r.time.as_millis() as u64),
