@@ -93,8 +93,13 @@ pub fn find(
         outcomes: outcomes.clone(),
         time: started.elapsed(),
     };
-    if witness.is_some() || s.params.is_empty() {
+    if witness.is_some() {
         return Ok(done(witness, &tracker));
+    }
+    if s.params.is_empty() {
+        // One input only (the empty argument list): the archive has no pair of it.
+        let w = if s.known.is_empty() { only_input(original, mutant, &mut tracker)? } else { None };
+        return Ok(done(w, &tracker));
     }
     let mut rng = ChaCha8Rng::seed_from_u64(limits.seed);
     if directed {
@@ -123,6 +128,24 @@ pub fn find(
     d.run(&starts, &mut rng)?;
     let w = d.witness.take();
     Ok(done(w, &tracker))
+}
+
+/// A function without parameters has one input: its witness, if the outcomes differ there.
+fn only_input(
+    original: &mut dyn Evaluate,
+    mutant: &mut dyn ProbeEvaluate,
+    tracker: &mut Tracker,
+) -> Result<Option<Witness>, ExecError> {
+    let none: Args = Vec::new();
+    let (m, probe) = mutant.evaluate_probed(std::slice::from_ref(&none))?.remove(0);
+    tracker.see(&none, probe.as_ref());
+    let o = original.evaluate(std::slice::from_ref(&none))?.remove(0);
+    Ok(super::tells_apart(&o, &m).then(|| Witness {
+        input: none,
+        original: o,
+        mutant: m,
+        found_by: "search".into(),
+    }))
 }
 
 /// The first directed search: the constants put into the archive's closest inputs (or a plain
@@ -226,6 +249,16 @@ mod tests {
         let found = find(&s, &mut original, &mut mutant, &limits).unwrap();
         assert!(found.witness.is_none());
         assert!(matches!(found.unwitnessed, Some(Unwitnessed::Masked { .. })));
+    }
+
+    #[test]
+    fn a_function_without_parameters_is_tried_on_its_only_input() {
+        let s = Survivor { params: &[], known: &[], hints: &Hints::default() };
+        let limits = Limits { evals: 10, seed: 1, until: None };
+        let mut original = FnEvaluator(|_: &Args| Outcome::Ok { value: "(18, 24)".into() });
+        let mut mutant = FnEvaluator(|_: &Args| Outcome::Ok { value: "(16, 26)".into() });
+        let found = find(&s, &mut original, &mut Unprobed(&mut mutant), &limits).unwrap();
+        assert_eq!(found.witness.unwrap().input, Vec::<Value>::new());
     }
 
     #[test]
