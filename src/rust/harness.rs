@@ -886,6 +886,37 @@ mod tests {
     }
 
     #[test]
+    fn probes_take_the_blame_before_the_mutants_that_share_their_lines() {
+        let (tree, pkg) = (Path::new("/s/tree"), Path::new(""));
+        let file = PathBuf::from("/w/src/lib.rs");
+        let generated = Generated {
+            files: BTreeMap::new(),
+            regions: vec![
+                (file.clone(), 3, 3, vec![Part::Mutant(1), Part::Mutant(2), Part::Probe(0)]),
+                (file.clone(), 9, 9, vec![Part::Mutant(3)]),
+                (file.clone(), 12, 12, vec![Part::Probe(1)]),
+            ],
+            specs: BTreeMap::new(),
+        };
+        let error = |line: usize| CompileError {
+            file: "src/lib.rs".into(),
+            line,
+            rendered: "error[E0282]: type annotations needed".into(),
+        };
+        let blamed = blamed_probes(&generated, &[error(3)], tree, pkg, Path::new("/w"));
+        assert_eq!(blamed.iter().map(|(p, _)| *p).collect::<Vec<_>>(), [Part::Probe(0)]);
+        assert!(blamed[0].1.contains("type annotations needed"));
+        // An error in a mutant's own lines blames no probe.
+        assert!(blamed_probes(&generated, &[error(9)], tree, pkg, Path::new("/w")).is_empty());
+        // An error away from every region blames the file's probes.
+        let away = blamed_probes(&generated, &[error(20)], tree, pkg, Path::new("/w"));
+        assert_eq!(
+            away.iter().map(|(p, _)| *p).collect::<Vec<_>>(),
+            [Part::Probe(0), Part::Probe(1)]
+        );
+    }
+
+    #[test]
     fn main_is_found_in_a_binary_root() {
         let text = "mod calc;\n\nfn main() {\n    println!(\"hi\");\n}\n";
         let at = find_main(text).unwrap();
