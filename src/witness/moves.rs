@@ -1,6 +1,7 @@
 //! The variables the directed search moves in an argument list, and its moves on them:
 //! numbers (integers within their type's range, floats), the length of a string or list, the
-//! code point of one character of a string, and booleans. A variable is addressed by a path:
+//! code point of one character of a string, the integer a string of digits spells (parsers
+//! compare the number, not the characters), and booleans. A variable is addressed by a path:
 //! the argument's index, then indices into lists, arrays and tuples (and, last, a character's
 //! index into a string).
 
@@ -23,6 +24,8 @@ pub(super) enum Kind {
     Len { item: Option<Ty> },
     /// The code point of a string's character.
     Code,
+    /// The integer a string of digits spells (spaces around kept).
+    Digits,
     /// A boolean.
     Toggle,
 }
@@ -63,6 +66,9 @@ fn walk(ty: &Ty, v: &Value, path: &mut Vec<usize>, out: &mut Vec<Var>, depth: us
             path.pop();
         }
         (Ty::Str, Value::Str(s)) | (Ty::Any, Value::Str(s)) => {
+            if s.trim().parse::<i128>().is_ok() {
+                push(Kind::Digits);
+            }
             push(Kind::Len { item: None });
             for k in 0..s.chars().count().min(ELEMENTS) {
                 path.push(k);
@@ -169,6 +175,12 @@ pub(super) fn moved(args: &Args, var: &Var, step: f64) -> Option<Args> {
                     Value::Float(f)
                 }
                 (Kind::Toggle, Value::Bool(b)) => Value::Bool(!b),
+                (Kind::Digits, Value::Str(s)) => {
+                    let n: i128 = s.trim().parse().ok()?;
+                    let lead = &s[..s.len() - s.trim_start().len()];
+                    let tail = &s[s.trim_end().len()..];
+                    Value::Str(format!("{lead}{}{tail}", n.saturating_add(step as i128)))
+                }
                 (Kind::Len { item: None }, Value::Str(s)) => {
                     let n = s.chars().count() as i128;
                     let len = (n + step as i128).clamp(0, MAX_LEN) as usize;
@@ -210,6 +222,7 @@ pub(super) fn set(args: &Args, var: &Var, value: f64) -> Option<Args> {
         {
             x
         }
+        (Kind::Digits, x) if value.fract() == 0.0 => x,
         (Kind::Float, x) => x,
         _ => return None,
     };
@@ -231,6 +244,7 @@ pub(super) fn get(args: &Args, var: &Var) -> Option<f64> {
     match (&var.kind, &*v) {
         (Kind::Len { .. }, Value::Str(s)) => Some(s.chars().count() as f64),
         (Kind::Len { .. }, Value::List(items)) => Some(items.len() as f64),
+        (Kind::Digits, Value::Str(s)) => s.trim().parse::<i128>().ok().map(|n| n as f64),
         (Kind::Int { .. } | Kind::Float, x) => x.as_f64(),
         _ => None,
     }
@@ -284,5 +298,11 @@ mod tests {
         assert_eq!(set(&args, &vs[0], 300.0), None);
         assert_eq!(set(&args, &vs[0], 185.0).unwrap()[0], Value::Int(185));
         assert_eq!(get(&args, &vs[4]), Some(1.0));
+        // A string of digits moves by its number.
+        let text = vec![Value::Str(" 999".into())];
+        let vs = vars(&[Ty::Str], &text);
+        assert_eq!(vs[0].kind, Kind::Digits);
+        assert_eq!(moved(&text, &vs[0], 1.0).unwrap()[0], Value::Str(" 1000".into()));
+        assert_eq!(set(&text, &vs[0], 64.0).unwrap()[0], Value::Str(" 64".into()));
     }
 }

@@ -107,7 +107,7 @@ pub(super) fn from_constants(params: &[Ty], base: &Args, hints: &Hints) -> Vec<A
                 return out;
             }
             let fits = match &var.kind {
-                Kind::Int { .. } | Kind::Len { .. } => c.fract() == 0.0,
+                Kind::Int { .. } | Kind::Len { .. } | Kind::Digits => c.fract() == 0.0,
                 Kind::Float => true,
                 _ => false,
             };
@@ -116,7 +116,9 @@ pub(super) fn from_constants(params: &[Ty], base: &Args, hints: &Hints) -> Vec<A
             }
         }
     }
-    for s in &hints.strs {
+    // Strings: the string constants, then the integers as text (for parsers).
+    let texts = hints.strs.iter().cloned().chain(hints.ints.iter().map(i128::to_string));
+    for s in texts.collect::<Vec<String>>().iter() {
         for (i, ty) in params.iter().enumerate() {
             let fits = match ty {
                 Ty::Str | Ty::Any => true,
