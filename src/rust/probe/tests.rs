@@ -136,3 +136,36 @@ fn the_switched_and_probed_function_is_still_rust() {
     assert!(plain.edits.iter().all(|e| e.probes.is_empty()));
     assert!(!plain.edits.iter().any(|e| e.text.contains("__abex_harness::cmp")));
 }
+
+#[test]
+fn the_probed_switches_and_the_runtime_build_on_every_edition() {
+    let (ms, p) = planned();
+    let numbered: Vec<(u32, &Mutant)> =
+        ms.iter().enumerate().map(|(i, m)| (i as u32 + 1, m)).collect();
+    let s = switch_probed(DATE, &numbered, &[(0, &p)]);
+    let mut lib = DATE.to_string();
+    for e in s.edits.iter().rev() {
+        lib.replace_range(e.start..e.end, &e.text);
+    }
+    lib = format!(
+        "#![allow(unused_parens)]\n{lib}\n{}\n#[allow(warnings)]\npub mod __abex_harness {{\n{}\n}}\n",
+        crate::rust::switch::SWITCH_MODULE,
+        crate::rust::harness::RUNTIME
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("lib.rs"), &lib).unwrap();
+    for edition in ["2015", "2018", "2021", "2024"] {
+        let out = std::process::Command::new(std::env::var_os("RUSTC").unwrap_or("rustc".into()))
+            .args(["--edition", edition, "--crate-type", "lib", "--crate-name", "probed"])
+            .args(["--emit", "metadata", "--cap-lints", "warn", "-o"])
+            .arg(dir.path().join(format!("lib{edition}.rmeta")))
+            .arg(dir.path().join("lib.rs"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "edition {edition}:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
