@@ -18,15 +18,5 @@ mod unwitnessed;
 pub use archive::{from_inputs, known_inputs, moved_boundaries, tells_apart};
 pub use random::{differential, search_seed, search_until, Remembered, SEARCH_CAP};
 pub use seeds::{parse_int, Hints};
-pub use strategy::{find, Found, Limits, Survivor};
+pub use strategy::{directed_enabled, find, Found, Limits, Survivor, SEARCH_ENV};
 pub use unwitnessed::Unwitnessed;
-
-/// The environment variable that switches the directed search (and the probes it needs) off:
-/// `ABEX_WITNESS_SEARCH=random` leaves the archive's inputs and the random search, as before
-/// probes existed. For tests and measurements; not a user setting.
-pub const SEARCH_ENV: &str = "ABEX_WITNESS_SEARCH";
-
-/// Whether the directed search (and probes in the builds it needs them in) is on.
-pub fn directed_enabled() -> bool {
-    std::env::var(SEARCH_ENV).map_or(true, |v| v.trim() != "random")
-}

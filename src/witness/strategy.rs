@@ -9,15 +9,25 @@ use std::time::{Duration, Instant};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use super::archive;
 use super::directed::Directed;
 use super::random::Random;
 use super::seeds::{self, Hints};
 use super::tracker::Tracker;
 use super::unwitnessed::Unwitnessed;
-use super::{archive, directed_enabled};
 use crate::exec::{Evaluate, ExecError, ProbeEvaluate};
 use crate::report::Witness;
 use crate::value::{Args, Outcome, Ty};
+
+/// The environment variable that switches the directed search (and the probes it needs) off:
+/// `ABEX_WITNESS_SEARCH=random` leaves the archive's inputs and the random search, as before
+/// probes existed. For tests and measurements; not a user setting.
+pub const SEARCH_ENV: &str = "ABEX_WITNESS_SEARCH";
+
+/// Whether the directed search (and probes in the builds it needs them in) is on.
+pub fn directed_enabled() -> bool {
+    std::env::var(SEARCH_ENV).map_or(true, |v| v.trim() != "random")
+}
 
 /// Mutant calls of the directed search per survivor, before the random search.
 const DIRECTED_CALLS: usize = 2000;

@@ -27,7 +27,8 @@ infection probe, only the count of runs. Guards are the conditions of ``if``/``e
 and match guards that the site sits in, and those of earlier ``if`` statements whose branch
 leaves the block (``return``, ``raise``, ``break``, ``continue``), with the direction that leads
 to the site. The rewritten code evaluates every operand of the code under test exactly once,
-in its order, except the plain operands of a recomputed original side.
+in its order, except the plain operands of a recomputed original side (and a guard's truth
+value, which the probe reads once more).
 """
 
 import ast
