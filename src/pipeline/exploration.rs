@@ -25,7 +25,7 @@ pub(crate) fn explore(
         ..ExploreConfig::default()
     };
     on_event(Event::Exploring { index: i, target, pairs: ctx.cfg.pairs });
-    let mut eval = lab.evaluator(i, None)?;
+    let mut eval = lab.evaluator(i)?;
     let mut progress = |p: &Progress| on_event(Event::Progress { index: i, progress: p });
     let subject = ctx.session.as_ref().map(|_| ctx.front.subject(i, params.clone()));
     let root = ctx.front.root();

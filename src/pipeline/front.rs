@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use super::config::RunConfig;
 use super::error::RunError;
-use crate::exec::Evaluate;
+use crate::exec::{Evaluate, ProbeEvaluate};
 use crate::llm::session::Session;
 use crate::llm::subject::Subject;
 use crate::mutate::Mutant;
@@ -18,6 +18,7 @@ use crate::report::{MutantStatus, Witness};
 use crate::targets::diff::Base;
 use crate::targets::{Drive, Target};
 use crate::value::Ty;
+use crate::witness::Hints;
 
 /// What a front end chose to analyse.
 #[derive(Clone, Debug)]
@@ -146,6 +147,8 @@ pub trait FrontEnd {
     fn warnings(&self) -> Vec<String> {
         Vec::new()
     }
+    /// The constants of target `i`'s source that seed the witness search of mutant `m`.
+    fn hints(&self, i: usize, m: &Mutant) -> Hints;
     /// A hint added to a worker failure (e.g. the interpreter that must import the project).
     fn exec_hint(&self) -> Option<String> {
         None
@@ -174,8 +177,11 @@ pub trait Lab {
     /// Runs the tests of `mutants` (numbers of this unit), within the run's deadline. A mutant
     /// left untested (budget) is absent from the answer.
     fn test(&mut self, mutants: &[u32]) -> Result<BTreeMap<u32, Tested>, RunError>;
-    /// An evaluator of target `i`: the original (`None`) or a mutant.
-    fn evaluator(&mut self, i: usize, mutant: Option<u32>) -> Result<Box<dyn Evaluate>, RunError>;
+    /// An evaluator of target `i`'s original.
+    fn evaluator(&mut self, i: usize) -> Result<Box<dyn Evaluate>, RunError>;
+    /// An evaluator of target `i` with mutant `n` active, in probe mode where the language can
+    /// probe it (its site reports reach and infection, see `crate::witness`).
+    fn mutant(&mut self, i: usize, n: u32) -> Result<Box<dyn ProbeEvaluate>, RunError>;
     /// Called before the witness search of target `i`'s `survivors` (a lab may start one
     /// worker for all of them).
     fn prepare_witnesses(&mut self, _i: usize, _survivors: &[u32]) -> Result<(), RunError> {

@@ -19,6 +19,7 @@ use crate::pipeline::{
 use crate::report::Report;
 use crate::targets::diff;
 use crate::value::Ty;
+use crate::witness::Hints;
 
 /// A Python project and the functions a run analyses.
 pub struct PythonFront {
@@ -102,6 +103,10 @@ impl FrontEnd for PythonFront {
             &c.target.qualified_name,
             pf.fns[c.func].body_span,
         )
+    }
+
+    fn hints(&self, i: usize, m: &Mutant) -> Hints {
+        super::constants::of_source(&self.choice.targets[i].source).for_mutant(m)
     }
 
     fn self_check(&self, i: usize) -> Mutant {

@@ -19,7 +19,7 @@ use super::suggest::{self, Callee};
 use super::worker;
 use crate::exec::shared::SharedWorker;
 use crate::exec::worker::Worker;
-use crate::exec::Evaluate;
+use crate::exec::{Evaluate, ProbeEvaluate};
 use crate::mutate::Mutant;
 use crate::pipeline::{Defaults, Lab, Numbered, RunConfig, RunError, Suggestion, Tested, Unit};
 use crate::report::{MutantStatus, Witness};
@@ -383,11 +383,12 @@ impl Lab for PythonLab<'_> {
         Ok(results)
     }
 
-    fn evaluator(&mut self, i: usize, mutant: Option<u32>) -> Result<Box<dyn Evaluate>, RunError> {
+    fn evaluator(&mut self, i: usize) -> Result<Box<dyn Evaluate>, RunError> {
         let id = self.driven.iter().position(|&d| d == i).unwrap_or(usize::MAX);
-        let Some(n) = mutant else {
-            return Ok(Box::new(SharedWorker { worker: self.explorer.clone(), id }));
-        };
+        Ok(Box::new(SharedWorker { worker: self.explorer.clone(), id }))
+    }
+
+    fn mutant(&mut self, i: usize, n: u32) -> Result<Box<dyn ProbeEvaluate>, RunError> {
         if !self.witnesses.as_ref().is_some_and(|(t, s, _)| *t == i && s.contains(&n)) {
             self.prepare_witnesses(i, &[n])?;
         }
@@ -405,6 +406,8 @@ impl Lab for PythonLab<'_> {
             .map(|m| {
                 let mut t = worker::target(&self.front.project, c);
                 t["patch"] = serde_json::to_value(self.patch(i, &m.mutant)).unwrap_or_default();
+                // Probe mode: the worker instruments the mutant's site (reach, infection).
+                t["probe"] = serde_json::json!(crate::witness::directed_enabled());
                 t
             })
             .collect();

@@ -5,6 +5,7 @@
 //! [`Lab`](crate::pipeline::Lab) ([`front`], [`lab`]).
 
 pub mod config;
+pub mod constants;
 pub mod error;
 pub mod front;
 pub mod lab;

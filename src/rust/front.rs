@@ -21,6 +21,7 @@ use crate::pipeline::{
 use crate::report::Report;
 use crate::targets::diff;
 use crate::value::Ty;
+use crate::witness::Hints;
 
 /// A cargo workspace and the functions a run analyses.
 pub struct RustFront {
@@ -158,6 +159,10 @@ impl FrontEnd for RustFront {
             m.file = f.file.clone();
         }
         mutants
+    }
+
+    fn hints(&self, i: usize, m: &Mutant) -> Hints {
+        super::constants::of_source(&self.sel.found(i).source).for_mutant(m)
     }
 
     fn self_check(&self, i: usize) -> Mutant {

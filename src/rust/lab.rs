@@ -17,7 +17,7 @@ use super::suite::{self, DocTests, TestResult, TestSuite};
 use super::workspace::Selected;
 use crate::exec::shared::SharedWorker;
 use crate::exec::worker::{Worker, WorkerSpec};
-use crate::exec::Evaluate;
+use crate::exec::{Evaluate, ProbeEvaluate};
 use crate::pipeline::{
     Defaults, Lab, Numbered, RunConfig, RunError, Suggestion, Tested, Uncallable, Unit,
 };
@@ -349,14 +349,21 @@ impl Lab for RustLab<'_> {
         Ok(results)
     }
 
-    fn evaluator(&mut self, i: usize, mutant: Option<u32>) -> Result<Box<dyn Evaluate>, RunError> {
+    fn evaluator(&mut self, i: usize) -> Result<Box<dyn Evaluate>, RunError> {
         let id = self.driven.iter().position(|&d| d == i).unwrap_or(usize::MAX);
-        let Some(n) = mutant else {
-            return Ok(Box::new(SharedWorker { worker: self.original.clone(), id }));
-        };
+        Ok(Box::new(SharedWorker { worker: self.original.clone(), id }))
+    }
+
+    fn mutant(&mut self, i: usize, n: u32) -> Result<Box<dyn ProbeEvaluate>, RunError> {
+        let id = self.driven.iter().position(|&d| d == i).unwrap_or(usize::MAX);
+        // A switched mutant's worker runs in probe mode (its site reports reach and infection);
+        // one built alone has no probes.
         let worker = match (self.alone.get(&n), self.build_of.get(&n)) {
             (Some(h), _) => self.worker(h, None),
-            (None, Some(&b)) => self.worker(&self.builds[b], Some(n)),
+            (None, Some(&b)) => {
+                let h = &self.builds[b];
+                self.worker(h, Some(n)).with_env(h.probe_env(n))
+            }
             (None, None) => self.worker(&self.builds[0], Some(n)),
         };
         Ok(Box::new(SharedWorker::own(worker, id)))

@@ -4,12 +4,14 @@
 //! spine's [`FrontEnd`](crate::pipeline::FrontEnd) and [`Lab`](crate::pipeline::Lab)
 //! ([`front`], [`lab`]).
 
+pub mod constants;
 pub mod error;
 pub mod front;
 pub mod harness;
 pub mod lab;
 pub mod model;
 pub mod model_check;
+pub mod probe;
 #[cfg(test)]
 mod runtime_tests;
 pub mod source;
