@@ -1,8 +1,9 @@
 //! `junit.xml`: the run as JUnit XML, for test-report actions and CI dashboards. One test suite
 //! per function; a failing test case per gap (a survivor with a witness), and a passing one for
-//! a function with none. Possibly equivalent survivors are never failures. The file and line of
-//! a gap open its failure's text (`src/lib.rs:6:8`), where test-report actions look for them:
-//! the `file` attribute is not in the JUnit schema that common reporters validate against.
+//! a function with none. A survivor without a witness is never a failure: the survivors without
+//! one are skipped cases, one per reason (see `leftovers`). The file and line of a gap open its
+//! failure's text (`src/lib.rs:6:8`), where test-report actions look for them: the `file`
+//! attribute is not in the JUnit schema that common reporters validate against.
 
 use junit_report::{Duration, ReportBuilder, TestCase, TestCaseBuilder, TestSuiteBuilder};
 
@@ -15,6 +16,13 @@ pub const FILE_NAME: &str = "junit.xml";
 /// XML 1.0 forbids most control characters (ANSI escapes included).
 fn clean(s: &str) -> String {
     s.chars().filter(|c| !c.is_control() || matches!(c, '\n' | '\t' | '\r')).collect()
+}
+
+/// The lines of `mutants`, each once: "54, 55".
+fn lines(mutants: &[&crate::report::MutantReport]) -> String {
+    let mut ls: Vec<usize> = mutants.iter().map(|x| x.line).collect();
+    ls.dedup();
+    ls.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
 }
 
 /// Renders `report` as JUnit XML.
@@ -51,7 +59,22 @@ pub fn render(report: &Report) -> Result<Vec<u8>, junit_report::Error> {
             .build();
             cases.push(case);
         }
-        if cases.is_empty() {
+        let gaps = cases.len();
+        // Survivors without a witness: skipped, one case per reason, never failures.
+        for g in super::leftovers::leftovers(m) {
+            let items: Vec<String> =
+                g.mutants.iter().map(|x| super::leftovers::item(x, 200)).collect();
+            let label = if g.probably_equivalent { "probably equivalent" } else { "no witness" };
+            let case = TestCaseBuilder::skipped_with_cause(
+                &clean(&format!("{label} ({}) at line {}", g.stage, lines(&g.mutants))),
+                "Unwitnessed",
+                &clean(&format!("{}: {}", g.reason, items.join("; "))),
+            )
+            .set_classname(&name)
+            .build();
+            cases.push(case);
+        }
+        if gaps == 0 {
             let tested = m.counts.tested();
             let case = TestCaseBuilder::success(
                 &format!("no gap ({tested} mutants tested, {} killed)", m.counts.killed),

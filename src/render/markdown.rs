@@ -1,6 +1,6 @@
 //! `summary.md`: the markdown summary of a run, the text a pull-request summary uses. Only
-//! witnessed survivors are presented as gaps; possibly equivalent survivors are counted, never
-//! shown as findings.
+//! witnessed survivors are presented as gaps; the survivors without a witness are listed under
+//! why (the masked ones as probably equivalent), never as findings.
 
 use std::fmt::Write as _;
 
@@ -63,12 +63,15 @@ fn target_section(out: &mut String, t: &TargetReport) {
             code(&w.mutant.stringify())
         );
     }
-    let equivalent = m.mutants.iter().filter(|x| x.possibly_equivalent).count();
-    if equivalent > 0 {
-        let _ = writeln!(
-            out,
-            "- {equivalent} survivor(s) with no witness (possibly equivalent; not gaps)."
-        );
+    let left = super::leftovers::count(m);
+    if left > 0 {
+        let plural = if left == 1 { "survivor" } else { "survivors" };
+        let _ = writeln!(out, "- {left} {plural} with no witness (not gaps):");
+        for g in super::leftovers::leftovers(m) {
+            let items: Vec<String> =
+                g.mutants.iter().map(|x| super::leftovers::item(x, 80)).collect();
+            let _ = writeln!(out, "  - {}: {}", g.reason, items.join("; "));
+        }
     }
     if !m.unpinned.is_empty() {
         let _ =

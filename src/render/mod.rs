@@ -6,9 +6,11 @@
 //! - `progress`: the progress lines both front ends print while a run goes;
 //! - `markdown`: `summary.md`, also the GitHub job summary;
 //! - `junit`: `junit.xml`;
+//! - `leftovers`: the survivors without a witness grouped by reason, for the three above;
 //! - `stryker`: `mutation-report.json` in the mutation-testing-report-schema.
 
 pub mod junit;
+pub mod leftovers;
 pub mod markdown;
 pub mod progress;
 pub mod stryker;

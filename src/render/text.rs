@@ -1,7 +1,8 @@
 //! The terminal text of a finished report, for people: per function, where it is, why it was not
 //! driven or what exploring it found (boundaries grouped by validity group, strongest first, each
-//! distinct boundary once), how its mutants fared, each gap with its witness, the boundaries the
-//! tests do not pin and the suggested tests; then the run's totals and engine line.
+//! distinct boundary once), how its mutants fared, each gap with its witness, the survivors
+//! without one (grouped by why), the boundaries the tests do not pin and the suggested tests;
+//! then the run's totals and engine line.
 //!
 //! Both front ends print this text: `cargo abex` on stderr, one [`target`] block as each function
 //! is done and the [`totals`] at the end; `pytest --abex` in its terminal summary, through
@@ -240,13 +241,7 @@ fn mutation(out: &mut String, m: &MutationReport, language: &str, opts: &TextOpt
             truncate(&w.mutant.stringify(), 50)
         );
     }
-    let equivalent = m.mutants.iter().filter(|x| x.possibly_equivalent).count();
-    if equivalent > 0 {
-        let note = format!(
-            "{equivalent} survivor(s) with no witness: possibly equivalent, not reported as gaps"
-        );
-        let _ = writeln!(out, "  {}", opts.paint(Style::Dim, &note));
-    }
+    leftovers(out, m, opts);
     if m.unpinned.len() > opts.show {
         let _ = writeln!(
             out,
@@ -277,6 +272,29 @@ fn mutation(out: &mut String, m: &MutationReport, language: &str, opts: &TextOpt
         code_block(out, &s.code);
     }
 }
+
+/// The survivors without a witness, one line per reason with its mutants (at most
+/// [`LEFTOVERS_SHOWN`] of them; the rest are in the report).
+fn leftovers(out: &mut String, m: &MutationReport, opts: &TextOptions) {
+    let n = super::leftovers::count(m);
+    if n == 0 {
+        return;
+    }
+    let plural = if n == 1 { "survivor" } else { "survivors" };
+    let head = format!("{n} {plural} with no witness, not reported as gaps:");
+    let _ = writeln!(out, "  {}", opts.paint(Style::Dim, &head));
+    for g in super::leftovers::leftovers(m) {
+        let mut items: Vec<String> =
+            g.mutants.iter().take(LEFTOVERS_SHOWN).map(|x| super::leftovers::item(x, 40)).collect();
+        if g.mutants.len() > LEFTOVERS_SHOWN {
+            items.push(format!("{} more", g.mutants.len() - LEFTOVERS_SHOWN));
+        }
+        let _ = writeln!(out, "    {}: {}", truncate(&g.reason, 110), items.join(", "));
+    }
+}
+
+/// Survivors listed per reason in the terminal text.
+const LEFTOVERS_SHOWN: usize = 4;
 
 /// `code` indented by four spaces, its common indentation removed (a Rust test comes indented
 /// for a `mod tests`); blank lines stay empty.

@@ -39,6 +39,12 @@ pub enum Unwitnessed {
 }
 
 impl Unwitnessed {
+    /// Whether this is what a user should read as "probably equivalent": the site was
+    /// infected and no outcome changed.
+    pub fn probably_equivalent(&self) -> bool {
+        matches!(self, Unwitnessed::Masked { .. })
+    }
+
     /// One line for people, e.g. "reached, never infected (closest |a − b| = 1: 184 vs 185)".
     pub fn describe(&self) -> String {
         let num = |d: f64| {
@@ -63,17 +69,32 @@ impl Unwitnessed {
                 }
             }
             Unwitnessed::NeverInfected { distance, operands } => {
-                let values =
-                    operands.as_ref().map(|[a, b]| format!(": {a} vs {b}")).unwrap_or_default();
-                match distance {
-                    Some(d) => {
-                        format!("reached, never infected (closest |a − b| = {}{values})", num(*d))
+                // The operands are the compared values (or the mutant's and the original's
+                // value at a site no comparison reads): |a − b| is shown when they are numbers
+                // that differ; equal ones are shown as they are (the distance to infection is
+                // then about the operator, not the values).
+                let gap = operands.as_ref().and_then(|[a, b]| {
+                    let (x, y) = (a.parse::<f64>().ok()?, b.parse::<f64>().ok()?);
+                    (x != y).then(|| (x - y).abs())
+                });
+                match (operands, gap, distance) {
+                    (Some([a, b]), Some(g), _) => {
+                        format!(
+                            "reached, never infected (closest |a − b| = {}: {a} vs {b})",
+                            num(g)
+                        )
                     }
-                    None => "reached, never infected".to_string(),
+                    (Some([a, b]), None, _) => {
+                        format!("reached, never infected (closest: {a} vs {b})")
+                    }
+                    (None, _, Some(d)) => {
+                        format!("reached, never infected (closest distance {})", num(*d))
+                    }
+                    (None, _, None) => "reached, never infected".to_string(),
                 }
             }
             Unwitnessed::Masked { .. } => {
-                "infected, outcome never changed (masked): probably equivalent".to_string()
+                "infected, outcome never changed (masked), probably equivalent".to_string()
             }
             Unwitnessed::NoProbe { why } => format!("no probe ({why})"),
         }
@@ -96,10 +117,18 @@ mod tests {
             operands: Some(["184".into(), "185".into()]),
         };
         assert_eq!(i.describe(), "reached, never infected (closest |a − b| = 1: 184 vs 185)");
+        // A value site reports the mutant's and the original's value: equal when not infected.
+        let same = Unwitnessed::NeverInfected {
+            distance: Some(1.0),
+            operands: Some(["18".into(), "18".into()]),
+        };
+        assert_eq!(same.describe(), "reached, never infected (closest: 18 vs 18)");
         let json = serde_json::to_value(&i).unwrap();
         assert_eq!(json["stage"], "never_infected");
         assert_eq!(serde_json::from_value::<Unwitnessed>(json).unwrap(), i);
-        assert!(Unwitnessed::Masked { infected_inputs: 3 }.describe().starts_with("infected"));
+        let masked = Unwitnessed::Masked { infected_inputs: 3 };
+        assert!(masked.describe().starts_with("infected"));
+        assert!(masked.probably_equivalent() && !i.probably_equivalent());
         let n = Unwitnessed::NoProbe { why: "a logical operator".into() };
         assert_eq!(n.describe(), "no probe (a logical operator)");
     }
