@@ -324,6 +324,10 @@ pub struct ExplorationReport {
     pub bc_count: usize,
     /// Occupied cells.
     pub cells_total: usize,
+    /// How many boundaries sit exactly at a comparison's threshold, where the original's
+    /// comparisons were traced (see `explore::Exact`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exact_pairs: Option<crate::explore::Exact>,
     /// Every archive cell, strongest first.
     pub cells: Vec<Cell>,
 }
@@ -453,6 +457,7 @@ impl ExplorationReport {
             qd_score: e.archive.qd_score(),
             bc_count: e.archive.bc_count(),
             cells_total: e.archive.len(),
+            exact_pairs: e.exact,
             cells: e.archive.elites().into_iter().map(Cell::of).collect(),
         }
     }

@@ -9,4 +9,4 @@ pub mod shared;
 pub mod worker;
 
 pub use evaluate::{Evaluate, ExecError, FnEvaluator};
-pub use probe::{Fitness, Probe, ProbeEvaluate};
+pub use probe::{Compared, Fitness, Probe, ProbeEvaluate};

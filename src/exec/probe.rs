@@ -14,6 +14,11 @@
 //! guard on the way to the site (the conditions of `if`, `while` and match guards it depends
 //! on, in source order), `S` 1 when it took the direction that leads to the site at least once,
 //! and `G` its smallest branch distance to that direction (`null` when it never ran).
+//!
+//! The original's worker in trace mode (for the explorer's threshold operator) answers with a
+//! `probe` object of one member, `{"cmps":[[ID,"<",A,B],...]}`: per comparison of the traced
+//! function that ran during the call, its id, operator and the operands of its evaluation with
+//! the smallest `|A − B|` (numbers only).
 
 use std::cmp::Ordering;
 
@@ -38,6 +43,53 @@ pub struct Probe {
     pub guards: Vec<GuardProbe>,
     /// Why the site has no infection probe.
     pub none: Option<String>,
+    /// In trace mode (the original's worker, for the explorer's threshold operator): each
+    /// comparison of the original code that ran, at its evaluation closest to its threshold.
+    pub cmps: Vec<Compared>,
+}
+
+/// One comparison `a OP b` of the original code during a traced call, at its evaluation whose
+/// operands were closest (see the module comment's `cmps`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Compared {
+    /// The comparison's id (unique within the traced function's build or source).
+    pub id: u32,
+    /// The operator: `<`, `<=`, `>`, `>=`, `==` or `!=`.
+    pub op: String,
+    /// The two operands, as the worker wrote them.
+    pub operands: [String; 2],
+}
+
+impl Compared {
+    /// `a − b`, when both operands are numbers (exact for integers up to 2^53 apart).
+    pub fn diff(&self) -> Option<f64> {
+        let [a, b] = &self.operands;
+        if let (Ok(x), Ok(y)) = (a.parse::<i128>(), b.parse::<i128>()) {
+            return Some(x.checked_sub(y).map_or(x as f64 - y as f64, |d| d as f64));
+        }
+        let (x, y) = (a.parse::<f64>().ok()?, b.parse::<f64>().ok()?);
+        let d = x - y;
+        (!d.is_nan()).then_some(d)
+    }
+
+    /// Whether the operands are integers (their difference moves in steps of 1).
+    pub fn integral(&self) -> bool {
+        self.operands.iter().all(|t| t.parse::<i128>().is_ok())
+    }
+
+    /// The comparison's result, from [`Compared::diff`].
+    pub fn holds(&self) -> Option<bool> {
+        let d = self.diff()?;
+        Some(match self.op.as_str() {
+            "<" => d < 0.0,
+            "<=" => d <= 0.0,
+            ">" => d > 0.0,
+            ">=" => d >= 0.0,
+            "==" => d == 0.0,
+            "!=" => d != 0.0,
+            _ => return None,
+        })
+    }
 }
 
 /// One guard on the way to a mutated site.
@@ -138,8 +190,26 @@ impl Probe {
                 .map(|a| [text(&a[0]), text(&a[1])]),
             guards,
             none: o.get("none").and_then(serde_json::Value::as_str).map(str::to_string),
+            cmps: o
+                .get("cmps")
+                .and_then(serde_json::Value::as_array)
+                .map(|cs| cs.iter().filter_map(|c| compared(c, &text)).collect())
+                .unwrap_or_default(),
         })
     }
+}
+
+/// One `[id, op, a, b]` of a trace's `cmps`.
+fn compared(
+    c: &serde_json::Value,
+    text: &dyn Fn(&serde_json::Value) -> String,
+) -> Option<Compared> {
+    let c = c.as_array().filter(|c| c.len() == 4)?;
+    Some(Compared {
+        id: u32::try_from(c[0].as_u64()?).ok()?,
+        op: c[1].as_str()?.to_string(),
+        operands: [text(&c[2]), text(&c[3])],
+    })
 }
 
 /// A distance as JSON: a number, or `"inf"`; never negative or NaN.
@@ -220,6 +290,25 @@ mod tests {
         .unwrap();
         assert!(blind.reach_unknown);
         assert_eq!(blind.fitness().stage, 1, "graded as reached: nothing says it was not");
+    }
+
+    #[test]
+    fn a_trace_carries_each_comparison_at_its_closest_evaluation() {
+        let p = Probe::from_json(&serde_json::json!({
+            "cmps": [[3, "<", "184", "185"], [4, ">=", 37.5, "37.5"], [9, "<"], [5, "==", "x", "1"]]
+        }))
+        .unwrap();
+        assert_eq!(p.cmps.len(), 3, "a malformed entry is left out");
+        assert_eq!((p.cmps[0].diff(), p.cmps[0].holds()), (Some(-1.0), Some(true)));
+        assert!(p.cmps[0].integral() && !p.cmps[1].integral());
+        assert_eq!((p.cmps[1].diff(), p.cmps[1].holds()), (Some(0.0), Some(true)));
+        assert_eq!((p.cmps[2].diff(), p.cmps[2].holds()), (None, None));
+        let big = Compared {
+            id: 1,
+            op: "<".into(),
+            operands: [u64::MAX.to_string(), (u64::MAX - 1).to_string()],
+        };
+        assert_eq!(big.diff(), Some(1.0), "integers subtract exactly");
     }
 
     #[test]

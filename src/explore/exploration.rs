@@ -53,6 +53,9 @@ pub struct Exploration {
     pub elapsed: Duration,
     /// Why the run ended.
     pub stop: StopReason,
+    /// How many of the archive's boundaries sit exactly at a comparison's threshold (with a
+    /// tracer only).
+    pub exact: Option<super::Exact>,
 }
 
 /// A snapshot reported after every executor call.

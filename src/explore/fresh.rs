@@ -32,7 +32,7 @@ impl Search<'_> {
     /// Proposes, runs and offers up to one batch of fresh pairs; queues those with different
     /// outcomes for refinement.
     pub(super) fn fresh_batch(&mut self, uniform: bool) -> Result<(), ExecError> {
-        let n = self.batch().min(self.cfg.pairs - self.pairs);
+        let n = self.batch().min(self.left());
         let proposals = if uniform {
             (0..n)
                 .map(|_| {

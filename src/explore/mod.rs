@@ -16,9 +16,13 @@
 //! outcomes are memoised per argument list (functions are assumed deterministic), and the archive
 //! is read in its stable elite order. Only the time budget can end a run differently.
 //!
+//! With a tracer (the original in trace mode), once half the pairs are spent, the threshold
+//! operator walks each comparison of the function to its exact threshold and pairs the input
+//! there with its nearest neighbour on the other side.
+//!
 //! `search` holds the loop and the state of a run, `fresh` the operators that propose fresh
 //! pairs, `refine` the bisection of pairs whose outcomes differ (a `Refiner` the loop owns and
-//! feeds), `memo` the outcomes known per argument list, `proposer` the interface for outside
+//! feeds), `threshold` the threshold operator, `traces` the traced comparisons it reads, `memo` the outcomes known per argument list, `proposer` the interface for outside
 //! sources of pairs, and `exploration` what a run is given and gives back.
 
 mod exploration;
@@ -27,7 +31,11 @@ mod memo;
 mod proposer;
 mod refine;
 mod search;
+mod threshold;
+mod traces;
 
 pub use exploration::{Exploration, ExploreConfig, Progress, StopReason};
 pub use proposer::{Proposer, View};
-pub use search::{explore, explore_with, random_pairs};
+pub use search::{explore, explore_traced, explore_with, random_pairs};
+pub use threshold::THRESHOLDS_ENV;
+pub use traces::Exact;

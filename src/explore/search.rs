@@ -1,7 +1,8 @@
 //! The search loop and the state of one run: the memo of outcomes per argument list, the archive,
-//! the pair budget, and the pairs already offered. Fresh batches (`fresh`) are methods of
-//! [`Search`]; refinement is a [`Refiner`] that the loop owns: it runs the midpoints the refiner
-//! asks for and offers the pairs the refiner returns.
+//! the pair budget, and the pairs already offered. Fresh batches (`fresh`) and the threshold
+//! operator (`threshold`, once, with a tracer) are methods of [`Search`]; refinement is a
+//! [`Refiner`] that the loop owns: it runs the midpoints the refiner asks for and offers the
+//! pairs the refiner returns.
 
 use std::collections::HashSet;
 use std::time::Instant;
@@ -13,8 +14,9 @@ use super::exploration::{Exploration, ExploreConfig, Progress, StopReason};
 use super::memo::{args_key, hash_unordered, Memo};
 use super::proposer::{Proposer, View, RECENT};
 use super::refine::Refiner;
+use super::traces::Traces;
 use crate::archive::{Archive, Pair};
-use crate::exec::{Evaluate, ExecError};
+use crate::exec::{Evaluate, ExecError, ProbeEvaluate};
 use crate::value::{Args, Ty};
 
 /// Fresh batches in a row that offer no new pair before the search counts as exhausted.
@@ -38,9 +40,24 @@ pub fn explore_with(
     eval: &mut dyn Evaluate,
     cfg: &ExploreConfig,
     progress: &mut dyn FnMut(&Progress),
+    proposer: Option<&mut dyn Proposer>,
+) -> Result<Exploration, ExecError> {
+    explore_traced(params, eval, None, cfg, progress, proposer)
+}
+
+/// [`explore_with`], with a `tracer`: the original in trace mode (its comparisons report
+/// their operands), which then runs every call instead of `eval`, for the threshold operator
+/// (`threshold.rs`) and the count of exact boundary pairs ([`Exploration::exact`]).
+pub fn explore_traced<'a>(
+    params: &'a [Ty],
+    eval: &'a mut dyn Evaluate,
+    tracer: Option<&'a mut dyn ProbeEvaluate>,
+    cfg: &'a ExploreConfig,
+    progress: &mut dyn FnMut(&Progress),
     mut proposer: Option<&mut dyn Proposer>,
 ) -> Result<Exploration, ExecError> {
     let mut s = Search::new(params, eval, cfg);
+    s.tracer = tracer;
     let mut idle = 0;
     let stop = loop {
         if let Some(stop) = s.stop_reason() {
@@ -48,9 +65,11 @@ pub fn explore_with(
         }
         if s.refiner.busy() {
             s.refine_round()?;
+        } else if s.thresholds_due() {
+            s.thresholds()?;
         } else {
             let before = s.pairs;
-            let n = s.batch().min(cfg.pairs - s.pairs);
+            let n = s.batch().min(s.left());
             let view = View { archive: &s.archive, recent: &s.recent, pairs_evaluated: s.pairs };
             let mut given = proposer.as_mut().and_then(|p| p.propose(&view, n)).unwrap_or_default();
             given.truncate(n);
@@ -64,7 +83,10 @@ pub fn explore_with(
             break StopReason::Exhausted;
         }
     };
-    Ok(s.finish(stop))
+    let exact = s.tracer.is_some().then(|| s.traces.exact(&s.archive, s.params));
+    let mut x = s.finish(stop);
+    x.exact = exact;
+    Ok(x)
 }
 
 /// The baseline: uniform random pairs (two independent `random_args`), no neighbours, no archive
@@ -108,6 +130,9 @@ pub(super) struct Search<'a> {
     pub(super) recent: Vec<Pair>,
     /// Pairs a [`Proposer`] gave for the next fresh batch.
     pub(super) given: Vec<(Args, Args)>,
+    /// The original in trace mode, for the threshold operator.
+    pub(super) tracer: Option<&'a mut dyn ProbeEvaluate>,
+    pub(super) traces: Traces,
 }
 
 impl<'a> Search<'a> {
@@ -126,17 +151,25 @@ impl<'a> Search<'a> {
             refiner: Refiner::new(cfg),
             recent: Vec::new(),
             given: Vec::new(),
+            tracer: None,
+            traces: Traces::default(),
         }
+    }
+
+    /// Pairs left in the budget: those not offered yet, less the threshold operator's calls
+    /// that no pair paid for (two calls for one pair, as a fresh pair costs).
+    pub(super) fn left(&self) -> usize {
+        self.cfg.pairs.saturating_sub(self.pairs + self.traces.charged)
     }
 
     pub(super) fn batch(&self) -> usize {
         self.cfg.batch.max(1)
     }
-    fn stop_reason(&self) -> Option<StopReason> {
+    pub(super) fn stop_reason(&self) -> Option<StopReason> {
         if self.params.is_empty() {
             return Some(StopReason::Exhausted);
         }
-        if self.pairs >= self.cfg.pairs {
+        if self.left() == 0 {
             return Some(StopReason::Pairs);
         }
         match self.cfg.time_budget {
@@ -162,6 +195,7 @@ impl<'a> Search<'a> {
             evaluations: self.evaluations,
             elapsed: self.start.elapsed(),
             stop,
+            exact: None,
         }
     }
 
@@ -182,7 +216,19 @@ impl<'a> Search<'a> {
         if batch.is_empty() {
             return Ok(());
         }
-        let outcomes = self.eval.evaluate(&batch)?;
+        // With a tracer, every call is traced (for the threshold operator).
+        let outcomes = match self.tracer.as_mut() {
+            Some(t) => {
+                let answers = t.evaluate_probed(&batch)?;
+                let mut outcomes = Vec::with_capacity(answers.len());
+                for ((k, a), (o, probe)) in keys.iter().zip(&batch).zip(answers) {
+                    self.traces.note(k.clone(), a, probe);
+                    outcomes.push(o);
+                }
+                outcomes
+            }
+            None => self.eval.evaluate(&batch)?,
+        };
         if outcomes.len() != batch.len() {
             return Err(ExecError::Protocol(format!(
                 "the executor returned {} outcomes for {} inputs",
@@ -213,7 +259,7 @@ impl<'a> Search<'a> {
     /// Offers a pair of evaluated inputs to the archive, unless the budget is spent, the inputs
     /// are identical or the pair was offered before. Returns whether it was offered.
     pub(super) fn offer(&mut self, a: &Args, b: &Args) -> bool {
-        if self.pairs >= self.cfg.pairs {
+        if self.left() == 0 {
             return false;
         }
         let (ka, kb) = (args_key(a), args_key(b));

@@ -36,13 +36,15 @@ pub(crate) fn explore(
         .zip(subject.as_ref())
         .map(|(s, subject)| Agents::new(s, subject, root, calls, seed));
     let proposer = agents.as_mut().map(|a| a as &mut dyn Proposer);
-    let x = explore::explore_with(&params, eval.as_mut(), &ecfg, &mut progress, proposer).map_err(
-        |source| RunError::Exec {
+    // The original in trace mode, for the threshold operator.
+    let mut tracer = lab.tracer(i)?;
+    let tracer = tracer.as_mut().map(|t| t.as_mut() as &mut dyn crate::exec::ProbeEvaluate);
+    let x = explore::explore_traced(&params, eval.as_mut(), tracer, &ecfg, &mut progress, proposer)
+        .map_err(|source| RunError::Exec {
             target: target.qualified_name.clone(),
             source,
             hint: ctx.front.exec_hint().map(|h| format!("\nhint: {h}")).unwrap_or_default(),
-        },
-    )?;
+        })?;
     if let Some(a) = agents {
         a.finish();
     }

@@ -179,6 +179,12 @@ pub trait Lab {
     fn test(&mut self, mutants: &[u32]) -> Result<BTreeMap<u32, Tested>, RunError>;
     /// An evaluator of target `i`'s original.
     fn evaluator(&mut self, i: usize) -> Result<Box<dyn Evaluate>, RunError>;
+    /// An evaluator of target `i`'s original in trace mode (each of its comparisons reports
+    /// its operands, see `crate::exec::probe`), for the explorer's threshold operator; `None`
+    /// where the language cannot trace.
+    fn tracer(&mut self, _i: usize) -> Result<Option<Box<dyn ProbeEvaluate>>, RunError> {
+        Ok(None)
+    }
     /// An evaluator of target `i` with mutant `n` active, in probe mode where the language can
     /// probe it (its site reports reach and infection, see `crate::witness`).
     fn mutant(&mut self, i: usize, n: u32) -> Result<Box<dyn ProbeEvaluate>, RunError>;

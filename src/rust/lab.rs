@@ -354,6 +354,18 @@ impl Lab for RustLab<'_> {
         Ok(Box::new(SharedWorker { worker: self.original.clone(), id }))
     }
 
+    fn tracer(&mut self, i: usize) -> Result<Option<Box<dyn ProbeEvaluate>>, RunError> {
+        // The original's worker in trace mode: the comparisons of the probed functions report
+        // their operands (there are none without probes).
+        if !crate::witness::directed_enabled() {
+            return Ok(None);
+        }
+        let id = self.driven.iter().position(|&d| d == i).unwrap_or(usize::MAX);
+        let env = [("ABEX_PROBE".to_string(), super::probe::TRACE_SPEC.to_string())];
+        let worker = self.worker(&self.builds[0], None).with_env(env);
+        Ok(Some(Box::new(SharedWorker::own(worker, id))))
+    }
+
     fn mutant(&mut self, i: usize, n: u32) -> Result<Box<dyn ProbeEvaluate>, RunError> {
         let id = self.driven.iter().position(|&d| d == i).unwrap_or(usize::MAX);
         // A switched mutant's worker runs in probe mode (its site reports reach and infection);

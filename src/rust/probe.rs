@@ -14,6 +14,9 @@
 //! - such a site with no comparison above: its own value against the original's;
 //! - a negated condition, a deleted `!`, a constant outside any comparison: every run infects.
 //!
+//! Every comparison of a probed function is wrapped (`cmp`), so that the original's worker in
+//! trace mode reports the operands of each (the explorer's threshold operator).
+//!
 //! Other sites (logical operators, assignments, replaced bodies and guards) have no infection
 //! probe, only the count of runs. Guards are the conditions of `if`, `while` and match guards
 //! that the site sits in, and the conditions of earlier `if`s whose branch leaves the block
@@ -33,6 +36,9 @@ use syn::{BinOp, Block, Expr, Stmt, UnOp};
 
 use super::source::Lines;
 use crate::mutate::{Mutant, Operator};
+
+/// The probe spec (the value of `ABEX_PROBE`) of the original's worker in trace mode.
+pub const TRACE_SPEC: &str = r#"{"trace":true}"#;
 
 /// The runtime module, as generated code names it.
 const RT: &str = "crate::__abex_harness";
@@ -777,6 +783,13 @@ pub fn plan(text: &str, body: (usize, usize), mutants: &[(u32, &Mutant)], base: 
             _ => none("no probe for this kind of mutant"),
         };
         out.specs.insert(n, json!({ "site": site, "guards": guards }).to_string());
+    }
+    // Every comparison reports its operands to a worker in trace mode (the original's, for
+    // the explorer's threshold operator), not only those the mutants' probes read.
+    for (e, _) in &tree.exprs {
+        if let Expr::Binary(b) = e {
+            p.cmp_node(b);
+        }
     }
     out.nodes = p.nodes;
     out

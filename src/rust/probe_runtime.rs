@@ -27,6 +27,10 @@
 //   C: {"c": ID} (a comparison) | {"b": ID} (a boolean) | {"and": [C, C]} | {"or": [C, C]}
 //    | {"not": C}
 //
+// `{"trace": true}` is trace mode, for the original's worker (the explorer's threshold
+// operator): every `cmp` notes its operands, and the answer carries
+// `"probe":{"cmps":[[ID,"<","A","B"],...]}`, each comparison at its smallest |A - B|.
+//
 // After each call the answer carries `"probe":{"reached":R,"infected":I,"distance":D,
 // "operands":[A,B],"guards":[[S,G],...]}` (the protocol of `src/exec/probe.rs`).
 
@@ -218,6 +222,8 @@ struct ProbeGuard {
 
 #[derive(Clone, Debug)]
 struct ProbeSpec {
+    // Trace mode (the original's worker): every comparison reports its closest operands.
+    trace: bool,
     site: ProbeSite,
     guards: Vec<ProbeGuard>,
     // Every comparison or boolean the guards read.
@@ -311,6 +317,7 @@ fn parse_cond(j: &Json, atoms: &mut Vec<u32>) -> Option<ProbeCond> {
 
 fn parse_spec(text: &str) -> ProbeSpec {
     let none = |why: &str| ProbeSpec {
+        trace: false,
         site: ProbeSite::None(why.to_string()),
         guards: Vec::new(),
         atoms: Vec::new(),
@@ -319,6 +326,11 @@ fn parse_spec(text: &str) -> ProbeSpec {
         Ok(j) => j,
         Err(_) => return none("no probe was compiled for this site"),
     };
+    if let Some(&Json::Bool(true)) = member(&j, "trace") {
+        let mut spec = none("the original is traced");
+        spec.trace = true;
+        return spec;
+    }
     let site = match member(&j, "site") {
         Some(s) if member(s, "arm").is_some() => ProbeSite::Arm,
         Some(s) if member(s, "cmp").is_some() => {
@@ -367,7 +379,7 @@ fn parse_spec(text: &str) -> ProbeSpec {
             }
         }
     }
-    ProbeSpec { site: site, guards: guards, atoms: atoms }
+    ProbeSpec { trace: false, site: site, guards: guards, atoms: atoms }
 }
 
 // The spec of this worker's mutant, or `None` when it does not probe.
@@ -397,6 +409,8 @@ struct ProbeState {
     shadow: Option<Num>,
     // Per guard: (took its direction, smallest distance to it).
     guards: Vec<(bool, Option<f64>)>,
+    // Trace mode: per comparison (id, operator, operands) at its smallest |a - b|.
+    cmps: Vec<(u32, u8, Num, Num)>,
 }
 
 ::std::thread_local! {
@@ -543,9 +557,31 @@ fn cast(ty: &str, x: Num) -> Option<Num> {
     Some(Num::I(if signed && w >> (bits - 1) == 1 { w - (1i128 << bits) } else { w }))
 }
 
+// Trace mode: notes comparison `id` when its operands are the closest so far.
+fn trace(s: &mut ProbeState, id: u32, op: u8, a: Num, b: Num) {
+    let d = diff(a, b).abs();
+    if d.is_nan() {
+        return;
+    }
+    match s.cmps.iter_mut().find(|c| c.0 == id) {
+        Some(c) => {
+            if d < diff(c.2, c.3).abs() {
+                *c = (id, op, a, b);
+            }
+        }
+        None => s.cmps.push((id, op, a, b)),
+    }
+}
+
 /// A comparison `a op b` of the original code (id `id`) gave `r`.
 pub fn cmp(id: u32, op: u8, r: bool, a: Option<Num>, b: Option<Num>) {
     with_state(|s, spec| {
+        if spec.trace {
+            if let (Some(x), Some(y)) = (a, b) {
+                trace(s, id, op, x, y);
+            }
+            return;
+        }
         if spec.atoms.contains(&id) {
             let (dt, df) = match (a, b) {
                 (Some(x), Some(y)) => {
@@ -664,6 +700,37 @@ fn probe_reset() {
     with_state(|s, _| *s = ProbeState::default());
 }
 
+// The `probe` member of a traced call: `,"probe":{"cmps":[[id,"<","a","b"],…]}`.
+fn trace_report() -> String {
+    let mut out = String::from(",\"probe\":{\"cmps\":[");
+    let _ = ABEX_PROBE_STATE.try_with(|s| {
+        if let Ok(s) = s.try_borrow() {
+            for (k, c) in s.cmps.iter().enumerate() {
+                let op = match c.1 {
+                    b'<' => "<",
+                    b'l' => "<=",
+                    b'>' => ">",
+                    b'g' => ">=",
+                    b'=' => "==",
+                    _ => "!=",
+                };
+                if k > 0 {
+                    out.push(',');
+                }
+                out.push_str(&::std::format!(
+                    "[{},\"{}\",\"{}\",\"{}\"]",
+                    c.0,
+                    op,
+                    c.2.text(),
+                    c.3.text()
+                ));
+            }
+        }
+    });
+    out.push_str("]}");
+    out
+}
+
 // A JSON number for a distance; `null` for an infinite or unknown one.
 fn json_distance(out: &mut String, d: Option<f64>) {
     match d {
@@ -675,6 +742,9 @@ fn json_distance(out: &mut String, d: Option<f64>) {
 // The `probe` member of the call's answer (`,"probe":{…}`), when this worker probes.
 fn probe_report() -> Option<String> {
     let spec = probe_spec()?;
+    if spec.trace {
+        return Some(trace_report());
+    }
     let mut out = String::from(",\"probe\":{");
     let _ = ABEX_PROBE_STATE.try_with(|s| {
         let s = match s.try_borrow() {

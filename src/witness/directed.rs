@@ -1,10 +1,11 @@
-//! The directed witness search (Korel's alternating variable method on the mutant's probes):
-//! from each start, one variable at a time, exploratory moves (±1; for floats, finer steps when
-//! ±1 fails) and, in the direction that improved, accelerating pattern moves (doubling steps,
-//! tried as one batch), minimising the [`Fitness`] (approach level and branch distance until the
-//! site runs, then the distance to infection). Every infected input is run on the original too
-//! (propagation); when the site is infected but the outcome stays the same (masked), the search
-//! keeps walking the infected region around that input before it restarts elsewhere.
+//! The directed witness search (Korel's alternating variable method on the mutant's probes,
+//! `inputs::avm`): from each start, one variable at a time, exploratory moves (±1; for floats,
+//! finer steps when ±1 fails) and, in the direction that improved, accelerating pattern moves
+//! (doubling steps, tried as one batch), minimising the [`Fitness`] (approach level and branch
+//! distance until the site runs, then the distance to infection). Every infected input is run
+//! on the original too (propagation); when the site is infected but the outcome stays the same
+//! (masked), the search keeps walking the infected region around that input before it restarts
+//! elsewhere.
 //!
 //! The search is deterministic for its random seed (restarts only use it), until a witness,
 //! its budget of calls or the clock ends it.
@@ -16,26 +17,18 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 use super::archive::{past, tells_apart, CHUNK};
-use super::moves::{self, Kind, Var};
 use super::tracker::{key, Tracker};
 use crate::exec::{Evaluate, ExecError, Fitness, ProbeEvaluate};
+use crate::inputs::avm::{self, Objective};
+use crate::inputs::moves;
 use crate::report::Witness;
 use crate::value::{Args, Ty};
-
-/// Pattern moves tried in one batch: the step doubled this many times.
-const PATTERN: u32 = 8;
-
-/// Steps of the exploratory moves on a float, coarsest first.
-const FLOAT_STEPS: [f64; 8] = [1.0, 0.5, 0.25, 0.125, 0.0625, 0.1, 0.01, 0.001];
 
 /// Calls spent walking around one masked (infected, unchanged) input.
 const AROUND: usize = 200;
 
 /// Random restarts after the given starts are used up.
 const RESTARTS: usize = 8;
-
-/// Escapes from a local optimum per start (see [`Directed::escape`]).
-const ESCAPES: usize = 4;
 
 /// One directed search (see the module comment).
 pub(super) struct Directed<'a> {
@@ -151,7 +144,7 @@ impl<'a> Directed<'a> {
                 }
                 None => break,
             };
-            let (x, fx) = self.avm(start)?;
+            let (x, fx) = avm::avm(self.params, self, start)?;
             if fx.infected() && masked.insert(key(&x)) {
                 self.around(x, rng)?;
             }
@@ -171,145 +164,6 @@ impl<'a> Directed<'a> {
             return x;
         }
         crate::inputs::random_args(self.params, rng)
-    }
-
-    /// The alternating variable method from `start`: returns where it stopped and its fitness.
-    fn avm(&mut self, start: Args) -> Result<(Args, Fitness), ExecError> {
-        let mut x = start;
-        let mut fx = self.eval(std::slice::from_ref(&x))?[0];
-        let (mut stuck, mut i, mut escapes) = (0, 0, 0);
-        while !self.done() && !fx.infected() {
-            let vars = moves::vars(self.params, &x);
-            if vars.is_empty() {
-                break;
-            }
-            if stuck >= vars.len() {
-                if escapes < ESCAPES && self.escape(&mut x, &mut fx, &vars)? {
-                    escapes += 1;
-                    stuck = 0;
-                    continue;
-                }
-                break;
-            }
-            let var = vars[i % vars.len()].clone();
-            if self.optimise(&mut x, &mut fx, &var)? {
-                stuck = 0;
-            } else {
-                stuck += 1;
-                i += 1;
-            }
-        }
-        Ok((x, fx))
-    }
-
-    /// Out of a local optimum, where no single variable's move improves (a lattice too coarse
-    /// for the target: `w * K / (h * h)` jumps over 184 whichever of `w` and `h` moves): moves
-    /// of two numbers at once, by up to ±3 each, and every number scaled by the same factor
-    /// (which keeps such ratios and makes their steps finer), tried as one batch; whether one
-    /// improved.
-    fn escape(&mut self, x: &mut Args, fx: &mut Fitness, vars: &[Var]) -> Result<bool, ExecError> {
-        let numbers: Vec<&Var> = vars
-            .iter()
-            .filter(|v| matches!(v.kind, Kind::Int { .. } | Kind::Float | Kind::Len { .. }))
-            .take(6)
-            .collect();
-        let mut tries = Vec::new();
-        for (a, va) in numbers.iter().enumerate() {
-            for vb in &numbers[a + 1..] {
-                for da in [-3.0, -2.0, -1.0, 1.0, 2.0, 3.0] {
-                    for db in [-3.0, -2.0, -1.0, 1.0, 2.0, 3.0] {
-                        if let Some(y) =
-                            moves::moved(x, va, da).and_then(|y| moves::moved(&y, vb, db))
-                        {
-                            tries.push(y);
-                        }
-                    }
-                }
-            }
-        }
-        for factor in [2.0, 3.0, 5.0, 10.0] {
-            let mut y = Some(x.clone());
-            for v in numbers.iter().filter(|v| !matches!(v.kind, Kind::Len { .. })) {
-                y = y.and_then(|y| {
-                    let now = moves::get(&y, v)?;
-                    moves::set(&y, v, now * factor).or(Some(y))
-                });
-            }
-            tries.extend(y.filter(|y| y != x));
-        }
-        let fs = self.eval(&tries)?;
-        let Some(best) = (0..tries.len()).filter(|&k| fs[k] < *fx).min_by_key(|&k| fs[k]) else {
-            return Ok(false);
-        };
-        *x = tries[best].clone();
-        *fx = fs[best];
-        Ok(true)
-    }
-
-    /// Exploratory and pattern moves on one variable until they stop improving; whether any
-    /// improved.
-    fn optimise(&mut self, x: &mut Args, fx: &mut Fitness, var: &Var) -> Result<bool, ExecError> {
-        let steps: &[f64] = match var.kind {
-            Kind::Float => &FLOAT_STEPS,
-            _ => &[1.0],
-        };
-        let mut improved = false;
-        'explore: while !self.done() && !fx.infected() {
-            for &s in steps {
-                let tries: Vec<(f64, Args)> = [s, -s]
-                    .into_iter()
-                    .filter_map(|d| moves::moved(x, var, d).map(|a| (d, a)))
-                    .collect();
-                let args: Vec<Args> = tries.iter().map(|(_, a)| a.clone()).collect();
-                let fs = self.eval(&args)?;
-                let Some(best) = (0..tries.len()).filter(|&k| fs[k] < *fx).min_by_key(|&k| fs[k])
-                else {
-                    continue;
-                };
-                *x = tries[best].1.clone();
-                *fx = fs[best];
-                improved = true;
-                if var.kind != Kind::Toggle {
-                    self.pattern(x, fx, var, tries[best].0)?;
-                }
-                continue 'explore;
-            }
-            break;
-        }
-        Ok(improved)
-    }
-
-    /// Pattern moves from `x` in the direction of `step`: the step doubled [`PATTERN`] times,
-    /// tried as one batch; the best one is taken, and doubling goes on from there while the
-    /// furthest is the best.
-    fn pattern(
-        &mut self,
-        x: &mut Args,
-        fx: &mut Fitness,
-        var: &Var,
-        step: f64,
-    ) -> Result<(), ExecError> {
-        let mut step = step * 2.0;
-        while !self.done() && !fx.infected() && step.abs() < 1e300 {
-            let tries: Vec<Args> = (0..PATTERN)
-                .filter_map(|j| moves::moved(x, var, step * f64::from(1u32 << j)))
-                .collect();
-            if tries.is_empty() {
-                break;
-            }
-            let fs = self.eval(&tries)?;
-            let Some(best) = (0..tries.len()).filter(|&k| fs[k] < *fx).min_by_key(|&k| fs[k])
-            else {
-                break;
-            };
-            *x = tries[best].clone();
-            *fx = fs[best];
-            if best + 1 < tries.len() {
-                break;
-            }
-            step *= f64::from(1u32 << PATTERN);
-        }
-        Ok(())
     }
 
     /// Walks the infected region around the masked input `x`: its single moves and random
@@ -339,6 +193,21 @@ impl<'a> Directed<'a> {
                 .extend(tries.into_iter().zip(fs).filter(|(_, f)| f.infected()).map(|(a, _)| a));
         }
         Ok(())
+    }
+}
+
+/// The method minimises the fitness of the mutant's calls, until a witness or the budget.
+impl Objective for Directed<'_> {
+    type Key = Fitness;
+    type Error = ExecError;
+    fn eval(&mut self, batch: &[Args]) -> Result<Vec<Fitness>, ExecError> {
+        Directed::eval(self, batch)
+    }
+    fn done(&self) -> bool {
+        Directed::done(self)
+    }
+    fn goal(&self, key: &Fitness) -> bool {
+        key.infected()
     }
 }
 

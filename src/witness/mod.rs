@@ -8,7 +8,6 @@
 
 mod archive;
 mod directed;
-mod moves;
 mod random;
 mod seeds;
 mod strategy;

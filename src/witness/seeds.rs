@@ -7,7 +7,7 @@
 use crate::mutate::{Mutant, Operator};
 use crate::value::{Args, Ty, Value};
 
-use super::moves::{self, Kind};
+use crate::inputs::moves::{self, Kind};
 
 /// Constants read from a function's source, most promising first.
 #[derive(Clone, Debug, Default, PartialEq)]

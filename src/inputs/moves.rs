@@ -1,4 +1,5 @@
-//! The variables the directed search moves in an argument list, and its moves on them:
+//! The variables a directed search moves in an argument list, and its moves on them (the
+//! witness search's alternating variable method and the explorer's threshold operator):
 //! numbers (integers within their type's range, floats), the length of a string or list, the
 //! code point of one character of a string, the integer a string of digits spells (parsers
 //! compare the number, not the characters), and booleans. A variable is addressed by a path:
@@ -11,11 +12,11 @@ use crate::value::{Args, Ty, Value};
 const ELEMENTS: usize = 8;
 
 /// The longest string or list a length move makes.
-pub(super) const MAX_LEN: i128 = 10_000;
+pub(crate) const MAX_LEN: i128 = 10_000;
 
 /// What kind of value a variable is.
 #[derive(Clone, Debug, PartialEq)]
-pub(super) enum Kind {
+pub(crate) enum Kind {
     /// An integer in `lo..=hi`.
     Int { lo: i128, hi: i128 },
     /// A float.
@@ -32,7 +33,7 @@ pub(super) enum Kind {
 
 /// One variable of an argument list.
 #[derive(Clone, Debug, PartialEq)]
-pub(super) struct Var {
+pub(crate) struct Var {
     /// Where it is (see the module comment).
     pub path: Vec<usize>,
     /// What it is.
@@ -40,7 +41,7 @@ pub(super) struct Var {
 }
 
 /// The variables of `args` (typed by `params`), in argument order.
-pub(super) fn vars(params: &[Ty], args: &Args) -> Vec<Var> {
+pub(crate) fn vars(params: &[Ty], args: &Args) -> Vec<Var> {
     let mut out = Vec::new();
     for (i, (ty, v)) in params.iter().zip(args).enumerate() {
         walk(ty, v, &mut vec![i], &mut out, 0);
@@ -104,7 +105,7 @@ fn walk(ty: &Ty, v: &Value, path: &mut Vec<usize>, out: &mut Vec<Var>, depth: us
             }
         }
         (Ty::Union { options }, x) => {
-            if let Some(t) = crate::inputs::conforms_any(options, x) {
+            if let Some(t) = super::conform::conforms_any(options, x) {
                 walk(t, x, path, out, depth);
             }
         }
@@ -141,7 +142,7 @@ fn at_mut<'a>(args: &'a mut Args, path: &[usize]) -> Option<&'a mut Value> {
 }
 
 /// A plain value of `ty`, to grow a list with.
-pub(super) fn filler(ty: &Ty) -> Value {
+pub(crate) fn filler(ty: &Ty) -> Value {
     match ty {
         Ty::Int { .. } | Ty::Any => Value::Int(0),
         Ty::Float { .. } => Value::Float(0.0),
@@ -164,7 +165,7 @@ pub(super) fn filler(ty: &Ty) -> Value {
 
 /// `args` with variable `var` moved by `step` (a float step for floats, its integral part
 /// otherwise; a toggle for booleans), or `None` when that changes nothing.
-pub(super) fn moved(args: &Args, var: &Var, step: f64) -> Option<Args> {
+pub(crate) fn moved(args: &Args, var: &Var, step: f64) -> Option<Args> {
     let mut out = args.clone();
     match &var.kind {
         Kind::Code => {
@@ -218,7 +219,7 @@ pub(super) fn moved(args: &Args, var: &Var, step: f64) -> Option<Args> {
                 }
                 _ => return None,
             };
-            if crate::inputs::same(&new, v) {
+            if super::same::same(&new, v) {
                 return None;
             }
             *v = new;
@@ -229,7 +230,7 @@ pub(super) fn moved(args: &Args, var: &Var, step: f64) -> Option<Args> {
 
 /// `args` with variable `var` set to `value` (a number, or a length), or `None` when it does
 /// not fit or changes nothing.
-pub(super) fn set(args: &Args, var: &Var, value: f64) -> Option<Args> {
+pub(crate) fn set(args: &Args, var: &Var, value: f64) -> Option<Args> {
     let current = match (&var.kind, get(args, var)?) {
         (Kind::Int { lo, hi }, x) => {
             if value.fract() != 0.0 || value < *lo as f64 || value > *hi as f64 {
@@ -258,7 +259,7 @@ pub(super) fn set(args: &Args, var: &Var, value: f64) -> Option<Args> {
 }
 
 /// The numeric value of variable `var` in `args` (a length for a length).
-pub(super) fn get(args: &Args, var: &Var) -> Option<f64> {
+pub(crate) fn get(args: &Args, var: &Var) -> Option<f64> {
     let mut copy = args.clone();
     let v = at_mut(&mut copy, &var.path)?;
     match (&var.kind, &*v) {
