@@ -195,4 +195,10 @@ pub trait Lab {
     ) -> Result<BTreeMap<String, Vec<u32>>, RunError>;
     /// Adds the mutants of a feedback round (a Rust lab builds them into a new build).
     fn add(&mut self, fresh: &[Numbered]) -> Result<(), RunError>;
+    /// What the lab found out that the user should know and that does not stop the run (a
+    /// test file that does not collect in abex's runner and is left out), each said once;
+    /// the spine reports them as warnings.
+    fn warnings(&mut self) -> Vec<String> {
+        Vec::new()
+    }
 }

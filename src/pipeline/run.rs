@@ -241,7 +241,11 @@ fn run_unit(
         let tests = lab.test_count();
         let count = numbered.iter().filter(|m| !m.self_check).count();
         on_event(Event::Testing { package: &unit.name, mutants: count, tests });
-        let mutation = survivors::analyse(ctx, lab.as_mut(), unit, &numbered, &elites, on_event)?;
+        let mutation = survivors::analyse(ctx, lab.as_mut(), unit, &numbered, &elites, on_event);
+        for message in lab.warnings() {
+            on_event(Event::Warning { message });
+        }
+        let mutation = mutation?;
         for (r, m) in reports.iter_mut().zip(mutation) {
             r.mutation = Some(m);
         }

@@ -35,7 +35,9 @@ impl PythonFront {
             return Err(RunError::UnknownFunction("not a Python run".into()));
         };
         let root = opts.root.canonicalize().unwrap_or_else(|_| opts.root.clone());
-        let project = Project::load(&root).map_err(|e| RunError::front(PythonError::from(e)))?;
+        let mut project =
+            Project::load(&root).map_err(|e| RunError::front(PythonError::from(e)))?;
+        project.keep_collected(opts.test_files.as_deref());
         let (chosen, base) = match &cfg.selection {
             Selection::Functions(specs) => {
                 let mut out: Vec<Chosen> = Vec::new();
@@ -62,7 +64,12 @@ impl PythonFront {
         let targets = chosen.iter().map(|c| c.target.clone()).collect();
         let tests_fp = selection::fingerprint(&project);
         let choice = Choice { language: "python", root: project.root.clone(), base, targets };
-        let sel = Selected { project, chosen, python: opts.python.clone() };
+        let sel = Selected {
+            project,
+            chosen,
+            python: opts.python.clone(),
+            pytest_args: opts.pytest_args.clone(),
+        };
         Ok(PythonFront { sel, choice, tests_fp })
     }
 }
@@ -86,6 +93,7 @@ impl FrontEnd for PythonFront {
             self.sel.python.display().to_string().into_bytes(),
             self.tests_fp.clone().into_bytes(),
             pf.module.clone().into_bytes(),
+            self.sel.pytest_args.join("\0").into_bytes(),
         ]
     }
 

@@ -54,6 +54,9 @@ pub struct PythonLab<'a> {
     reach: BTreeMap<usize, Reach>,
     /// The worker over the survivors of one target: (target, survivors in worker-id order).
     witnesses: Option<(usize, Vec<u32>, Rc<RefCell<Worker>>)>,
+    /// Test files that do not collect in the runner (left out), with the error; and whether
+    /// the user was told.
+    dropped: BTreeMap<String, (String, bool)>,
 }
 
 fn front_err(e: impl Into<PythonError>) -> RunError {
@@ -99,7 +102,9 @@ impl<'a> PythonLab<'a> {
         // The scratch copy: everything runs there, never in the user's tree.
         let scratch = root.join(".abex").join("scratch").join("python");
         let skip: Vec<PathBuf> = super::project::SKIP_DIRS.iter().map(|d| root.join(d)).collect();
-        crate::scratch::sync(root, &scratch, &BTreeMap::new(), &skip)?;
+        let copied = crate::scratch::list_files(root, &skip)?;
+        let extras = super::project::package_extras(project, &copied);
+        crate::scratch::sync(root, &scratch, &extras, &skip)?;
         let work = tempfile::tempdir_in(root.join(".abex"))
             .map_err(|source| PythonError::Io { path: root.join(".abex"), source })?;
         let python = Interpreter { python: front.python.clone(), memory_limit: cfg.memory_limit() };
@@ -121,7 +126,8 @@ impl<'a> PythonLab<'a> {
                 (pf.module.clone(), pf.fns[c.func].qualname.clone())
             })
             .collect();
-        let place = RunnerPlace { python, scratch, sys_path, traced };
+        let pytest_args = front.pytest_args.clone();
+        let place = RunnerPlace { python, scratch, sys_path, traced, pytest_args };
         // The mutation phase's test runners start (collection, traced baseline) while the
         // functions are explored.
         let warming = cfg.mutate.then(|| {
@@ -147,6 +153,7 @@ impl<'a> PythonLab<'a> {
             warming,
             reach: BTreeMap::new(),
             witnesses: None,
+            dropped: BTreeMap::new(),
         })
     }
 
@@ -168,9 +175,18 @@ impl<'a> PythonLab<'a> {
         if let Some(h) = self.warming.take() {
             self.runners.extend(h.join().unwrap_or_default());
         }
-        match self.runners.iter().position(|(t, _)| t == tests) {
-            Some(k) => Ok((self.runners.swap_remove(k).1, true)),
-            None => Ok((self.place.start(spec, tests)?, false)),
+        let (runner, kept) = match self.runners.iter().position(|(t, _)| t == tests) {
+            Some(k) => (self.runners.swap_remove(k).1, true),
+            None => (self.place.start(spec, tests)?, false),
+        };
+        self.note_dropped(&runner);
+        Ok((runner, kept))
+    }
+
+    /// Remembers the test files `runner` left out because they do not collect.
+    fn note_dropped(&mut self, runner: &Runner) {
+        for (file, error) in &runner.dropped {
+            self.dropped.entry(file.clone()).or_insert_with(|| (error.clone(), false));
         }
     }
 
@@ -352,7 +368,20 @@ impl Lab for PythonLab<'_> {
         let Some(r) = self.reach.get(&i) else {
             return "pytest in a forked runner: no test file names the function".to_string();
         };
-        let files = r.files.iter().map(|t| t.display().to_string()).collect::<Vec<_>>().join(", ");
+        let mut files =
+            r.files.iter().map(|t| t.display().to_string()).collect::<Vec<_>>().join(", ");
+        let left_out: Vec<&str> = r
+            .files
+            .iter()
+            .filter_map(|f| self.dropped.get_key_value(&f.display().to_string()))
+            .map(|(f, _)| f.as_str())
+            .collect();
+        if !left_out.is_empty() {
+            files.push_str(&format!(
+                " (left out, as they do not collect in abex's runner: {})",
+                left_out.join(", ")
+            ));
+        }
         match r.reached {
             None => "pytest in a forked runner: no test file names the function".to_string(),
             Some(n) => format!(
@@ -475,5 +504,18 @@ impl Lab for PythonLab<'_> {
     fn add(&mut self, fresh: &[Numbered]) -> Result<(), RunError> {
         self.mutants.extend(fresh.iter().cloned());
         Ok(())
+    }
+
+    fn warnings(&mut self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (file, (error, said)) in &mut self.dropped {
+            if !*said {
+                *said = true;
+                out.push(format!(
+                    "`{file}` does not collect in abex's test runner, so its tests are left out of the mutants' runs: {error}\nhint: run `pytest {file}` in `.abex/scratch/python` (the copy abex runs the tests in) to see why"
+                ));
+            }
+        }
+        out
     }
 }

@@ -1,6 +1,7 @@
 //! A Python project: its source files and their functions, its test files, and which functions
 //! a run analyses (the diff's, named ones, or all).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::source::{self, PyFn};
@@ -43,6 +44,8 @@ pub struct Project {
     pub files: Vec<PyFile>,
     /// The test files (`test_*.py`, `*_test.py`), relative to the root.
     pub tests: Vec<PathBuf>,
+    /// Source files whose doctests the user's pytest runs (`--doctest-modules`).
+    pub doctests: Vec<PathBuf>,
 }
 
 /// A function chosen for the run: its file, its place in that file, and its target record.
@@ -101,7 +104,21 @@ impl Project {
             let fns = source::functions(&text);
             files.push(PyFile { rel, module, import_root, text, fns });
         }
-        Ok(Project { root: root.to_path_buf(), files, tests })
+        Ok(Project { root: root.to_path_buf(), files, tests, doctests: Vec::new() })
+    }
+
+    /// Keeps the tests the user's pytest collected: `collected` lists the files it collected
+    /// tests from (`None`: unknown, every test file stays). A source file among them holds
+    /// doctests.
+    pub fn keep_collected(&mut self, collected: Option<&[PathBuf]>) {
+        let Some(collected) = collected else { return };
+        self.tests.retain(|t| collected.contains(t) || t.ends_with("conftest.py"));
+        self.doctests = self
+            .files
+            .iter()
+            .filter(|f| collected.contains(&f.rel) && f.text.contains(">>>"))
+            .map(|f| f.rel.clone())
+            .collect();
     }
 
     fn target(&self, file: usize, func: usize, changed: Vec<usize>) -> Target {
@@ -188,6 +205,49 @@ impl Project {
     }
 }
 
+/// The files inside the project's packages that `.gitignore` leaves out of the scratch copy
+/// although the package needs them to import and run as it does in the user's tree (a
+/// generated `_version.py`, compiled translations, a built extension), relative to the root,
+/// with their contents. `copied` lists the files the scratch copy already has.
+pub fn package_extras(project: &Project, copied: &[PathBuf]) -> BTreeMap<PathBuf, Vec<u8>> {
+    /// Larger files are left out: a package's generated files are small.
+    const MAX_FILE: u64 = 32 << 20;
+    let mut tops: Vec<PathBuf> = project
+        .files
+        .iter()
+        .filter_map(|f| {
+            let top = f.module.split('.').next().filter(|_| f.module.contains('.'))?;
+            Some(f.import_root.join(top))
+        })
+        .collect();
+    tops.sort();
+    tops.dedup();
+    let mut out = BTreeMap::new();
+    let mut stack: Vec<PathBuf> = tops;
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(project.root.join(&dir)) else { continue };
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let rel = dir.join(&name);
+            let Ok(kind) = e.file_type() else { continue };
+            if kind.is_dir() {
+                if name != "__pycache__" {
+                    stack.push(rel);
+                }
+            } else if kind.is_file()
+                && rel.extension().is_none_or(|x| x != "pyc")
+                && !copied.contains(&rel)
+                && e.metadata().is_ok_and(|m| m.len() <= MAX_FILE)
+            {
+                if let Ok(bytes) = std::fs::read(e.path()) {
+                    out.insert(rel, bytes);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// A project and the functions a run analyses: what the front end and its lab share.
 pub struct Selected {
     /// The project.
@@ -196,6 +256,8 @@ pub struct Selected {
     pub chosen: Vec<Chosen>,
     /// The project's interpreter.
     pub python: PathBuf,
+    /// The outer pytest session's options the inner runner passes on.
+    pub pytest_args: Vec<String>,
 }
 
 #[cfg(test)]

@@ -107,6 +107,8 @@ pub struct Runner {
     lines: Receiver<String>,
     /// Tests it collected.
     pub collected: usize,
+    /// Test files that failed to collect in it, left out: (file, error).
+    pub dropped: Vec<(String, String)>,
     /// Its traced baseline, once run.
     pub traced: Option<RunResult>,
 }
@@ -120,8 +122,11 @@ impl Runner {
         spec_file: &Path,
         tests: &[PathBuf],
         sys_path: &[PathBuf],
+        pytest_args: &[String],
     ) -> Result<Runner, RunnerError> {
-        let spec = serde_json::json!({ "tests": tests, "sys_path": sys_path });
+        let spec = serde_json::json!({
+            "tests": tests, "sys_path": sys_path, "pytest_args": pytest_args
+        });
         std::fs::write(spec_file, spec.to_string()).map_err(|e| {
             RunnerError::Broken(format!("cannot write `{}`: {e}", spec_file.display()))
         })?;
@@ -153,7 +158,8 @@ impl Runner {
                 }
             }
         });
-        let mut r = Runner { child, stdin, lines: rx, collected: 0, traced: None };
+        let mut r =
+            Runner { child, stdin, lines: rx, collected: 0, dropped: Vec::new(), traced: None };
         let hello = r.next(Duration::from_secs(300))?;
         let v: serde_json::Value = serde_json::from_str(&hello)
             .map_err(|_| RunnerError::Broken(format!("unexpected greeting `{hello}`")))?;
@@ -161,6 +167,12 @@ impl Runner {
             return Err(RunnerError::Broken(format!("{e} (tests: {})", list(tests))));
         }
         r.collected = v.get("collected").and_then(|c| c.as_u64()).unwrap_or(0) as usize;
+        let text = |d: &serde_json::Value, k: &str| d[k].as_str().unwrap_or_default().to_string();
+        r.dropped = v
+            .get("dropped")
+            .and_then(|d| d.as_array())
+            .map(|d| d.iter().map(|d| (text(d, "file"), text(d, "error"))).collect())
+            .unwrap_or_default();
         Ok(r)
     }
 

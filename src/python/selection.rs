@@ -12,7 +12,8 @@ use super::runner::{Interpreter, Runner};
 pub const BASELINE_LIMIT: Duration = Duration::from_secs(600);
 
 /// The test files that can reach `f`: those that name its module and the function (or its
-/// class), the selection by import and name.
+/// class), the selection by import and name, and its own file when the user's pytest runs its
+/// doctests.
 pub fn reaching(project: &Project, pf: &PyFile, qualname: &str) -> Vec<PathBuf> {
     let last = pf.module.rsplit('.').next().unwrap_or(&pf.module).to_string();
     let head = qualname.split('.').next().unwrap_or(qualname);
@@ -26,6 +27,7 @@ pub fn reaching(project: &Project, pf: &PyFile, qualname: &str) -> Vec<PathBuf> 
                 text.contains(&last) && (text.contains(head) || text.contains(tail))
             })
         })
+        .chain(project.doctests.iter().filter(|d| **d == pf.rel))
         .cloned()
         .collect()
 }
@@ -59,6 +61,8 @@ pub struct RunnerPlace {
     pub sys_path: Vec<PathBuf>,
     /// Every function of the run, (module, qualname): a runner's baseline traces them all.
     pub traced: Vec<(String, String)>,
+    /// The outer session's options the runner passes on.
+    pub pytest_args: Vec<String>,
 }
 
 impl RunnerPlace {
@@ -68,7 +72,7 @@ impl RunnerPlace {
         spec: &Path,
         tests: &[PathBuf],
     ) -> Result<Runner, super::runner::RunnerError> {
-        Runner::start(&self.python, &self.scratch, spec, tests, &self.sys_path)
+        Runner::start(&self.python, &self.scratch, spec, tests, &self.sys_path, &self.pytest_args)
     }
 }
 

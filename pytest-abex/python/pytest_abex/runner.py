@@ -7,7 +7,9 @@ collected items; the parent enforces the time limit and answers. The cost of a m
 fork and one test run, not an interpreter start and an import of the project.
 
 Protocol (JSON lines, answers prefixed by ``@abex@``): the runner greets with
-``{"abex_runner": 1, "collected": N}`` (or ``{"abex_runner": 1, "error": "..."}``), then answers
+``{"abex_runner": 1, "collected": N}`` (with ``"dropped": [{"file", "error"}, ...]`` when some
+test files failed to collect: they are left out and the rest runs; or ``{"abex_runner": 1,
+"error": "..."}`` when none collected), then answers
 each request ``{"patch": null | {...}, "timeout": seconds, "all": bool, "trace": null | [{"module",
 "qualname"}, ...]}`` with ``{"status": "pass"|"fail"|"timeout"|"unviable", "failed": [node ids],
 "message": "the first failure's exception", "detail": "...", "reached": {"module:qualname": [node
@@ -56,6 +58,7 @@ class _Runner:
         self.selected = {}  # "module:qualname" -> the tests that call it, once traced
         self.killers = {}  # "module:qualname" -> node ids that killed its mutants, latest first
         self.collected = {}  # tuple of test files -> their items, collected in the parent
+        self.uncollected = []  # {"file", "error"} of the files that failed to collect
 
     def send(self, obj):
         self.out.write(MARKER + json.dumps(obj).encode() + b"\n")
@@ -65,18 +68,31 @@ class _Runner:
         if session.config.option.collectonly:
             return None
         self.greeted = True
+        hello = {"abex_runner": 1}
         if session.testsfailed:
-            self.send({"abex_runner": 1, "error": "errors while collecting the tests"})
-            return True
+            # A file that does not collect here is left out, and the core says so; the run
+            # goes on with the others.
+            if not self.uncollected:
+                self.send({"abex_runner": 1, "error": "errors while collecting the tests"})
+                return True
+            hello["dropped"] = self.uncollected
+            session.testsfailed = 0
         _short_failures()
         _warm(session.items)
-        self.send({"abex_runner": 1, "collected": len(session.items)})
+        hello["collected"] = len(session.items)
+        self.send(hello)
         for line in self.inp:
             if not line.strip():
                 break
             req = json.loads(line)
             self.send(self.one(session, req))
         return True
+
+    def pytest_collectreport(self, report):
+        if report.failed and not self.greeted:
+            lines = [line for line in str(report.longrepr).splitlines() if line.strip()]
+            error = next((line for line in reversed(lines) if line.startswith("E ")), lines[-1] if lines else "")
+            self.uncollected.append({"file": report.nodeid or str(report.fspath), "error": error[1:].strip() if error.startswith("E ") else error.strip()})
 
     def pytest_runtest_logreport(self, report):
         if report.failed and report.nodeid not in self.failed:
@@ -296,12 +312,21 @@ def main(argv):
         "-p", "no:cacheprovider",
         "-p", "no:xdist",
         "-p", "no:randomly",
+        # The outer session's options come in `pytest_args`, the ini's `addopts` included
+        # (see `pytest_abex.suite`); some of them (`-n`, `--lf`) cannot run here.
         "-o", "addopts=",
-        "-W", "ignore",
+        # pytest_abex is imported before pytest starts, so pytest warns that it cannot rewrite
+        # its asserts: an error under the user's `filterwarnings = error`.
+        "-W", "ignore::pytest.PytestAssertRewriteWarning",
         *spec.get("pytest_args", []),
         *spec["tests"],
     ]
-    code = pytest.main(args, plugins=[runner])
+    try:
+        code = pytest.main(args, plugins=[runner])
+    except BaseException as e:  # noqa: BLE001 - said in the greeting, not lost on stderr
+        if not runner.greeted:
+            runner.send({"abex_runner": 1, "error": f"pytest failed to start: {type(e).__name__}: {e}"})
+        return 0
     if code not in (0, 1) and not runner.greeted:
         runner.send({"abex_runner": 1, "error": f"pytest could not collect the tests (exit code {int(code)})"})
     return 0
