@@ -21,7 +21,9 @@ use crate::exec::shared::SharedWorker;
 use crate::exec::worker::Worker;
 use crate::exec::Evaluate;
 use crate::mutate::Mutant;
-use crate::pipeline::{Defaults, Lab, Numbered, RunConfig, RunError, Suggestion, Tested, Unit};
+use crate::pipeline::{
+    Defaults, Lab, Numbered, RunConfig, RunError, Suggestion, Tested, Uncallable, Unit,
+};
 use crate::report::{MutantStatus, Witness};
 
 /// Runners kept for the next function with the same test files (collection is paid once).
@@ -57,6 +59,8 @@ pub struct PythonLab<'a> {
     /// Test files that do not collect in the runner (left out), with the error; and whether
     /// the user was told.
     dropped: BTreeMap<String, (String, bool)>,
+    /// The targets the worker could not load (by worker id), once it greeted.
+    unloaded: RefCell<Option<BTreeMap<usize, String>>>,
 }
 
 fn front_err(e: impl Into<PythonError>) -> RunError {
@@ -154,6 +158,7 @@ impl<'a> PythonLab<'a> {
             reach: BTreeMap::new(),
             witnesses: None,
             dropped: BTreeMap::new(),
+            unloaded: RefCell::new(None),
         })
     }
 
@@ -360,6 +365,26 @@ impl<'a> PythonLab<'a> {
 }
 
 impl Lab for PythonLab<'_> {
+    fn uncallable(&self, i: usize) -> Option<Uncallable> {
+        let id = self.driven.iter().position(|&d| d == i)?;
+        let mut unloaded = self.unloaded.borrow_mut();
+        let map = unloaded.get_or_insert_with(|| {
+            // A worker that does not start says so when it is first called.
+            let hello = self.explorer.borrow_mut().greeting().unwrap_or_default();
+            let v: serde_json::Value = serde_json::from_str(&hello).unwrap_or_default();
+            v.get("unloaded")
+                .and_then(|u| u.as_object())
+                .map(|u| {
+                    u.iter()
+                        .filter_map(|(k, r)| Some((k.parse().ok()?, r.as_str()?.to_string())))
+                        .collect()
+                })
+                .unwrap_or_default()
+        });
+        let reason = map.get(&id)?.clone();
+        Some(Uncallable { reason, not_compiled: false })
+    }
+
     fn test_count(&self) -> usize {
         self.front.project.tests.len()
     }
@@ -457,12 +482,17 @@ impl Lab for PythonLab<'_> {
         let pf = &self.front.project.files[c.file];
         let f = &pf.fns[c.func];
         let params = c.target.param_types().unwrap_or_default();
+        let names: Vec<String> = f.params.iter().map(|p| p.name.clone()).collect();
         let callee = Callee {
             module: &pf.module,
             qualname: &f.qualname,
             kind: f.kind,
             params: &params,
             tuples: &f.tuples,
+            names: &names,
+            passes: &f.passes,
+            receiver: f.receiver,
+            is_async: f.is_async,
         };
         suggest::test_fn(&callee, w, name, why)
     }
@@ -472,7 +502,7 @@ impl Lab for PythonLab<'_> {
         let f = &self.front.project.files[c.file].fns[c.func];
         format!(
             "test_abex_{}_{}",
-            f.name.to_lowercase().trim_start_matches('_'),
+            f.name.to_lowercase().trim_matches('_'),
             &mutant_id[..8.min(mutant_id.len())]
         )
     }

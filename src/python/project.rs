@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::source::{self, PyFn};
+use super::types;
 
 use crate::targets::diff::Changes;
 use crate::targets::{Drive, Target};
@@ -91,6 +92,7 @@ impl Project {
         let skip: Vec<PathBuf> = SKIP_DIRS.iter().map(|d| root.join(d)).collect();
         let mut files = Vec::new();
         let mut tests = Vec::new();
+        let mut index = types::Index::default();
         for rel in crate::scratch::list_files(root, &skip)? {
             if rel.extension().is_none_or(|e| e != "py") {
                 continue;
@@ -101,8 +103,17 @@ impl Project {
             }
             let Ok(text) = std::fs::read_to_string(root.join(&rel)) else { continue };
             let (module, import_root) = module_of(root, &rel);
-            let fns = source::functions(&text);
+            let is_package = rel.file_name().is_some_and(|n| n == "__init__.py");
+            let (fns, scope) = source::read(&text, &module, is_package);
+            index.scopes.insert(module.clone(), scope);
             files.push(PyFile { rel, module, import_root, text, fns });
+        }
+        // Types are read once every module's names are known (a class from another module).
+        let r = types::Resolver { index: &index };
+        for pf in &mut files {
+            for f in &mut pf.fns {
+                types::function::resolve(f, &pf.module, &r);
+            }
         }
         Ok(Project { root: root.to_path_buf(), files, tests, doctests: Vec::new() })
     }

@@ -1,12 +1,14 @@
 //! The Python worker (`python -m pytest_abex.worker SPEC`) as the core starts it: the spec of
-//! its targets (a function to import and call, or a mutant's patched copy), and the import roots
-//! of the project inside the scratch copy.
+//! its targets (a function to import and call, or a mutant's patched copy: its parameters'
+//! types and how each is passed, whether it takes a built receiver, goes through a decorator or
+//! runs on an event loop), and the import roots of the project inside the scratch copy.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::project::{Chosen, Project};
 use super::runner::Interpreter;
+use super::types::Pass;
 use crate::exec::worker::{Worker, WorkerSpec};
 
 /// The worker's description of the chosen function `c` (see `pytest_abex/worker.py`).
@@ -17,14 +19,30 @@ pub fn target(project: &Project, c: &Chosen) -> serde_json::Value {
         .params
         .iter()
         .zip(&f.tuples)
-        .map(|(p, t)| serde_json::json!({ "ty": p.ty, "tuple": t }))
+        .zip(&f.passes)
+        .map(|((p, t), pass)| {
+            serde_json::json!({ "name": p.name, "ty": p.ty, "tuple": t, "pass": pass_name(*pass) })
+        })
         .collect();
     serde_json::json!({
         "module": pf.module,
         "qualname": f.qualname,
         "kind": f.kind,
         "params": params,
+        "receiver": f.receiver,
+        "decorated": f.decorated,
+        "is_async": f.is_async,
     })
+}
+
+/// How the worker passes a parameter: `pos`, `kw`, `star` or `starstar`.
+fn pass_name(p: Pass) -> &'static str {
+    match p {
+        Pass::Pos { .. } => "pos",
+        Pass::Kw => "kw",
+        Pass::Star => "star",
+        Pass::StarStar => "starstar",
+    }
 }
 
 /// The import roots of the project inside `scratch`.

@@ -6,7 +6,9 @@ so every reference to the function (``from m import f`` included) runs the mutan
 """
 
 import __future__
+import functools
 import importlib
+import inspect
 import sys
 import types
 
@@ -20,7 +22,17 @@ def resolve(module, qualname):
         owner = getattr(owner, part)
     raw = owner.__dict__[parts[-1]] if isinstance(owner, type) else getattr(owner, parts[-1])
     func = getattr(raw, "__func__", raw)  # staticmethod / classmethod
-    return mod, func
+    return mod, _plain(func)
+
+
+def _plain(obj):
+    """The function behind a property, a cached property, or a decorator that keeps it
+    (``functools.wraps`` sets ``__wrapped__``: ``lru_cache``, most decorators)."""
+    if isinstance(obj, property):
+        obj = obj.fget
+    elif isinstance(obj, functools.cached_property):
+        obj = obj.func
+    return inspect.unwrap(obj)
 
 
 def _find_code(code, path):
