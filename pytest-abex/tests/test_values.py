@@ -44,6 +44,11 @@ def test_every_kind_of_value_is_built_explored_and_written_as_code(kinds):
     errors = [o for o in outcomes(by["weekend"]) if o["kind"] == "error"]
     assert any(o["type"] == "ValueError" and o["message"].startswith("while building date(") for o in errors)
     assert not [o for t in by.values() for o in outcomes(t) if o["kind"] in ("crash",) or "abex" in o.get("type", "")]
+    # An unannotated parameter takes the kinds (and values, as seeds) the project's tests pass.
+    value, unit = by["describe"]["params"]
+    assert value["ty"] == {"kind": "union", "options": [{"kind": "int", "bits": 64, "signed": True},
+                                                         {"kind": "one_of", "values": [5]}]}
+    assert unit["ty"]["options"][0] == {"kind": "str"}
     # Survivors are witnessed and their tests build the values as code, with their imports.
     code = {name: [s["code"] for s in t["mutation"]["suggested_tests"]] for name, t in by.items()}
     assert any("from kinds.values import Color" in c and "warmth(Color.RED)" in c for c in code["warmth"])

@@ -167,6 +167,12 @@ pub trait Lab {
     fn uncallable(&self, _i: usize) -> Option<Uncallable> {
         None
     }
+    /// Target `i`'s parameters with what the lab learnt of their types (Python: from the
+    /// arguments the project's tests pass to an unannotated parameter), when it learnt
+    /// something; exploration and witness search then use them.
+    fn learnt_params(&mut self, _i: usize) -> Option<Vec<crate::targets::Param>> {
+        None
+    }
     /// How many test binaries or files run against the unit's mutants (for progress).
     fn test_count(&self) -> usize;
     /// The test tool and selection used for target `i`, in words, for the report.

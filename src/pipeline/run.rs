@@ -228,6 +228,9 @@ fn run_unit(
                 target.drive = Drive::Unsupported { reason: u.reason };
                 ctx.clock_next();
             } else {
+                if let Some(params) = lab.learnt_params(i) {
+                    target.params = params;
+                }
                 let x = exploration::explore(ctx, lab.as_mut(), i, &target, on_event)?;
                 kept = x.archive.elites().into_iter().cloned().collect();
                 exploration = Some(crate::report::ExplorationReport::of(&x));

@@ -95,7 +95,8 @@ fn prove(
     };
     // Distinct explored inputs with their original outcomes, strongest boundaries first.
     let known = witness::known_inputs(elites);
-    let params = target.param_types().unwrap_or_default();
+    let learnt = lab.learnt_params(i).map(|ps| ps.into_iter().filter_map(|p| p.ty).collect());
+    let params: Vec<_> = learnt.unwrap_or_else(|| target.param_types().unwrap_or_default());
     let seeds: Vec<Args> = known.iter().map(|(a, _)| a.clone()).collect();
     let numbers: Vec<u32> = survivors.iter().map(|m| m.n).collect();
     lab.prepare_witnesses(i, &numbers)?;

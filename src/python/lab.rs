@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 
 use super::error::PythonError;
 use super::project::Selected;
-use super::runner::{Interpreter, Patch, RunResult, Runner, RunnerError};
+use super::runner::{Interpreter, Patch, RunResult, Runner, RunnerError, Traced};
+use super::seeds;
 use super::selection::{self, RunnerPlace, BASELINE_LIMIT};
 use super::suggest::{self, Callee};
 use super::worker;
@@ -25,6 +26,7 @@ use crate::pipeline::{
     Defaults, Lab, Numbered, RunConfig, RunError, Suggestion, Tested, Uncallable, Unit,
 };
 use crate::report::{MutantStatus, Witness};
+use crate::targets::Param;
 
 /// Runners kept for the next function with the same test files (collection is paid once).
 type Runners = Vec<(Vec<PathBuf>, Runner)>;
@@ -61,6 +63,8 @@ pub struct PythonLab<'a> {
     dropped: BTreeMap<String, (String, bool)>,
     /// The targets the worker could not load (by worker id), once it greeted.
     unloaded: RefCell<Option<BTreeMap<usize, String>>>,
+    /// Per target, its parameters as the tests' arguments typed them (`None`: nothing learnt).
+    learnt: BTreeMap<usize, Option<Vec<Param>>>,
 }
 
 fn front_err(e: impl Into<PythonError>) -> RunError {
@@ -116,7 +120,7 @@ impl<'a> PythonLab<'a> {
         let targets: Vec<_> = front.chosen.iter().map(|c| c.target.clone()).collect();
         let driven = unit.callable(&targets);
         let specs: Vec<serde_json::Value> =
-            driven.iter().map(|&i| worker::target(project, &front.chosen[i])).collect();
+            driven.iter().map(|&i| worker::target(project, &front.chosen[i], None)).collect();
         let spec_file = work.path().join("worker.json");
         let explorer =
             worker::start(&python, cfg.call_timeout, &scratch, &spec_file, &specs, &sys_path)
@@ -127,7 +131,9 @@ impl<'a> PythonLab<'a> {
             .map(|&i| {
                 let c = &front.chosen[i];
                 let pf = &project.files[c.file];
-                (pf.module.clone(), pf.fns[c.func].qualname.clone())
+                let f = &pf.fns[c.func];
+                let seeds = seeds::wanted(f);
+                Traced { module: pf.module.clone(), qualname: f.qualname.clone(), seeds }
             })
             .collect();
         let pytest_args = front.pytest_args.clone();
@@ -159,6 +165,7 @@ impl<'a> PythonLab<'a> {
             witnesses: None,
             dropped: BTreeMap::new(),
             unloaded: RefCell::new(None),
+            learnt: BTreeMap::new(),
         })
     }
 
@@ -173,6 +180,32 @@ impl<'a> PythonLab<'a> {
         let f = &pf.fns[c.func];
         let file = self.place.scratch.join(&pf.rel);
         Patch::of_function(&pf.module, &f.qualname, file, &pf.text, f.byte_span, &m.apply(&pf.text))
+    }
+
+    /// Starts the explorer's worker again with the parameters learnt so far.
+    fn restart_explorer(&mut self) -> Result<(), PythonError> {
+        let project = &self.front.project;
+        let specs: Vec<serde_json::Value> = self
+            .driven
+            .iter()
+            .map(|&i| {
+                let learnt = self.learnt.get(&i).cloned().flatten();
+                worker::target(project, &self.front.chosen[i], learnt.as_deref())
+            })
+            .collect();
+        let spec_file = self.work.path().join("worker.json");
+        let p = &self.place;
+        let w = worker::start(
+            &p.python,
+            self.cfg.call_timeout,
+            &p.scratch,
+            &spec_file,
+            &specs,
+            &p.sys_path,
+        )
+        .map_err(|source| PythonError::Io { path: spec_file.clone(), source })?;
+        *self.explorer.borrow_mut() = w;
+        Ok(())
     }
 
     /// The runner of `tests` kept from an earlier function, or a new one.
@@ -365,6 +398,34 @@ impl<'a> PythonLab<'a> {
 }
 
 impl Lab for PythonLab<'_> {
+    fn learnt_params(&mut self, i: usize) -> Option<Vec<Param>> {
+        if let Some(known) = self.learnt.get(&i) {
+            return known.clone();
+        }
+        let front = self.front;
+        let c = &front.chosen[i];
+        let pf = &front.project.files[c.file];
+        let f = &pf.fns[c.func];
+        let mut got = None;
+        if seeds::wanted(f) {
+            // The warmed runners' baselines recorded what the tests pass.
+            if let Some(h) = self.warming.take() {
+                self.runners.extend(h.join().unwrap_or_default());
+            }
+            let key = format!("{}:{}", pf.module, f.qualname);
+            let seen =
+                seeds::seen_by(self.runners.iter().filter_map(|(_, r)| r.traced.as_ref()), &key);
+            let r = super::types::Resolver { index: &front.project.index };
+            got = seeds::learnt(f, &seen, &r);
+        }
+        self.learnt.insert(i, got.clone());
+        if got.is_some() && self.restart_explorer().is_err() {
+            self.learnt.insert(i, None);
+            return None;
+        }
+        got
+    }
+
     fn uncallable(&self, i: usize) -> Option<Uncallable> {
         let id = self.driven.iter().position(|&d| d == i)?;
         let mut unloaded = self.unloaded.borrow_mut();
@@ -457,7 +518,8 @@ impl Lab for PythonLab<'_> {
             .iter()
             .filter_map(|n| self.mutants.iter().find(|m| m.n == *n))
             .map(|m| {
-                let mut t = worker::target(&self.front.project, c);
+                let learnt = self.learnt.get(&i).cloned().flatten();
+                let mut t = worker::target(&self.front.project, c, learnt.as_deref());
                 t["patch"] = serde_json::to_value(self.patch(i, &m.mutant)).unwrap_or_default();
                 t
             })
@@ -481,8 +543,10 @@ impl Lab for PythonLab<'_> {
         let c = &self.front.chosen[i];
         let pf = &self.front.project.files[c.file];
         let f = &pf.fns[c.func];
-        let params = c.target.param_types().unwrap_or_default();
-        let names: Vec<String> = f.params.iter().map(|p| p.name.clone()).collect();
+        let learnt = self.learnt.get(&i).cloned().flatten();
+        let own = learnt.as_ref().unwrap_or(&f.params);
+        let params: Vec<_> = own.iter().filter_map(|p| p.ty.clone()).collect();
+        let names: Vec<String> = own.iter().map(|p| p.name.clone()).collect();
         let callee = Callee {
             module: &pf.module,
             qualname: &f.qualname,

@@ -12,6 +12,7 @@ pub mod model;
 pub mod model_check;
 pub mod project;
 pub mod runner;
+pub mod seeds;
 pub mod selection;
 pub mod source;
 pub mod suggest;

@@ -47,6 +47,8 @@ pub struct Project {
     pub tests: Vec<PathBuf>,
     /// Source files whose doctests the user's pytest runs (`--doctest-modules`).
     pub doctests: Vec<PathBuf>,
+    /// What each module declares (for the types of values the tests pass).
+    pub index: types::Index,
 }
 
 /// A function chosen for the run: its file, its place in that file, and its target record.
@@ -115,7 +117,7 @@ impl Project {
                 types::function::resolve(f, &pf.module, &r);
             }
         }
-        Ok(Project { root: root.to_path_buf(), files, tests, doctests: Vec::new() })
+        Ok(Project { root: root.to_path_buf(), files, tests, doctests: Vec::new(), index })
     }
 
     /// Keeps the tests the user's pytest collected: `collected` lists the files it collected

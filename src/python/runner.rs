@@ -82,6 +82,24 @@ pub struct RunResult {
     /// With a trace: per traced function (`module:qualname`), the tests that called it.
     #[serde(default)]
     pub reached: std::collections::BTreeMap<String, Vec<String>>,
+    /// With a trace: per traced function asked for seeds, the argument lists the tests passed,
+    /// each argument as its kind's tag and its JSON (see `pytest_abex.values.describe`).
+    #[serde(default)]
+    pub seen: std::collections::BTreeMap<String, Vec<Seen>>,
+}
+
+/// One argument list a test passed: parameter name → (tag, JSON).
+pub type Seen = std::collections::BTreeMap<String, (String, serde_json::Value)>;
+
+/// A function a baseline traces.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Traced {
+    /// Its module.
+    pub module: String,
+    /// `Class.name` or `name`.
+    pub qualname: String,
+    /// Whether to record the arguments the tests pass (seeds of unannotated parameters).
+    pub seeds: bool,
 }
 
 /// Why the runner could not be used.
@@ -210,16 +228,17 @@ impl Runner {
     }
 
     /// The baseline: every test on the original, recording which ones call each of `targets`
-    /// (module, qualname); from then on a mutant runs only the tests that call its function.
+    /// (and, for those asked, the arguments they pass); from then on a mutant runs only the
+    /// tests that call its function.
     /// Kept in [`Runner::traced`].
     pub fn baseline(
         &mut self,
-        targets: &[(String, String)],
+        targets: &[Traced],
         timeout: Duration,
     ) -> Result<RunResult, RunnerError> {
         let trace: Vec<serde_json::Value> = targets
             .iter()
-            .map(|(m, q)| serde_json::json!({ "module": m, "qualname": q }))
+            .map(|t| serde_json::json!({ "module": t.module, "qualname": t.qualname, "seeds": t.seeds }))
             .collect();
         let r = self.request(serde_json::json!({
             "patch": null, "timeout": timeout.as_secs_f64(), "all": true, "trace": trace

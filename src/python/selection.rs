@@ -59,8 +59,8 @@ pub struct RunnerPlace {
     pub scratch: PathBuf,
     /// The import roots inside it.
     pub sys_path: Vec<PathBuf>,
-    /// Every function of the run, (module, qualname): a runner's baseline traces them all.
-    pub traced: Vec<(String, String)>,
+    /// Every function of the run: a runner's baseline traces them all.
+    pub traced: Vec<super::runner::Traced>,
     /// The outer session's options the runner passes on.
     pub pytest_args: Vec<String>,
 }

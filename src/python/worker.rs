@@ -10,13 +10,15 @@ use super::project::{Chosen, Project};
 use super::runner::Interpreter;
 use super::types::Pass;
 use crate::exec::worker::{Worker, WorkerSpec};
+use crate::targets::Param;
 
-/// The worker's description of the chosen function `c` (see `pytest_abex/worker.py`).
-pub fn target(project: &Project, c: &Chosen) -> serde_json::Value {
+/// The worker's description of the chosen function `c` (see `pytest_abex/worker.py`), with
+/// `learnt` parameters in place of its own when the tests told more of their types.
+pub fn target(project: &Project, c: &Chosen, learnt: Option<&[Param]>) -> serde_json::Value {
     let pf = &project.files[c.file];
     let f = &pf.fns[c.func];
-    let params: Vec<serde_json::Value> = f
-        .params
+    let params: Vec<serde_json::Value> = learnt
+        .unwrap_or(&f.params)
         .iter()
         .zip(&f.tuples)
         .zip(&f.passes)

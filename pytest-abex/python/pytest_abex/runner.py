@@ -13,7 +13,9 @@ test files failed to collect: they are left out and the rest runs; or ``{"abex_r
 each request ``{"patch": null | {...}, "timeout": seconds, "all": bool, "trace": null | [{"module",
 "qualname"}, ...]}`` with ``{"status": "pass"|"fail"|"timeout"|"unviable", "failed": [node ids],
 "message": "the first failure's exception", "detail": "...", "reached": {"module:qualname": [node
-ids]}}``. With ``collect`` (a list of test files), the child
+ids]}, "seen": {"module:qualname": [{"param": [tag, json]}, ...]}}``; ``seen`` lists the argument
+lists the tests passed to a traced function marked ``"seeds": true`` (see
+:func:`pytest_abex.values.describe`). With ``collect`` (a list of test files), the child
 collects and runs those files instead (suggested tests, without a new pytest process). Without ``all`` the child stops at the first failing
 test. With ``trace`` (the baseline), the tests that call each function are recorded (see
 ``_Tracer``), and from then on a mutant runs only the tests that call its function: per-test
@@ -30,6 +32,7 @@ that a child does not copy the parent's pages by merely collecting them; the fil
 """
 
 import gc
+import inspect
 import json
 import os
 import select
@@ -41,7 +44,10 @@ import types
 
 import pytest
 
-from . import _patch
+from . import _patch, values
+
+# Argument lists recorded per traced function (seeds of its unannotated parameters).
+_SEEDS = 24
 
 MARKER = b"@abex@"
 
@@ -163,6 +169,7 @@ class _Runner:
                 if tracer is not None:
                     tracer.stop()
                     result["reached"] = {k: sorted(v) for k, v in tracer.reached.items()}
+                    result["seen"] = tracer.seen
                 if self.failed:
                     result = {"status": "fail", "failed": self.failed, "detail": "", "ran": result["ran"],
                               "message": self.message}
@@ -252,6 +259,7 @@ class _Tracer:
     def __init__(self, targets):
         self.current = None
         self.reached = {}
+        self.seen = {}  # key -> argument lists the tests passed, described (targets with "seeds")
         self.profiled = {}  # code object -> key
         for n, target in enumerate(targets):
             key = _key(target)
@@ -267,10 +275,10 @@ class _Tracer:
             copy = types.FunctionType(func.__code__, func.__globals__, func.__name__, func.__defaults__)
             copy.__kwdefaults__ = func.__kwdefaults__
             func.__globals__[tag + "_orig__"] = copy
-            func.__globals__[tag + "_hit__"] = self._hitter(key)
+            func.__globals__[tag + "_hit__"] = self._hitter(key, copy if target.get("seeds") else None)
             namespace = {}
             exec(
-                f"def wrapper(*args, **kwargs):\n    {tag}_hit__()\n    return {tag}_orig__(*args, **kwargs)\n",
+                f"def wrapper(*args, **kwargs):\n    {tag}_hit__(args, kwargs)\n    return {tag}_orig__(*args, **kwargs)\n",
                 namespace,
             )
             func.__code__ = namespace["wrapper"].__code__
@@ -278,9 +286,25 @@ class _Tracer:
             sys.setprofile(self._profile)
             threading.setprofile(self._profile)
 
-    def _hitter(self, key):
+    def _hitter(self, key, seeds_of):
         reached = self.reached[key]
-        return lambda: reached.add(self.current)
+        if seeds_of is None:
+            return lambda args, kwargs: reached.add(self.current)
+        seen = self.seen.setdefault(key, [])
+        signature = inspect.signature(seeds_of)
+
+        def hit(args, kwargs):
+            reached.add(self.current)
+            if len(seen) < _SEEDS:
+                try:
+                    bound = signature.bind(*args, **kwargs).arguments
+                    described = {name: values.describe(v) for name, v in bound.items()}
+                except Exception:  # noqa: BLE001 - a value abex cannot write is no seed
+                    return
+                if described not in seen:
+                    seen.append(described)
+
+        return hit
 
     def _profile(self, frame, event, arg):
         if event == "call" and frame.f_code in self.profiled:

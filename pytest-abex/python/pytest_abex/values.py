@@ -187,3 +187,88 @@ class _Built:
             return obj(*values)
         except Exception as e:  # noqa: BLE001 - the call's outcome, not the worker's failure
             raise BuildError(_code(v["$ctor"], form, names, values), e) from None
+
+
+# The standard library's value types, by their recipes (as `src/python/types/stdlib.rs` writes
+# them): type → (import path, describer of a value as its constructor's arguments).
+def _std():
+    import datetime
+    import decimal
+    import fractions
+    import pathlib
+    import uuid
+
+    def date(v):
+        return "date", [v.year, v.month, v.day]
+
+    def dt(v):
+        if v.microsecond or v.tzinfo is not None:
+            raise ValueError("not written by its recipe")
+        return "datetime", [v.year, v.month, v.day, v.hour, v.minute, v.second]
+
+    def time(v):
+        if v.microsecond or v.tzinfo is not None:
+            raise ValueError("not written by its recipe")
+        return "time", [v.hour, v.minute, v.second]
+
+    return [
+        (datetime.datetime, "datetime.datetime", dt),
+        (datetime.date, "datetime.date", date),
+        (datetime.time, "datetime.time", time),
+        (datetime.timedelta, "datetime.timedelta", lambda v: ("timedelta", [v.days, v.seconds + v.microseconds / 1e6])),
+        (decimal.Decimal, "decimal.Decimal", lambda v: ("Decimal", [str(v)])),
+        (fractions.Fraction, "fractions.Fraction", lambda v: ("Fraction", [v.numerator, v.denominator])),
+        (pathlib.PurePath, "pathlib.Path", lambda v: ("Path", [str(v)])),
+        (uuid.UUID, "uuid.UUID", lambda v: ("UUID", [v.int])),
+    ]
+
+
+_STD = []
+
+
+def describe(v, depth=0):
+    """``(tag, json)`` of a value the project's tests pass, for seeds: the tag is its kind
+    (``int``, ``float``, ``str``, ``bool``, ``none``, ``bytes``, ``list``, ``dict``), ``std:PATH``
+    for a standard type (``std:datetime.date``) or ``class:MODULE.QUALNAME`` for an enum member or
+    a dataclass of the project; the JSON is the value or its recipe. Raises ``ValueError`` for a
+    value abex cannot write."""
+    import dataclasses
+    import enum
+
+    if depth > 3:
+        raise ValueError("nested too deeply")
+    if v is None:
+        return "none", None
+    if isinstance(v, bool):
+        return "bool", v
+    if isinstance(v, enum.Enum):
+        cls = type(v)
+        return f"class:{cls.__module__}.{cls.__qualname__}", {"$ctor": f"{cls.__qualname__}.{v.name}", "$args": []}
+    if isinstance(v, int):
+        return "int", v
+    if isinstance(v, float):
+        if v != v:
+            return "float", "NaN"
+        if v in (math.inf, -math.inf):
+            return "float", "inf" if v > 0 else "-inf"
+        return "float", v
+    if isinstance(v, str):
+        return "str", v
+    if isinstance(v, bytes):
+        return "bytes", list(v)
+    if isinstance(v, (list, tuple)) and len(v) <= 64:
+        return "list", [describe(x, depth + 1)[1] for x in v]
+    if isinstance(v, dict) and len(v) <= 64 and all(isinstance(k, str) for k in v):
+        return "dict", {k: describe(x, depth + 1)[1] for k, x in v.items()}
+    if not _STD:
+        _STD.extend(_std())
+    for cls, path, args in _STD:
+        if isinstance(v, cls):
+            ctor, xs = args(v)
+            return f"std:{path}", {"$ctor": ctor, "$args": xs}
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):
+        cls = type(v)
+        fields = [f for f in dataclasses.fields(v) if f.init]
+        xs = [describe(getattr(v, f.name), depth + 1)[1] for f in fields]
+        return f"class:{cls.__module__}.{cls.__qualname__}", {"$ctor": cls.__qualname__, "$args": xs}
+    raise ValueError(f"abex cannot write a {type(v).__name__}")

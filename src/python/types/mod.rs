@@ -14,6 +14,7 @@ pub mod stdlib;
 #[cfg(test)]
 mod tests;
 
+pub use lookup::Lookup;
 pub use resolve::{Index, Resolver};
 pub use scope::{Pass, RawParam, Scope};
 
