@@ -182,6 +182,14 @@ impl<'a> PythonLab<'a> {
         Patch::of_function(&pf.module, &f.qualname, file, &pf.text, f.byte_span, &m.apply(&pf.text))
     }
 
+    /// A worker over `targets`, its spec written to `spec` in the lab's folder.
+    fn worker(&self, spec: &str, targets: &[serde_json::Value]) -> Result<Worker, PythonError> {
+        let spec = self.work.path().join(spec);
+        let p = &self.place;
+        worker::start(&p.python, self.cfg.call_timeout, &p.scratch, &spec, targets, &p.sys_path)
+            .map_err(|source| PythonError::Io { path: spec.clone(), source })
+    }
+
     /// Starts the explorer's worker again with the parameters learnt so far.
     fn restart_explorer(&mut self) -> Result<(), PythonError> {
         let project = &self.front.project;
@@ -193,17 +201,7 @@ impl<'a> PythonLab<'a> {
                 worker::target(project, &self.front.chosen[i], learnt.as_deref())
             })
             .collect();
-        let spec_file = self.work.path().join("worker.json");
-        let p = &self.place;
-        let w = worker::start(
-            &p.python,
-            self.cfg.call_timeout,
-            &p.scratch,
-            &spec_file,
-            &specs,
-            &p.sys_path,
-        )
-        .map_err(|source| PythonError::Io { path: spec_file.clone(), source })?;
+        let w = self.worker("worker.json", &specs)?;
         *self.explorer.borrow_mut() = w;
         Ok(())
     }
@@ -524,17 +522,7 @@ impl Lab for PythonLab<'_> {
                 t
             })
             .collect();
-        let spec = self.work.path().join("mutants.json");
-        let p = &self.place;
-        let w = worker::start(
-            &p.python,
-            self.cfg.call_timeout,
-            &p.scratch,
-            &spec,
-            &with_patches,
-            &p.sys_path,
-        )
-        .map_err(|source| front_err(PythonError::Io { path: spec.clone(), source }))?;
+        let w = self.worker("mutants.json", &with_patches).map_err(front_err)?;
         self.witnesses = Some((i, survivors.to_vec(), Rc::new(RefCell::new(w))));
         Ok(())
     }
