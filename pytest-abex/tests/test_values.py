@@ -54,6 +54,7 @@ def test_every_kind_of_value_is_built_explored_and_written_as_code(kinds):
     assert any("from kinds.values import Color" in c and "warmth(Color.RED)" in c for c in code["warmth"])
     assert any("from kinds.values import Account" in c and "Account(owner=" in c for c in code["Account.can_pay"])
     assert any("asyncio.run(later(" in c for c in code["later"])
+    assert any("obj.limit = " in c for name, cs in code.items() if name == "Account.limit" for c in cs)
     assert any("from datetime import" in c for name in ("weekend", "late") for c in code[name])
     # abex suggests only tests it ran: every one passes on the original.
     every = [c for cs in code.values() for c in cs]

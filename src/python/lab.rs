@@ -133,7 +133,8 @@ impl<'a> PythonLab<'a> {
                 let pf = &project.files[c.file];
                 let f = &pf.fns[c.func];
                 let seeds = seeds::wanted(f);
-                Traced { module: pf.module.clone(), qualname: f.qualname.clone(), seeds }
+                let role = f.role();
+                Traced { module: pf.module.clone(), qualname: f.qualname.clone(), seeds, role }
             })
             .collect();
         let pytest_args = front.pytest_args.clone();
@@ -179,7 +180,16 @@ impl<'a> PythonLab<'a> {
         let pf = &self.front.project.files[c.file];
         let f = &pf.fns[c.func];
         let file = self.place.scratch.join(&pf.rel);
-        Patch::of_function(&pf.module, &f.qualname, file, &pf.text, f.byte_span, &m.apply(&pf.text))
+        let mut p = Patch::of_function(
+            &pf.module,
+            &f.qualname,
+            file,
+            &pf.text,
+            f.byte_span,
+            &m.apply(&pf.text),
+        );
+        p.role = f.role();
+        p
     }
 
     /// A worker over `targets`, its spec written to `spec` in the lab's folder.

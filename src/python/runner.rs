@@ -27,6 +27,9 @@ pub struct Patch {
     pub source: String,
     /// The line `source` starts at in the mutated file (1-based).
     pub line: usize,
+    /// Which function of a property it is, when not the getter (`setter`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub role: Option<&'static str>,
 }
 
 impl Patch {
@@ -49,6 +52,7 @@ impl Patch {
             file,
             source: mutated[start..end.max(start)].to_string(),
             line: original[..start].matches('\n').count() + 1,
+            role: None,
         }
     }
 }
@@ -100,6 +104,8 @@ pub struct Traced {
     pub qualname: String,
     /// Whether to record the arguments the tests pass (seeds of unannotated parameters).
     pub seeds: bool,
+    /// Which function of a property it is, when not the getter (`setter`).
+    pub role: Option<&'static str>,
 }
 
 /// Why the runner could not be used.
@@ -238,7 +244,11 @@ impl Runner {
     ) -> Result<RunResult, RunnerError> {
         let trace: Vec<serde_json::Value> = targets
             .iter()
-            .map(|t| serde_json::json!({ "module": t.module, "qualname": t.qualname, "seeds": t.seeds }))
+            .map(|t| {
+                serde_json::json!({
+                    "module": t.module, "qualname": t.qualname, "seeds": t.seeds, "role": t.role
+                })
+            })
             .collect();
         let r = self.request(serde_json::json!({
             "patch": null, "timeout": timeout.as_secs_f64(), "all": true, "trace": trace

@@ -24,6 +24,8 @@ pub enum Kind {
     ClassMethod,
     /// `instance.f`, a `@property` (or `functools.cached_property`): read, not called.
     Property,
+    /// `instance.f = value`, a property's `@f.setter`, observed through what reads back.
+    Setter,
     /// `module.Class(…)`: the class's `__init__`, observed through the instance it builds.
     Init,
 }
@@ -71,6 +73,13 @@ pub struct PyFn {
     pub is_async: bool,
     /// Its parameters as written, receiver excluded.
     pub raw: Vec<RawParam>,
+}
+
+impl PyFn {
+    /// Which function of a property it is, when not the getter: `setter`.
+    pub fn role(&self) -> Option<&'static str> {
+        (self.kind == Kind::Setter).then_some("setter")
+    }
 }
 
 /// Every function of `text` defined at module level or directly in a module-level class, with
@@ -171,6 +180,7 @@ fn read_fn(
         Some(_) if is(&["staticmethod"]) => Kind::StaticMethod,
         Some(_) if is(&["classmethod"]) => Kind::ClassMethod,
         Some(_) if is(&["property", "cached_property"]) => Kind::Property,
+        Some(_) if decorators.iter().any(|d| *d == format!("{name}.setter")) => Kind::Setter,
         Some(_) if name == "__init__" => Kind::Init,
         Some(_) => Kind::Method,
     };

@@ -196,8 +196,17 @@ fn is_identifier(k: &str) -> bool {
         && cs.all(|c| c.is_alphanumeric() || c == '_')
 }
 
-/// The call of `f` on `input`, as code (`Point(x=1, y=2).norm()`, `f(1, *[2], key=3)`).
-fn call_of(f: &Callee<'_>, input: &[Value]) -> String {
+/// The call of `f` on `input` as code: lines that set it up, the statement that runs it
+/// (where it may raise), and the expression whose value the test asserts; for most functions
+/// the last two are the call (`Point(x=1, y=2).norm()`, `f(1, *[2], key=3)`), for a property's
+/// setter `obj.name = value` and `obj.name`.
+struct Call {
+    setup: Vec<String>,
+    statement: String,
+    expr: String,
+}
+
+fn call_of(f: &Callee<'_>, input: &[Value]) -> Call {
     let mut positional: Vec<String> = Vec::new();
     let mut named: Vec<String> = Vec::new();
     let mut receiver = None;
@@ -229,13 +238,22 @@ fn call_of(f: &Callee<'_>, input: &[Value]) -> String {
         None => (f.qualname, f.qualname),
     };
     let instance = receiver.unwrap_or_else(|| format!("{owner}()"));
-    match f.kind {
+    let expr = match f.kind {
         Kind::Function => format!("{}({args})", f.qualname),
         Kind::Method => format!("{instance}.{name_in}({args})"),
         Kind::Property => format!("{instance}.{name_in}"),
         Kind::StaticMethod | Kind::ClassMethod => format!("{owner}.{name_in}({args})"),
         Kind::Init => format!("vars({owner}({args}))"),
-    }
+        Kind::Setter => {
+            return Call {
+                setup: vec![format!("obj = {instance}")],
+                statement: format!("obj.{name_in} = {args}"),
+                expr: format!("obj.{name_in}"),
+            }
+        }
+    };
+    let expr = if f.is_async { format!("asyncio.run({expr})") } else { expr };
+    Call { setup: Vec::new(), statement: expr.clone(), expr }
 }
 
 /// The suggested test `name` for `witness`, or `None` when the original's outcome cannot be
@@ -244,16 +262,13 @@ pub fn test_fn(f: &Callee<'_>, w: &Witness, name: &str, why: &str) -> Option<Str
     if w.original.is_cut() {
         return None; // the original's full value is not known: nothing to assert
     }
-    let mut call = call_of(f, &w.input);
+    let call = call_of(f, &w.input);
     let mut needs: BTreeSet<(String, String)> = BTreeSet::new();
     for (i, v) in w.input.iter().enumerate() {
         imports(v, f.params.get(i).unwrap_or(&Ty::Any), &mut needs);
     }
     let owner = f.qualname.split('.').next().unwrap_or(f.qualname);
     needs.insert((f.module.to_string(), owner.to_string()));
-    if f.is_async {
-        call = format!("asyncio.run({call})");
-    }
     let mut code = format!("def {name}():\n    {}\n", string(why));
     if f.is_async {
         code.push_str("    import asyncio\n");
@@ -265,13 +280,20 @@ pub fn test_fn(f: &Callee<'_>, w: &Witness, name: &str, why: &str) -> Option<Str
         code.push_str(&format!("    from {module} import {head}\n"));
     }
     code.push('\n');
+    for line in &call.setup {
+        code.push_str(&format!("    {line}\n"));
+    }
     match &w.original {
         Outcome::Ok { value } => {
-            code.push_str(&format!("    assert repr({call}) == {}\n", string(value)));
+            if call.statement != call.expr {
+                code.push_str(&format!("    {}\n", call.statement));
+            }
+            code.push_str(&format!("    assert repr({}) == {}\n", call.expr, string(value)));
         }
         Outcome::Error { ty, message } => {
             code.push_str(&format!(
-                "    with pytest.raises(Exception) as raised:\n        {call}\n"
+                "    with pytest.raises(Exception) as raised:\n        {}\n",
+                call.statement
             ));
             code.push_str(&format!("    assert type(raised.value).__name__ == {}\n", string(ty)));
             // The mutant raises the same type: only the message tells them apart.
@@ -365,6 +387,18 @@ mod tests {
             Some(("pkg.time".into(), "Unit".into()))
         );
         assert_eq!(import_of("builtins.set", "set"), None);
+        // A property's setter sets, then asserts what reads back.
+        let ints = [Ty::int(64, true)];
+        let setter =
+            Callee { kind: Kind::Setter, ..Callee::function("pkg.c", "Counter.start", &ints) };
+        let w = Witness { input: vec![Value::Int(3)], ..w };
+        let code = test_fn(&setter, &w, "test_abex_start_1", "why").unwrap();
+        assert!(
+            code.contains(
+                "    obj = Counter()\n    obj.start = 3\n    assert repr(obj.start) == \"3\"\n"
+            ),
+            "{code}"
+        );
     }
 
     #[test]

@@ -13,8 +13,9 @@ import sys
 import types
 
 
-def resolve(module, qualname):
-    """The module object and the plain function behind ``module.qualname``."""
+def resolve(module, qualname, role=None):
+    """The module object and the plain function behind ``module.qualname`` (a property's
+    ``setter`` or ``deleter`` when ``role`` says so)."""
     mod = importlib.import_module(module)
     owner = mod
     parts = qualname.split(".")
@@ -22,6 +23,8 @@ def resolve(module, qualname):
         owner = getattr(owner, part)
     raw = owner.__dict__[parts[-1]] if isinstance(owner, type) else getattr(owner, parts[-1])
     func = getattr(raw, "__func__", raw)  # staticmethod / classmethod
+    if isinstance(func, property) and role in ("setter", "deleter"):
+        func = func.fset if role == "setter" else func.fdel
     return mod, _plain(func)
 
 
@@ -80,7 +83,7 @@ def compiled(patch, original):
 def mutant_function(patch):
     """A new function object running the mutant's code, beside the original (which is left
     alone), so that one worker can call the original and several mutants."""
-    _, func = resolve(patch["module"], patch["qualname"])
+    _, func = resolve(patch["module"], patch["qualname"], patch.get("role"))
     new = types.FunctionType(compiled(patch, func.__code__), func.__globals__, func.__name__, func.__defaults__, func.__closure__)
     new.__kwdefaults__ = func.__kwdefaults__
     return new
@@ -89,7 +92,7 @@ def mutant_function(patch):
 def apply(patch):
     """Applies a patch ``{"module", "qualname", "file", "source", "line"}``; raises ``ValueError`` with
     a reason when the mutant cannot be swapped in (a syntax error, a different closure)."""
-    _, func = resolve(patch["module"], patch["qualname"])
+    _, func = resolve(patch["module"], patch["qualname"], patch.get("role"))
     func.__code__ = compiled(patch, func.__code__)  # ValueError when the free variables differ
 
 

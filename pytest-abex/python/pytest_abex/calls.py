@@ -1,13 +1,14 @@
 """How the worker calls a target: its callable and its arguments' converters.
 
 A target (``src/python/worker.rs``) names its module, qualified name and kind (``function``,
-``method``, ``staticmethod``, ``classmethod``, ``property``, ``init``) and lists its parameters
+``method``, ``staticmethod``, ``classmethod``, ``property``, ``setter``, ``init``) and lists its parameters
 with their types and how each is passed: ``pos``, ``kw`` (by name), ``star`` (a list spread as
 ``*args``) or ``starstar`` (a dictionary spread as ``**kwargs``). With ``receiver``, the first
 argument is the instance a method is called on (a built value); without, a method is called on
 a fresh ``Class()``. ``decorated``: the function is called through its decorator (one that
 keeps it, as ``functools.wraps`` does). ``is_async``: the coroutine runs on a new event loop.
-An ``init`` target builds the class and answers the instance's attributes (``vars``).
+An ``init`` target builds the class and answers the instance's attributes (``vars``); a
+``setter`` target sets the property and answers what it reads back.
 
 A target with a ``patch`` calls that mutant of the function (:mod:`pytest_abex._patch`) the same
 way: a decorated one through its decorator, with the mutant's code swapped in for the call.
@@ -71,7 +72,7 @@ def _state(obj):
 def target(t):
     """The callable of target ``t`` (taking the converted arguments, in order) and its
     argument converters (``None`` when the JSON values are the arguments)."""
-    mod, func = _patch.resolve(t["module"], t["qualname"])
+    mod, func = _patch.resolve(t["module"], t["qualname"], "setter" if t["kind"] == "setter" else None)
     kind, name = t["kind"], t["qualname"].rsplit(".", 1)[-1]
     params = t["params"]
     for p in params:
@@ -115,6 +116,15 @@ def target(t):
             obj = owner.__new__(owner)
             mutant(obj, *args, **kwargs)
             return _state(obj)
+    elif kind == "setter":
+
+        def run(*vals):
+            instance, value = (vals[0], vals[1]) if receiver else (owner(), vals[0])
+            if mutant is None:
+                setattr(instance, name, value)
+            else:
+                mutant(instance, value)
+            return getattr(instance, name)  # what reads back
     elif kind == "property":
 
         def run(*vals):

@@ -265,7 +265,7 @@ class _Tracer:
             key = _key(target)
             self.reached[key] = set()
             try:
-                _, func = _patch.resolve(target["module"], target["qualname"])
+                _, func = _patch.resolve(target["module"], target["qualname"], target.get("role"))
             except Exception:  # noqa: BLE001 - not importable here: no test reaches it
                 continue
             if func.__code__.co_freevars:

@@ -31,7 +31,8 @@ fn decorator(d: &str, module: &str, r: &Resolver<'_>) -> Result<bool, String> {
     let last = name.rsplit('.').next().unwrap_or(name);
     match last {
         "staticmethod" | "classmethod" | "property" | "cached_property" => return Ok(false),
-        "setter" | "deleter" => return Err("a property's setter or deleter".into()),
+        "setter" => return Ok(false),
+        "deleter" => return Err("a property's deleter".into()),
         "overload" => return Err("an `@overload` declaration".into()),
         "abstractmethod" => return Err("an abstract method".into()),
         "contextmanager" | "asynccontextmanager" => {
@@ -74,7 +75,9 @@ pub fn resolve(f: &mut PyFn, module: &str, r: &Resolver<'_>) {
             Err(e) => note(e),
         }
     }
-    if let (Some(class), Kind::Method | Kind::Property | Kind::Init) = (&f.class, f.kind) {
+    if let (Some(class), Kind::Method | Kind::Property | Kind::Setter | Kind::Init) =
+        (&f.class, f.kind)
+    {
         match classes::ty(r, module, class, 0) {
             Err(e) => note(format!("abex cannot build a `{class}` to call it on: {e}")),
             Ok(_) if f.kind == Kind::Init && classes::is_enum(r, module, class, 0) => {

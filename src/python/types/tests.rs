@@ -175,6 +175,14 @@ class Counter:
     def bump(self, by: int) -> int:
         return self.n + by
 
+    @property
+    def start(self) -> int:
+        return self.n
+
+    @start.setter
+    def start(self, value: int) -> None:
+        self.n = value
+
 class Plain:
     def twice(self, x: int) -> int:
         return 2 * x
@@ -219,6 +227,13 @@ def far(p: Point, unit: Unit) -> int:
     assert!(by(&fns, "Counter.bump").receiver, "a constructor with arguments is driven");
     assert!(!by(&fns, "Plain.twice").receiver, "a class built with nothing is built per call");
     assert_eq!(by(&fns, "Counter.__init__").kind, Kind::Init);
+    let setter =
+        fns.iter().find(|f| f.qualname == "Counter.start" && f.kind == Kind::Setter).unwrap();
+    assert_eq!(
+        types_of(setter),
+        ["self: hum.shapes.Counter Pos { only: true }", "value: i64 Pos { only: false }"]
+    );
+    assert_eq!(setter.role(), Some("setter"));
     assert_eq!(types_of(by(&fns, "Counter.__init__")), ["start: i64 Pos { only: false }"]);
     assert_eq!(
         types_of(by(&fns, "far")),
