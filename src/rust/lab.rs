@@ -411,14 +411,31 @@ impl Lab for RustLab<'_> {
             let req = self.request(&switched, inserts.clone(), self.builds[b].dropped.clone());
             let built = harness::build(&req).map_err(front_err)?;
             let s = self.suite(&built);
+            // One run of every suggested test on the original, then one per survivor: a test
+            // counts when it passed on the original and fails on the survivor.
+            let filter = suggest::MODULE;
+            let Some(on_original) = s.failures(None, timeout, filter) else { continue };
+            let mut failing: Vec<(u32, Vec<String>)> = Vec::new();
+            for &k in &survivors {
+                match s.failures(Some(k), timeout, filter) {
+                    Some(f) => failing.push((k, f)),
+                    // One test hung on this survivor: each test on its own, then.
+                    None => {
+                        let one = |sug: &&Suggestion| {
+                            let path = suggest::test_path(self.front.found(sug.target), &sug.name);
+                            matches!(s.run(Some(k), timeout, Some(&path)), TestResult::Fail { .. })
+                                .then_some(path)
+                        };
+                        failing.push((k, suggestions.iter().filter_map(|x| one(&x)).collect()));
+                    }
+                }
+            }
             for sug in suggestions {
                 let path = suggest::test_path(self.front.found(sug.target), &sug.name);
-                if s.run(None, timeout, Some(&path)) != TestResult::Pass {
+                if on_original.contains(&path) {
                     continue;
                 }
-                let killed = survivors.iter().copied().filter(|k| {
-                    matches!(s.run(Some(*k), timeout, Some(&path)), TestResult::Fail { .. })
-                });
+                let killed = failing.iter().filter(|(_, f)| f.contains(&path)).map(|(k, _)| *k);
                 kills.entry(sug.name.clone()).or_default().extend(killed);
             }
         }
