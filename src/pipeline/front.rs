@@ -41,12 +41,28 @@ pub struct Unit {
     pub name: String,
     /// Indices into [`FrontEnd::targets`].
     pub targets: Vec<usize>,
+    /// The functions that drive targets that cannot be called themselves (indices of
+    /// [`FrontEnd::function`]; see [`FrontEnd::vehicle`]), once each.
+    pub vehicles: Vec<usize>,
 }
 
 impl Unit {
-    /// The unit's targets that look callable (before the build has its say), in order.
-    pub fn callable(&self, targets: &[Target]) -> Vec<usize> {
-        self.targets.iter().copied().filter(|&i| targets[i].drive == Drive::Supported).collect()
+    /// The functions the unit's build must call, in order: its targets that look callable
+    /// (before the build has its say), then its vehicles. `functions` holds every function's
+    /// record, targets and vehicles alike.
+    pub fn callable(&self, functions: &[Target]) -> Vec<usize> {
+        let mut out: Vec<usize> = self
+            .targets
+            .iter()
+            .copied()
+            .filter(|&i| functions[i].drive == Drive::Supported)
+            .collect();
+        for v in &self.vehicles {
+            if !out.contains(v) {
+                out.push(*v);
+            }
+        }
+        out
     }
 }
 
@@ -90,8 +106,11 @@ pub struct Uncallable {
 /// A suggested test to compile and check.
 #[derive(Clone, Debug)]
 pub struct Suggestion {
-    /// The target it calls.
+    /// The target whose survivor it kills.
     pub target: usize,
+    /// The function it calls: the target, or the caller that drives it (an index of
+    /// [`FrontEnd::function`]).
+    pub calls: usize,
     /// The survivor it was written for.
     pub mutant: u32,
     /// The test function's name.
@@ -122,6 +141,15 @@ pub trait FrontEnd {
     }
     /// The targets grouped into units, in analysis order.
     fn units(&self) -> Vec<Unit>;
+    /// The function through which target `i` is driven when it cannot be called itself (its
+    /// drive is [`Drive::Via`]): an index of [`FrontEnd::function`].
+    fn vehicle(&self, _i: usize) -> Option<usize> {
+        None
+    }
+    /// The record of function `k`: a target (`k < targets().len()`) or a vehicle.
+    fn function(&self, k: usize) -> &Target {
+        &self.targets()[k]
+    }
     /// What besides the function, the run's settings and the model decides target `i`'s result
     /// (the language's own settings, the tests that can reach it), for results-cache keys.
     fn cache_parts(&self, i: usize) -> Vec<Vec<u8>>;

@@ -13,6 +13,7 @@ mod front;
 mod run;
 mod shard;
 mod survivors;
+mod vehicles;
 
 pub use config::{
     Defaults, LanguageOptions, PythonOptions, RunConfig, RustOptions, Selection, TestScope,
@@ -22,3 +23,4 @@ pub use event::Event;
 pub use front::{Choice, FrontEnd, Lab, Numbered, Suggestion, Tested, Uncallable, Unit};
 pub use run::run;
 pub use shard::shard;
+pub use vehicles::attach as attach_vehicles;

@@ -9,7 +9,7 @@ use super::config::PyRunConfig;
 use super::error::PythonError;
 use super::lab::PythonLab;
 use super::project::{Chosen, Project, Selected};
-use super::{model, selection};
+use super::{calls, model, selection};
 use crate::llm::session::Session;
 use crate::llm::subject::Subject;
 use crate::mutate::{python_rules, Mutant};
@@ -18,6 +18,7 @@ use crate::pipeline::{
 };
 use crate::report::Report;
 use crate::targets::diff;
+use crate::targets::Target;
 use crate::value::Ty;
 use crate::witness::Hints;
 
@@ -25,6 +26,10 @@ use crate::witness::Hints;
 pub struct PythonFront {
     sel: Selected,
     choice: Choice,
+    /// Every function's record: the targets, then their vehicles.
+    functions: Vec<Target>,
+    /// Each target's vehicle, when it is driven through a caller.
+    vehicles: Vec<Option<usize>>,
     /// A fingerprint of every test file of the project.
     tests_fp: String,
 }
@@ -56,15 +61,29 @@ impl PythonFront {
                 (project.changed(&changes), Some(base))
             }
         };
-        let chosen = match cfg.shard {
+        let mut chosen = match cfg.shard {
             Some((k, n)) => crate::pipeline::shard(chosen, |c| &c.target, k, n),
             None => chosen,
         };
-        let targets = chosen.iter().map(|c| c.target.clone()).collect();
+        // A function abex cannot call is driven through one of the project's functions that
+        // calls it; the callers join the chosen functions, after the targets.
+        let n = chosen.len();
+        let vehicles = crate::pipeline::attach_vehicles(
+            &mut chosen,
+            n,
+            |c| &mut c.target,
+            |a, b| (a.file, a.func) == (b.file, b.func),
+            |c| {
+                let (file, func) = calls::vehicle(&project, c.file, c.func)?;
+                Some(Chosen { file, func, target: project.target(file, func, Vec::new()) })
+            },
+        );
+        let targets = chosen[..n].iter().map(|c| c.target.clone()).collect();
+        let functions = chosen.iter().map(|c| c.target.clone()).collect();
         let tests_fp = selection::fingerprint(&project);
         let choice = Choice { language: "python", root: project.root.clone(), base, targets };
         let sel = Selected { project, chosen, python: opts.python.clone() };
-        Ok(PythonFront { sel, choice, tests_fp })
+        Ok(PythonFront { sel, choice, functions, vehicles, tests_fp })
     }
 }
 
@@ -78,7 +97,19 @@ impl FrontEnd for PythonFront {
             return Vec::new();
         }
         let name = self.choice.targets[0].package.clone();
-        vec![Unit { name, targets: (0..self.sel.chosen.len()).collect() }]
+        let targets = (0..self.vehicles.len()).collect();
+        let mut vehicles: Vec<usize> = self.vehicles.iter().flatten().copied().collect();
+        vehicles.sort_unstable();
+        vehicles.dedup();
+        vec![Unit { name, targets, vehicles }]
+    }
+
+    fn vehicle(&self, i: usize) -> Option<usize> {
+        self.vehicles.get(i).copied().flatten()
+    }
+
+    fn function(&self, k: usize) -> &Target {
+        &self.functions[k]
     }
 
     fn cache_parts(&self, i: usize) -> Vec<Vec<u8>> {

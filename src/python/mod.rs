@@ -4,6 +4,7 @@
 //! ([`config`]), and the spine's [`FrontEnd`](crate::pipeline::FrontEnd) and
 //! [`Lab`](crate::pipeline::Lab) ([`front`], [`lab`]).
 
+pub mod calls;
 pub mod config;
 pub mod constants;
 pub mod error;

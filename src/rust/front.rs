@@ -9,9 +9,9 @@ use std::time::Instant;
 
 use super::error::RustError;
 use super::lab::RustLab;
-use super::model;
 use super::source::FoundFn;
 use super::workspace::{self, Chosen, Selected};
+use super::{calls, model};
 use crate::llm::session::Session;
 use crate::llm::subject::Subject;
 use crate::mutate::{rust_rules, Mutant, Operator, Origin};
@@ -20,6 +20,7 @@ use crate::pipeline::{
 };
 use crate::report::Report;
 use crate::targets::diff;
+use crate::targets::Target;
 use crate::value::Ty;
 use crate::witness::Hints;
 
@@ -27,6 +28,10 @@ use crate::witness::Hints;
 pub struct RustFront {
     sel: Selected,
     choice: Choice,
+    /// Every function's record: the targets, then their vehicles.
+    functions: Vec<Target>,
+    /// Each target's vehicle, when it is driven through a caller.
+    vehicles: Vec<Option<usize>>,
     /// The tests fingerprint per crate target, computed once.
     tests_fps: RefCell<BTreeMap<usize, String>>,
 }
@@ -59,15 +64,31 @@ impl RustFront {
                 (ws.changed(&changes), Some(base))
             }
         };
-        let chosen = match cfg.shard {
+        let mut chosen = match cfg.shard {
             Some((k, n)) => crate::pipeline::shard(chosen, |c| &c.target, k, n),
             None => chosen,
         };
-        let targets = chosen.iter().map(|c| c.target.clone()).collect();
+        // A function abex cannot call is driven through one of its crate's functions that calls
+        // it; the callers join the chosen functions, after the targets.
+        let n = chosen.len();
+        let vehicles = crate::pipeline::attach_vehicles(
+            &mut chosen,
+            n,
+            |c| &mut c.target,
+            |a, b| (a.krate, a.func) == (b.krate, b.func),
+            |c| {
+                let j = calls::vehicle(&ws.crates[c.krate].sources.fns, c.func)?;
+                Some(ws.chosen(c.krate, j, None))
+            },
+        );
+        let targets = chosen[..n].iter().map(|c| c.target.clone()).collect();
+        let functions = chosen.iter().map(|c| c.target.clone()).collect();
         let choice = Choice { language: "rust", root: ws.root.clone(), base, targets };
         Ok(RustFront {
             sel: Selected { ws, chosen, test_scope: opts.test_scope },
             choice,
+            functions,
+            vehicles,
             tests_fps: RefCell::new(BTreeMap::new()),
         })
     }
@@ -113,16 +134,30 @@ impl FrontEnd for RustFront {
 
     fn units(&self) -> Vec<Unit> {
         let mut units: Vec<(usize, Unit)> = Vec::new();
-        for (i, c) in self.sel.chosen.iter().enumerate() {
-            match units.iter_mut().find(|(k, _)| *k == c.krate) {
-                Some((_, u)) => u.targets.push(i),
-                None => units.push((
-                    c.krate,
-                    Unit { name: self.sel.ws.crates[c.krate].package.clone(), targets: vec![i] },
-                )),
+        for (i, c) in self.sel.chosen.iter().enumerate().take(self.vehicles.len()) {
+            let at = match units.iter().position(|(k, _)| *k == c.krate) {
+                Some(at) => at,
+                None => {
+                    let name = self.sel.ws.crates[c.krate].package.clone();
+                    units.push((c.krate, Unit { name, targets: Vec::new(), vehicles: Vec::new() }));
+                    units.len() - 1
+                }
+            };
+            let u = &mut units[at].1;
+            u.targets.push(i);
+            if let Some(v) = self.vehicles[i].filter(|v| !u.vehicles.contains(v)) {
+                u.vehicles.push(v);
             }
         }
         units.into_iter().map(|(_, u)| u).collect()
+    }
+
+    fn vehicle(&self, i: usize) -> Option<usize> {
+        self.vehicles.get(i).copied().flatten()
+    }
+
+    fn function(&self, k: usize) -> &Target {
+        &self.functions[k]
     }
 
     fn cache_parts(&self, i: usize) -> Vec<Vec<u8>> {

@@ -395,7 +395,7 @@ impl Lab for RustLab<'_> {
         }
         let mut by_fn: BTreeMap<usize, Vec<String>> = BTreeMap::new();
         for s in suggestions {
-            by_fn.entry(s.target).or_default().push(s.code.clone());
+            by_fn.entry(s.calls).or_default().push(s.code.clone());
         }
         let inserts: Vec<(PathBuf, usize, String)> = by_fn
             .iter()
@@ -422,7 +422,7 @@ impl Lab for RustLab<'_> {
                     // One test hung on this survivor: each test on its own, then.
                     None => {
                         let one = |sug: &&Suggestion| {
-                            let path = suggest::test_path(self.front.found(sug.target), &sug.name);
+                            let path = suggest::test_path(self.front.found(sug.calls), &sug.name);
                             matches!(s.run(Some(k), timeout, Some(&path)), TestResult::Fail { .. })
                                 .then_some(path)
                         };
@@ -431,7 +431,7 @@ impl Lab for RustLab<'_> {
                 }
             }
             for sug in suggestions {
-                let path = suggest::test_path(self.front.found(sug.target), &sug.name);
+                let path = suggest::test_path(self.front.found(sug.calls), &sug.name);
                 if on_original.contains(&path) {
                     continue;
                 }

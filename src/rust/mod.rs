@@ -4,6 +4,7 @@
 //! spine's [`FrontEnd`](crate::pipeline::FrontEnd) and [`Lab`](crate::pipeline::Lab)
 //! ([`front`], [`lab`]).
 
+pub mod calls;
 pub mod constants;
 pub mod error;
 pub mod front;

@@ -229,7 +229,8 @@ impl Workspace {
         out
     }
 
-    fn chosen(&self, k: usize, j: usize, changes: Option<&Changes>) -> Chosen {
+    /// The choice of function `j` of crate target `k`.
+    pub fn chosen(&self, k: usize, j: usize, changes: Option<&Changes>) -> Chosen {
         let f = &self.crates[k].sources.fns[j];
         Chosen { krate: k, func: j, target: self.target_of(&self.crates[k], f, changes) }
     }

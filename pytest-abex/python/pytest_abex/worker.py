@@ -94,7 +94,8 @@ def _converter(ty, as_tuple=False):
 def _target(t, index=0):
     """The callable of target ``t`` (the ``index``-th), its argument converters and its probe
     (``None`` unless it probes). A target with a ``patch`` calls a mutant of the function (a new
-    function object; the original stays as it is)."""
+    function object; the original stays as it is); when the patch is of another function (one the
+    target calls), the target runs with that function's code swapped for the mutant's."""
     mod, _ = _patch.resolve(t["module"], t["qualname"])
     kind = t["kind"]
     probe = None
@@ -102,6 +103,23 @@ def _target(t, index=0):
         mutant, probe = _patch.probed_function(t["patch"], f"__abex_probe_{index}__")
     else:
         mutant = _patch.mutant_function(t["patch"]) if t.get("patch") else None
+    patch = t.get("patch") or {}
+    if mutant is not None and (patch["module"], patch["qualname"]) != (t["module"], t["qualname"]):
+        # The target drives another function (it calls it): the target runs as it is, with the
+        # mutated function's code swapped in for the call.
+        _, inner = _patch.resolve(patch["module"], patch["qualname"])
+        plain, convs, _ = _target({**t, "patch": None, "probe": False}, index)
+        code = mutant.__code__
+
+        def through(*a):
+            saved = inner.__code__
+            inner.__code__ = code
+            try:
+                return plain(*a)
+            finally:
+                inner.__code__ = saved
+
+        return through, convs, probe
     if kind == "function":
         call = mutant or getattr(mod, t["qualname"])
     elif kind == "method":
