@@ -31,6 +31,11 @@ pub struct Choice {
     pub base: Option<Base>,
     /// Every chosen target, callable or not, in analysis order.
     pub targets: Vec<Target>,
+    /// Every function's record: the targets, then the callers that drive those abex cannot
+    /// call (their vehicles).
+    pub functions: Vec<Target>,
+    /// Each target's vehicle (an index of `functions`), when it is driven through a caller.
+    pub vehicles: Vec<Option<usize>>,
 }
 
 /// Targets that are built and tested together: a crate target (one scratch build), a Python
@@ -143,12 +148,12 @@ pub trait FrontEnd {
     fn units(&self) -> Vec<Unit>;
     /// The function through which target `i` is driven when it cannot be called itself (its
     /// drive is [`Drive::Via`]): an index of [`FrontEnd::function`].
-    fn vehicle(&self, _i: usize) -> Option<usize> {
-        None
+    fn vehicle(&self, i: usize) -> Option<usize> {
+        self.choice().vehicles.get(i).copied().flatten()
     }
     /// The record of function `k`: a target (`k < targets().len()`) or a vehicle.
     fn function(&self, k: usize) -> &Target {
-        &self.targets()[k]
+        &self.choice().functions[k]
     }
     /// What besides the function, the run's settings and the model decides target `i`'s result
     /// (the language's own settings, the tests that can reach it), for results-cache keys.

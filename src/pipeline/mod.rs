@@ -3,6 +3,7 @@
 //! What differs per language sits behind [`FrontEnd`] and [`Lab`] (`crate::rust`,
 //! `crate::python`).
 
+mod choose;
 mod config;
 mod context;
 mod error;
@@ -15,6 +16,7 @@ mod shard;
 mod survivors;
 mod vehicles;
 
+pub use choose::{choose, Catalog};
 pub use config::{
     Defaults, LanguageOptions, PythonOptions, RunConfig, RustOptions, Selection, TestScope,
 };
@@ -23,4 +25,3 @@ pub use event::Event;
 pub use front::{Choice, FrontEnd, Lab, Numbered, Suggestion, Tested, Uncallable, Unit};
 pub use run::run;
 pub use shard::shard;
-pub use vehicles::attach as attach_vehicles;

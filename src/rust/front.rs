@@ -9,18 +9,16 @@ use std::time::Instant;
 
 use super::error::RustError;
 use super::lab::RustLab;
+use super::model;
 use super::source::FoundFn;
-use super::workspace::{self, Chosen, Selected};
-use super::{calls, model};
+use super::workspace::{self, Selected};
 use crate::llm::session::Session;
 use crate::llm::subject::Subject;
 use crate::mutate::{rust_rules, Mutant, Operator, Origin};
 use crate::pipeline::{
-    Choice, Event, FrontEnd, Lab, LanguageOptions, Numbered, RunConfig, RunError, Selection, Unit,
+    Choice, Event, FrontEnd, Lab, LanguageOptions, Numbered, RunConfig, RunError, Unit,
 };
 use crate::report::Report;
-use crate::targets::diff;
-use crate::targets::Target;
 use crate::value::Ty;
 use crate::witness::Hints;
 
@@ -28,10 +26,6 @@ use crate::witness::Hints;
 pub struct RustFront {
     sel: Selected,
     choice: Choice,
-    /// Every function's record: the targets, then their vehicles.
-    functions: Vec<Target>,
-    /// Each target's vehicle, when it is driven through a caller.
-    vehicles: Vec<Option<usize>>,
     /// The tests fingerprint per crate target, computed once.
     tests_fps: RefCell<BTreeMap<usize, String>>,
 }
@@ -45,50 +39,10 @@ impl RustFront {
         };
         let ws = workspace::load(opts.manifest_path.as_deref(), &opts.packages)
             .map_err(|e| RunError::front(RustError::from(e)))?;
-        let (chosen, base) = match &cfg.selection {
-            Selection::All => (ws.every(), None),
-            Selection::Functions(specs) => {
-                let mut out: Vec<Chosen> = Vec::new();
-                for spec in specs {
-                    for c in ws.named(spec, &cfg.cwd).map_err(RunError::UnknownFunction)? {
-                        if !out.iter().any(|o| (o.krate, o.func) == (c.krate, c.func)) {
-                            out.push(c);
-                        }
-                    }
-                }
-                (out, None)
-            }
-            Selection::Diff => {
-                let base = diff::resolve_base(&ws.root, cfg.base.as_deref())?;
-                let changes = diff::changes(&ws.root, &base)?;
-                (ws.changed(&changes), Some(base))
-            }
-        };
-        let mut chosen = match cfg.shard {
-            Some((k, n)) => crate::pipeline::shard(chosen, |c| &c.target, k, n),
-            None => chosen,
-        };
-        // A function abex cannot call is driven through one of its crate's functions that calls
-        // it; the callers join the chosen functions, after the targets.
-        let n = chosen.len();
-        let vehicles = crate::pipeline::attach_vehicles(
-            &mut chosen,
-            n,
-            |c| &mut c.target,
-            |a, b| (a.krate, a.func) == (b.krate, b.func),
-            |c| {
-                let j = calls::vehicle(&ws.crates[c.krate].sources.fns, c.func)?;
-                Some(ws.chosen(c.krate, j, None))
-            },
-        );
-        let targets = chosen[..n].iter().map(|c| c.target.clone()).collect();
-        let functions = chosen.iter().map(|c| c.target.clone()).collect();
-        let choice = Choice { language: "rust", root: ws.root.clone(), base, targets };
+        let (chosen, choice) = crate::pipeline::choose(&ws, cfg, &ws.root.clone(), "rust")?;
         Ok(RustFront {
             sel: Selected { ws, chosen, test_scope: opts.test_scope },
             choice,
-            functions,
-            vehicles,
             tests_fps: RefCell::new(BTreeMap::new()),
         })
     }
@@ -134,7 +88,7 @@ impl FrontEnd for RustFront {
 
     fn units(&self) -> Vec<Unit> {
         let mut units: Vec<(usize, Unit)> = Vec::new();
-        for (i, c) in self.sel.chosen.iter().enumerate().take(self.vehicles.len()) {
+        for (i, c) in self.sel.chosen.iter().enumerate().take(self.choice.targets.len()) {
             let at = match units.iter().position(|(k, _)| *k == c.krate) {
                 Some(at) => at,
                 None => {
@@ -145,19 +99,11 @@ impl FrontEnd for RustFront {
             };
             let u = &mut units[at].1;
             u.targets.push(i);
-            if let Some(v) = self.vehicles[i].filter(|v| !u.vehicles.contains(v)) {
+            if let Some(v) = self.choice.vehicles[i].filter(|v| !u.vehicles.contains(v)) {
                 u.vehicles.push(v);
             }
         }
         units.into_iter().map(|(_, u)| u).collect()
-    }
-
-    fn vehicle(&self, i: usize) -> Option<usize> {
-        self.vehicles.get(i).copied().flatten()
-    }
-
-    fn function(&self, k: usize) -> &Target {
-        &self.functions[k]
     }
 
     fn cache_parts(&self, i: usize) -> Vec<Vec<u8>> {
