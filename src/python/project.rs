@@ -134,7 +134,8 @@ impl Project {
             .collect();
     }
 
-    fn target(&self, file: usize, func: usize, changed: Vec<usize>) -> Target {
+    /// The target record of function `func` of file `file`.
+    pub fn target(&self, file: usize, func: usize, changed: Vec<usize>) -> Target {
         let pf = &self.files[file];
         let f = &pf.fns[func];
         let drive = match &f.unsupported {

@@ -4,12 +4,15 @@
 //! spine's [`FrontEnd`](crate::pipeline::FrontEnd) and [`Lab`](crate::pipeline::Lab)
 //! ([`front`], [`lab`]).
 
+pub mod calls;
+pub mod constants;
 pub mod error;
 pub mod front;
 pub mod harness;
 pub mod lab;
 pub mod model;
 pub mod model_check;
+pub mod probe;
 #[cfg(test)]
 mod runtime_tests;
 pub mod source;

@@ -69,16 +69,16 @@ def _state(obj):
     return vars(obj) if hasattr(obj, "__dict__") else obj
 
 
-def target(t):
+def target(t, mutant=None):
     """The callable of target ``t`` (taking the converted arguments, in order) and its
-    argument converters (``None`` when the JSON values are the arguments)."""
+    argument converters (``None`` when the JSON values are the arguments); ``mutant``, the
+    function object of ``t``'s patch, is called in the function's place."""
     mod, func = _patch.resolve(t["module"], t["qualname"], "setter" if t["kind"] == "setter" else None)
     kind, name = t["kind"], t["qualname"].rsplit(".", 1)[-1]
     params = t["params"]
     for p in params:
         if p["ty"] is not None:
             values.check(p["ty"])
-    mutant = _patch.mutant_function(t["patch"]) if t.get("patch") else None
     owner = _owner(mod, t["qualname"])
     decorated = t.get("decorated") and kind != "property"
     receiver = bool(t.get("receiver"))

@@ -11,7 +11,11 @@ write per chunk. ``ABEX_CALL_TIMEOUT_MS`` is the per-call limit (a SIGALRM timer
 A text longer than 4096 bytes (a repr, a message) is cut as the core cuts it (``value::cut``):
 its first 256 bytes, then ``… [abex: cut from N, blake2b HASH]``.
 A target with a ``patch`` (see :mod:`pytest_abex._patch`) calls that mutant of the function
-beside the original, so one worker serves every survivor.
+beside the original, so one worker serves every survivor. A target that also has ``"probe":
+true`` calls the mutant instrumented (see :mod:`pytest_abex._probe`), and each of its answers
+carries a ``probe`` member about the mutated site: ``{"ok": repr, "probe": {"reached": 1,
+"infected": 0, "distance": 3, "operands": ["182", "185"], "guards": [[1, 0]]}}`` (the protocol
+of ``src/exec/probe.rs``).
 """
 
 import hashlib
@@ -55,10 +59,37 @@ def _cut(text):
 _converter = values.converter
 
 
-def _target(t):
-    """The callable of target ``t`` and its argument converters (see :mod:`pytest_abex.calls`).
-    A target with a ``patch`` calls a mutant of the function (the original stays as it is)."""
-    return calls.target(t)
+def _target(t, index=0):
+    """The callable of target ``t`` (the ``index``-th), its argument converters and its probe
+    (``None`` unless it probes); how it is called and its arguments built are
+    :mod:`pytest_abex.calls`'s and :mod:`pytest_abex.values`'s. A target with a ``patch`` calls
+    a mutant of the function (a new function object; the original stays as it is); when the patch
+    is of another function (one the target calls), the target runs with that function's code
+    swapped for the mutant's."""
+    probe = None
+    if t.get("patch") and t.get("probe"):
+        mutant, probe = _patch.probed_function(t["patch"], f"__abex_probe_{index}__")
+    else:
+        mutant = _patch.mutant_function(t["patch"]) if t.get("patch") else None
+    patch = t.get("patch") or {}
+    if mutant is not None and (patch["module"], patch["qualname"]) != (t["module"], t["qualname"]):
+        # The target drives another function (it calls it): the target runs as it is, with the
+        # mutated function's code swapped in for the call.
+        _, inner = _patch.resolve(patch["module"], patch["qualname"], patch.get("role"))
+        plain, convs, _ = _target({**t, "patch": None, "probe": False}, index)
+        code = mutant.__code__
+
+        def through(*a):
+            saved = inner.__code__
+            inner.__code__ = code
+            try:
+                return plain(*a)
+            finally:
+                inner.__code__ = saved
+
+        return through, convs, probe
+    call, convs = calls.target(t, mutant)
+    return call, convs, probe
 
 
 def _answer(obj):
@@ -77,10 +108,10 @@ def main(argv):
     unloaded = {}
     for n, t in enumerate(spec["targets"]):
         try:
-            targets.append(_target(t))
+            targets.append(_target(t, n))
         except Exception as e:  # reported in the greeting and on every call of that target
             reason = f"cannot load {t['module']}.{t['qualname']}: {type(e).__name__}: {e}"
-            targets.append((None, reason))
+            targets.append((None, reason, None))
             unloaded[str(n)] = reason
     limit = int(os.environ.get("ABEX_CALL_TIMEOUT_MS", "1000")) / 1000.0
     signal.signal(signal.SIGALRM, _on_alarm)
@@ -99,9 +130,10 @@ def main(argv):
             if not line.strip():
                 out.write(b"".join(answers))
                 return 0
+            probe = None
             try:
                 tid, args = loads(line)
-                call, convs = targets[tid]
+                call, convs, probe = targets[tid]
                 if call is None:
                     answers.append(_answer({"bad": convs}))
                     continue
@@ -113,6 +145,8 @@ def main(argv):
             except Exception as e:
                 answers.append(_answer({"bad": f"{type(e).__name__}: {e}"}))
                 continue
+            if probe is not None:
+                probe.reset()
             try:
                 if limit > 0:
                     setitimer(real, limit)
@@ -126,14 +160,20 @@ def main(argv):
                     text = _ADDRESS.sub("", text)
                 if len(text) * 4 > CUT_AT:
                     text = _cut(text)
-                answers.append(MARKER + b'{"ok":' + dumps(text).encode() + b"}\n")
+                answer = {"ok": text}
             except _CallTimeout:
                 # The timer unwound the call: the worker carries on.
-                answers.append(_answer({"timed_out": True}))
+                answer = {"timed_out": True}
             except RecursionError as e:
-                answers.append(_answer({"err": ["RecursionError", _cut(str(e))]}))
+                answer = {"err": ["RecursionError", _cut(str(e))]}
             except Exception as e:
-                answers.append(_answer({"err": [type(e).__name__, _cut(str(e))]}))
+                answer = {"err": [type(e).__name__, _cut(str(e))]}
+            if probe is not None:
+                answer["probe"] = probe.report()
+            if "ok" in answer and len(answer) == 1:
+                answers.append(MARKER + b'{"ok":' + dumps(answer["ok"]).encode() + b"}\n")
+            else:
+                answers.append(_answer(answer))
         out.write(b"".join(answers))
     return 0
 
