@@ -24,6 +24,3 @@ _OUTSIDE = (
 def _loopback_only(monkeypatch):
     for name in _OUTSIDE:
         monkeypatch.delenv(name, raising=False)
-
-# Fixture projects that tests copy into a temporary folder: not tests of this suite.
-collect_ignore = ["fixtures"]

@@ -1,4 +1,4 @@
-"""Values of real Python types end to end: the fixture package `fixtures/kinds` holds a function
+"""Values of real Python types end to end: the fixture package `projects/kinds` holds a function
 per kind of parameter abex builds (unions and aliases, enums, `Literal`, dates and times,
 `Decimal`, `Fraction`, `Path`, `UUID`, sets, dataclasses, `NamedTuple`, `TypedDict`, classes
 by their `__init__`, keyword-only and `*args`, `lru_cache`, `async def`, methods on built
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-KINDS = Path(__file__).parent / "fixtures" / "kinds"
+KINDS = Path(__file__).parent / "projects" / "kinds"
 
 
 @pytest.fixture
