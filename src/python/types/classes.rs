@@ -14,6 +14,21 @@ const FIELD_BASES: &[&str] =
     &["NamedTuple", "TypedDict", "BaseModel", "BaseSettings", "Struct", "SQLModel"];
 const FIELD_DECORATORS: &[&str] =
     &["dataclass", "s", "attrs", "define", "frozen", "mutable", "dataclass_json"];
+/// Immutable builtin bases: their `__new__` takes its arguments by position, so a subclass's
+/// constructor is called by position too (`Source("x")`, not `Source(_="x")`).
+const BY_POSITION: &[&str] =
+    &["str", "int", "float", "bytes", "tuple", "frozenset", "date", "datetime", "time", "Decimal"];
+
+/// Whether the class derives (through the project's classes) from a [`BY_POSITION`] base.
+fn by_position(r: &dyn Lookup, module: &str, c: &ClassInfo, hops: usize) -> bool {
+    hops < 8
+        && bases(r, module, c).iter().any(|b| match b {
+            Named::Path(p) => BY_POSITION.contains(&last(p)),
+            Named::Class(m, q) => info(r, m, q).is_some_and(|bc| by_position(r, m, bc, hops + 1)),
+            Named::Alias(..) => false,
+        })
+}
+
 /// Bases that add nothing to a class's constructor.
 const NEUTRAL_BASES: &[&str] = &["object", "ABC", "Generic", "ABCMeta"];
 
@@ -140,8 +155,8 @@ pub fn ty(r: &dyn Lookup, module: &str, qual: &str, depth: usize) -> Result<Ty, 
         return Ok(ctor(CtorForm::Fields, params));
     }
     if let Some((m, ps)) = init(r, module, c, 0) {
-        let (form, params) =
-            init_params(r, &m, &ps, depth).map_err(|e| format!("`{qual}(…)`: {e}"))?;
+        let (form, params) = init_params(r, &m, &ps, depth, by_position(r, module, c, 0))
+            .map_err(|e| format!("`{qual}(…)`: {e}"))?;
         return Ok(ctor(form, params));
     }
     for b in bases(r, module, c) {
@@ -174,8 +189,9 @@ fn init_params(
     module: &str,
     ps: &[RawParam],
     depth: usize,
+    by_position: bool,
 ) -> Result<(CtorForm, Vec<(String, Ty)>), String> {
-    let positional = ps.iter().any(|p| p.pass == Pass::Pos { only: true });
+    let positional = by_position || ps.iter().any(|p| p.pass == Pass::Pos { only: true });
     let mut out = Vec::new();
     let mut skipped = false;
     for p in ps {
@@ -290,6 +306,10 @@ class Savings(Account):
 class Tag(str):
     pass
 
+class Source(str):
+    def __init__(self, _: str) -> None:
+        super().__init__()
+
 class Oops(ValueError):
     pass
 
@@ -324,6 +344,7 @@ class Worker(threading.Thread):
             "shop.kinds.Savings: Savings Fields (owner: str, balance: i64)"
         );
         assert_eq!(shown(&r, "Tag", "shop.kinds"), "shop.kinds.Tag: Tag Call (value: str)");
+        assert_eq!(shown(&r, "Source", "shop.kinds"), "shop.kinds.Source: Source Call (_: str)");
         assert_eq!(shown(&r, "Oops", "shop.kinds"), "shop.kinds.Oops: Oops Call (message: str)");
         // A class that holds itself: the innermost is `None`.
         let node = shown(&r, "Node", "shop.kinds");
