@@ -487,7 +487,16 @@ pub fn cut(text: String) -> String {
     format!("{}{CUT_MARK}{}, sha256 {}]", &text[..keep], text.len(), &hash[..16])
 }
 
+/// The error type of a call whose arguments could not be built: one of their constructors
+/// failed (`Version::parse("x")`), so the function itself never ran.
+pub const COULD_NOT_BUILD: &str = "abex: could not build";
+
 impl Outcome {
+    /// Whether the function never ran because its arguments could not be built.
+    pub fn unbuilt(&self) -> bool {
+        matches!(self, Outcome::Error { ty, .. } if ty == COULD_NOT_BUILD)
+    }
+
     /// Whether a text of this outcome was cut (see [`cut`]): it then cannot be written into a
     /// suggested test.
     pub fn is_cut(&self) -> bool {

@@ -167,6 +167,11 @@ pub trait Lab {
     fn uncallable(&self, _i: usize) -> Option<Uncallable> {
         None
     }
+    /// The value types of target `i`'s parameters as this build decodes them, when they differ
+    /// from the target's (a Rust build leaves out the constructors that did not compile).
+    fn param_types(&self, _i: usize) -> Option<Vec<Ty>> {
+        None
+    }
     /// How many test binaries or files run against the unit's mutants (for progress).
     fn test_count(&self) -> usize;
     /// The test tool and selection used for target `i`, in words, for the report.

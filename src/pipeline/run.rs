@@ -228,6 +228,9 @@ fn run_unit(
                 target.drive = Drive::Unsupported { reason: u.reason };
                 ctx.clock_next();
             } else {
+                for (p, t) in target.params.iter_mut().zip(lab.param_types(i).unwrap_or_default()) {
+                    p.ty = Some(t);
+                }
                 let x = exploration::explore(ctx, lab.as_mut(), i, &target, on_event)?;
                 kept = x.archive.elites().into_iter().cloned().collect();
                 exploration = Some(crate::report::ExplorationReport::of(&x));

@@ -95,7 +95,7 @@ fn prove(
     };
     // Distinct explored inputs with their original outcomes, strongest boundaries first.
     let known = witness::known_inputs(elites);
-    let params = target.param_types().unwrap_or_default();
+    let params = lab.param_types(i).or_else(|| target.param_types()).unwrap_or_default();
     let seeds: Vec<Args> = known.iter().map(|(a, _)| a.clone()).collect();
     let numbers: Vec<u32> = survivors.iter().map(|m| m.n).collect();
     lab.prepare_witnesses(i, &numbers)?;

@@ -4,19 +4,28 @@
 //! spine's [`FrontEnd`](crate::pipeline::FrontEnd) and [`Lab`](crate::pipeline::Lab)
 //! ([`front`], [`lab`]).
 
+pub mod book;
+pub mod builders;
+pub mod calls;
 pub mod error;
+pub mod fnplan;
 pub mod front;
+pub mod generics;
 pub mod harness;
 pub mod lab;
+pub mod literal;
 pub mod model;
 pub mod model_check;
+pub mod recipes;
 #[cfg(test)]
 mod runtime_tests;
+pub mod seeds;
 pub mod source;
 pub mod suggest;
 pub mod suite;
 pub mod switch;
 pub mod types;
+pub mod typetable;
 pub mod workspace;
 
 pub use error::RustError;
