@@ -69,20 +69,22 @@ fn body(f: &FoundFn, plan: &CallPlan, rt: &str) -> String {
         ),
     };
     s.push_str(&format!("        let __r = {call};\n"));
-    s.push_str(&format!(
-        "        use {rt}::{{RenderDebug as _, RenderDisplay as _, RenderOpaque as _}};\n"
-    ));
-    let render = |v: &str| format!("(&&&{rt}::Render(&{v})).abex_render()");
+    // A value is rendered with `Debug`, else `Display`; inside `Ok`/`Err` a value with neither
+    // is `<its type>`, since whether the call failed still tells inputs apart.
+    let render = |v: &str, any: bool| {
+        let opaque = if any { ", RenderOpaque as _" } else { "" };
+        format!("{{ use {rt}::{{RenderDebug as _, RenderDisplay as _{opaque}}}; (&&&{rt}::Render(&{v})).abex_render() }}")
+    };
     s.push_str(&match plan.ret {
         Ret::Result => format!(
             "        match __r {{ ::std::result::Result::Ok(v) => {rt}::Outcome::Ok({}), ::std::result::Result::Err(e) => {rt}::Outcome::Err({rt}::type_name_of(&e).to_string(), {}) }}\n",
-            render("v"),
-            render("e")
+            render("v", true),
+            render("e", true)
         ),
-        Ret::Value => format!("        {rt}::Outcome::Ok({})\n", render("__r")),
+        Ret::Value => format!("        {rt}::Outcome::Ok({})\n", render("__r", false)),
         Ret::Iter => format!(
             "        let __items = ::std::iter::Iterator::collect::<::std::vec::Vec<_>>(::std::iter::Iterator::take(__r, {ITEMS}));\n        {rt}::Outcome::Ok({})\n",
-            render("__items")
+            render("__items", false)
         ),
     });
     s

@@ -340,6 +340,8 @@ impl Lab for RustLab<'_> {
                 || reason.contains("cannot find"));
         let reason = if not_compiled {
             "not compiled under the current features".to_string()
+        } else if reason.contains("abex_render") {
+            "the harness cannot show what it returns: neither `Debug` nor `Display`".to_string()
         } else {
             format!("the harness cannot call it: {headline}")
         };
