@@ -18,6 +18,8 @@ pub mod model;
 pub mod model_check;
 pub mod recipes;
 #[cfg(test)]
+mod runtime_built_tests;
+#[cfg(test)]
 mod runtime_tests;
 pub mod seeds;
 pub mod source;

@@ -768,3 +768,168 @@ fn rank(name: &str) -> u8 {
         _ => 7,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::book::Fallible;
+    use super::super::fnplan::{self, ImplHead};
+    use super::super::source::{Callee, SourceFile, Via};
+    use super::*;
+
+    const CRATE: &str = r#"
+        use std::str::FromStr;
+        #[derive(Debug, Default)]
+        pub struct Version { pub major: u64, pub minor: u64, pub pre: Prerelease }
+        #[derive(Debug, Default)]
+        pub struct Prerelease { text: String }
+        impl Prerelease {
+            pub const EMPTY: Self = Prerelease { text: String::new() };
+            pub fn new(text: &str) -> Result<Self, String> { Ok(Prerelease { text: text.into() }) }
+        }
+        impl Version {
+            pub fn new(major: u64, minor: u64) -> Self { Version { major, minor, pre: Prerelease::EMPTY } }
+            pub fn parse(text: &str) -> Result<Version, String> { text.parse() }
+            pub fn bump(&self) -> Self { Version::new(self.major + 1, 0) }
+        }
+        impl FromStr for Version {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, String> { Err(s.into()) }
+        }
+        impl From<u64> for Version { fn from(major: u64) -> Self { Version::new(major, 0) } }
+        #[derive(Debug)]
+        pub enum Op { Exact, Tilde(u8), Range { lo: u64, hi: u64 } }
+        pub enum Tree { Leaf(i32), Node(Box<Tree>, Box<Tree>) }
+        impl std::fmt::Display for Version {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { write!(f, "{}", self.major) }
+        }
+    "#;
+
+    fn parsed() -> Vec<(SourceFile, syn::File)> {
+        let f = SourceFile { path: "lib.rs".into(), module: vec![], text: CRATE.into() };
+        vec![(f, syn::parse_file(CRATE).unwrap())]
+    }
+
+    fn fn_sig(s: &str) -> syn::Signature {
+        syn::parse_str::<syn::ItemFn>(&format!("{s} {{}}")).unwrap().sig
+    }
+
+    #[test]
+    fn constructors_are_synthesised_from_literals_variants_functions_constants_and_traits() {
+        let files = parsed();
+        let table = TypeTable::new(&files, &[]);
+        let recipes = Recipes::new(&table);
+        let planned =
+            fnplan::plan(&recipes, &[], &fn_sig("fn f(v: &Version, op: Op, t: Tree)"), None);
+        let plan = planned.plan.unwrap();
+        assert_eq!(plan.builders.len(), 4, "Version, Prerelease, Op, Tree");
+        let book = recipes.finish(&[vec![]]);
+        let version = book.by_name("Version").unwrap().1;
+        let ctors: Vec<(&str, CtorForm, Fallible)> =
+            version.arms.iter().map(|a| (a.ctor.as_str(), a.form, a.fallible)).collect();
+        assert_eq!(
+            ctors,
+            [
+                ("Version", CtorForm::Fields, Fallible::No),
+                ("Version::new", CtorForm::Call, Fallible::No),
+                ("Version::parse", CtorForm::Call, Fallible::Result),
+                ("Version::from_str", CtorForm::Call, Fallible::Result),
+                ("Version::from", CtorForm::Call, Fallible::No),
+                ("Version::default()", CtorForm::Unit, Fallible::No),
+            ]
+        );
+        let parse = &version.arms[2];
+        assert_eq!(parse.build, "<Version>::parse(&a0)");
+        assert_eq!(parse.code, "{T}::parse({0})");
+        assert_eq!(version.arms[3].code, "{0}.parse::<{T}>()");
+        let pre = book.by_name("Prerelease").unwrap().1;
+        let names: Vec<&str> = pre.arms.iter().map(|a| a.ctor.as_str()).collect();
+        assert_eq!(
+            names,
+            ["Prerelease", "Prerelease::new", "Prerelease::EMPTY", "Prerelease::default()"]
+        );
+        assert!(pre.arms[0].private && pre.arms[0].bypasses_api, "a private field");
+        let op = book.by_name("Op").unwrap().1;
+        let forms: Vec<CtorForm> = op.arms.iter().map(|a| a.form).collect();
+        assert_eq!(forms, [CtorForm::Unit, CtorForm::Call, CtorForm::Fields]);
+        assert_eq!(op.arms[2].build, "Op::Range { lo: a0, hi: a1 }");
+        // The value type: the private literal of `Prerelease` gives way to its API, `parse`
+        // and `from_str` (no seeds) to the constructors that cannot fail; the recursive `Tree`
+        // is cut.
+        let v = planned.params[0].ty.as_ref().unwrap();
+        let Ty::Built { name, ctors } = v else { panic!("{v:?}") };
+        assert_eq!(name, "Version");
+        let kept: Vec<&str> = ctors.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(kept, ["Version", "Version::new", "Version::from", "Version::default()"]);
+        let Ty::Built { ctors: pre_ctors, .. } = &ctors[0].params[2].1 else { panic!() };
+        assert!(pre_ctors.iter().all(|c| c.name != "Prerelease"), "{pre_ctors:?}");
+        let tree = planned.params[2].ty.as_ref().unwrap();
+        assert!(serde_json::to_string(tree).unwrap().len() < 20_000);
+    }
+
+    #[test]
+    fn methods_take_their_receiver_first_and_trait_methods_go_through_their_trait() {
+        let files = parsed();
+        let table = TypeTable::new(&files, &[]);
+        let recipes = Recipes::new(&table);
+        let head = |t: Option<&str>| ImplHead {
+            generics: syn::Generics::default(),
+            self_ty: syn::parse_str("Version").unwrap(),
+            trait_: t.map(|t| syn::parse_str(t).unwrap()),
+        };
+        let bump =
+            fnplan::plan(&recipes, &[], &fn_sig("fn bump(&self) -> Self"), Some(&head(None)));
+        assert_eq!(bump.params[0].name, "self");
+        let plan = bump.plan.unwrap();
+        assert!(matches!(plan.callee, Callee::Method { .. }));
+        let fmt = fnplan::plan(
+            &recipes,
+            &[],
+            &fn_sig("fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result"),
+            Some(&head(Some("std::fmt::Display"))),
+        );
+        let names: Vec<&str> = fmt.params.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["self", "alternate", "width", "precision"]);
+        let plan = fmt.plan.unwrap();
+        assert_eq!(plan.via, Via::Format("display"));
+        assert_eq!(plan.trait_.as_deref(), Some("std::fmt::Display"));
+        let from_str = fnplan::plan(
+            &recipes,
+            &[],
+            &fn_sig("fn from_str(s: &str) -> Result<Self, Self::Err>"),
+            Some(&head(Some("FromStr"))),
+        );
+        let plan = from_str.plan.unwrap();
+        assert!(matches!(plan.callee, Callee::Assoc { .. }) && plan.trait_.is_some());
+        let drop =
+            fnplan::plan(&recipes, &[], &fn_sig("fn drop(&mut self)"), Some(&head(Some("Drop"))));
+        assert!(drop.plan.unwrap_err().contains("Drop"));
+    }
+
+    #[test]
+    fn generic_parameters_are_instantiated_and_self_is_substituted() {
+        let files = parsed();
+        let table = TypeTable::new(&files, &[]);
+        let recipes = Recipes::new(&table);
+        let kib =
+            fnplan::plan(&recipes, &[], &fn_sig("fn kib<V: Into<u64>>(size: V) -> u64"), None);
+        let plan = kib.plan.unwrap();
+        assert_eq!(plan.turbofish, "::<u64>");
+        assert_eq!(kib.params[0].ty, Some(Ty::int(64, false)));
+        let by_impl =
+            fnplan::plan(&recipes, &[], &fn_sig("fn kb(size: impl Into<u64>) -> u64"), None);
+        assert_eq!(by_impl.plan.unwrap().turbofish, "", "no turbofish for `impl Trait`");
+        let head = ImplHead {
+            generics: syn::Generics::default(),
+            self_ty: syn::parse_str("u64").unwrap(),
+            trait_: Some(syn::parse_str("OverflowOp").unwrap()),
+        };
+        let mul = fnplan::plan(
+            &recipes,
+            &[],
+            &fn_sig("fn mul(self, other: Self) -> Result<Self, String>"),
+            Some(&head),
+        );
+        let tys: Vec<Option<Ty>> = mul.params.iter().map(|p| p.ty.clone()).collect();
+        assert_eq!(tys, [Some(Ty::int(64, false)), Some(Ty::int(64, false))]);
+    }
+}
