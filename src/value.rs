@@ -2,7 +2,7 @@
 //! and the canonical stringification that descriptors and the program derivative are computed on.
 //!
 //! Rules (also in `docs/values.md`):
-//! - an argument list is a JSON array, one element per parameter (the receiver is not an argument);
+//! - an argument list is a JSON array, one element per parameter (a Rust receiver is the first);
 //! - integers of any width are JSON integers (`u128::MAX` included); floats are JSON numbers, and
 //!   the three non-finite floats are the strings `"NaN"`, `"inf"` and `"-inf"`;
 //! - `char` and strings are JSON strings; `Option::None` is `null`; sequences, arrays and tuples
