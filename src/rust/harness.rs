@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use super::source::{CrateSources, FoundFn};
 use super::switch;
-use super::{builders, calls};
+use super::{builders, wrapper as wrappers};
 use crate::mutate::Mutant;
 use crate::scratch::{self, ScratchError};
 
@@ -145,7 +145,7 @@ fn rel(p: &Path, base: &Path) -> PathBuf {
 /// The wrapper function for one target; `skip` holds the instantiations that did not compile.
 fn wrapper(id: usize, f: &FoundFn, skip: &BTreeMap<Part, String>) -> String {
     let dropped = |k: usize| skip.contains_key(&Part::Inst(id, k));
-    calls::wrapper(id, f, &format!("crate::{HARNESS}"), &dropped)
+    wrappers::wrapper(id, f, &format!("crate::{HARNESS}"), &dropped)
 }
 
 fn module_block(wrappers: &[String]) -> String {
@@ -255,7 +255,7 @@ fn generate(req: &HarnessRequest<'_>, skip: &BTreeMap<Part, String>) -> Generate
         .iter()
         .enumerate()
         .filter(|(id, _)| !skip.contains_key(&Part::Wrapper(*id)))
-        .flat_map(|(_, f)| calls::plans(f).into_iter().flat_map(|p| p.builders.iter().copied()))
+        .flat_map(|(_, f)| wrappers::plans(f).into_iter().flat_map(|p| p.builders.iter().copied()))
         .collect();
     let built = builders::code(&req.sources.book, &req.sources.sites, &needed, &|n| {
         skip.contains_key(&Part::Built(n))

@@ -16,7 +16,7 @@ use super::harness::{self, Harness, HarnessRequest, Host, Part};
 use super::source::CallPlan;
 use super::suite::{self, DocTests, TestResult, TestSuite};
 use super::workspace::Selected;
-use super::{calls, suggest};
+use super::{suggest, wrapper};
 use crate::exec::shared::SharedWorker;
 use crate::exec::worker::{Worker, WorkerSpec};
 use crate::exec::Evaluate;
@@ -214,7 +214,7 @@ impl<'a> RustLab<'a> {
         let id = self.driven.iter().position(|&d| d == i)?;
         let dropped = &self.builds.first()?.dropped;
         let f = self.front.found(i);
-        let (_, plan) = calls::chosen(f, &|k| dropped.contains_key(&Part::Inst(id, k)))?;
+        let (_, plan) = wrapper::chosen(f, &|k| dropped.contains_key(&Part::Inst(id, k)))?;
         let book = &self.front.krate(i).sources.book;
         let keep = |b: usize, k: usize| {
             !dropped.contains_key(&Part::Built(part_id(b, None)))

@@ -6,7 +6,6 @@
 
 pub mod book;
 pub mod builders;
-pub mod calls;
 pub mod error;
 pub mod fnplan;
 pub mod front;
@@ -29,6 +28,7 @@ pub mod switch;
 pub mod types;
 pub mod typetable;
 pub mod workspace;
+pub mod wrapper;
 
 pub use error::RustError;
 pub use front::{run, RustFront};
