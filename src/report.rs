@@ -156,6 +156,13 @@ pub struct MutantReport {
     pub witness: Option<Witness>,
     /// For a survivor with no witness: true (it may be equivalent; never reported as a gap).
     pub possibly_equivalent: bool,
+    /// For a survivor with no witness: the stage of reach, infect, propagate that no input
+    /// passed (only `masked` reads as "probably equivalent").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unwitnessed: Option<crate::witness::Unwitnessed>,
+    /// For a survivor: how long its witness search took, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search_ms: Option<u64>,
     /// Name of the suggested test that kills it, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub suggested_test: Option<String>,

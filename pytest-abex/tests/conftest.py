@@ -2,6 +2,9 @@ import pytest
 
 pytest_plugins = ["pytester"]
 
+# Projects that tests copy into a pytester folder and run there, not tests of this suite.
+collect_ignore = ["projects"]
+
 # Settings from the machine's environment that would point a run at a real model or at GitHub.
 # Every test starts without them (tests that need them set loopback values), so nothing here can
 # send traffic anywhere but 127.0.0.1.

@@ -4,7 +4,9 @@
 //! timeout.
 
 mod evaluate;
+pub mod probe;
 pub mod shared;
 pub mod worker;
 
 pub use evaluate::{Evaluate, ExecError, FnEvaluator};
+pub use probe::{Fitness, Probe, ProbeEvaluate};

@@ -4,6 +4,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use super::probe::{Answers, ProbeEvaluate};
 use super::worker::Worker;
 use super::{Evaluate, ExecError};
 use crate::value::{Args, Outcome};
@@ -26,5 +27,12 @@ impl SharedWorker {
 impl Evaluate for SharedWorker {
     fn evaluate(&mut self, batch: &[Args]) -> Result<Vec<Outcome>, ExecError> {
         self.worker.borrow_mut().run(self.id, batch)
+    }
+}
+
+/// A worker in probe mode answers with probes; any other worker gives `None` for each call.
+impl ProbeEvaluate for SharedWorker {
+    fn evaluate_probed(&mut self, batch: &[Args]) -> Result<Answers, ExecError> {
+        self.worker.borrow_mut().run_probed(self.id, batch)
     }
 }

@@ -5,7 +5,9 @@
 //! told apart: `{"ok":"…"}`, `{"err":["Type","message"]}`, `{"panic":"…"}`, `{"bad":"…"}` (the
 //! arguments could not be decoded) or `{"timeout":true}` (then the worker exits). A worker that
 //! can interrupt a call and carry on (the Python one) answers `{"timed_out":true}` instead and
-//! stays up. It first announces itself with `{"abex_harness":1}`.
+//! stays up. It first announces itself with `{"abex_harness":1}`. A worker in probe mode (a
+//! mutant's, started with `ABEX_PROBE`) adds a `probe` member to each answer about the mutated
+//! site (see [`super::probe`]): `{"ok":"…","probe":{"reached":1,"infected":0,…}}`.
 //!
 //! Batches are written whole and answered whole. When the worker dies in the middle of a batch,
 //! the calls after the last answer are re-run one at a time to find the one that crashed; its
@@ -19,7 +21,8 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::{Evaluate, ExecError};
+use super::probe::Answers;
+use super::{Evaluate, ExecError, Probe, ProbeEvaluate};
 use crate::value::{Args, Outcome, Value};
 
 /// Prefix of every protocol line a worker writes.
@@ -59,7 +62,7 @@ pub struct Worker {
 
 /// What reading one answer gave.
 enum Answer {
-    Outcome(Outcome),
+    Outcome(Outcome, Option<Probe>),
     /// The worker timed the call out and exited.
     TimedOut,
     /// The worker died without answering.
@@ -70,6 +73,12 @@ impl Worker {
     /// A worker that starts on first use.
     pub fn new(spec: WorkerSpec) -> Worker {
         Worker { spec, running: None, starts: 0 }
+    }
+
+    /// The same worker with `env` added to its environment (before it starts).
+    pub fn with_env(mut self, env: impl IntoIterator<Item = (String, String)>) -> Worker {
+        self.spec.env.extend(env);
+        self
     }
 
     fn start(&mut self) -> Result<(), ExecError> {
@@ -157,15 +166,16 @@ impl Worker {
     fn answer(&mut self, patience: Duration) -> Answer {
         let Some(r) = self.running.as_mut() else { return Answer::Died("not running".into()) };
         match r.lines.recv_timeout(patience) {
-            Ok(line) => match parse_answer(&line) {
-                Some(Some(o)) => Answer::Outcome(o),
-                Some(None) => {
+            Ok(line) => match parse_probed_answer(&line) {
+                Some((Some(o), probe)) => Answer::Outcome(o, probe),
+                Some((None, _)) => {
                     self.stop();
                     Answer::TimedOut
                 }
-                None => Answer::Outcome(Outcome::Crash {
-                    detail: format!("unreadable answer `{line}`"),
-                }),
+                None => Answer::Outcome(
+                    Outcome::Crash { detail: format!("unreadable answer `{line}`") },
+                    None,
+                ),
             },
             Err(RecvTimeoutError::Timeout) => {
                 // The worker's own watchdog did not fire: kill it from here.
@@ -182,6 +192,12 @@ impl Worker {
 
     /// Runs `batch` on target `id` and returns one outcome per call.
     pub fn run(&mut self, id: usize, batch: &[Args]) -> Result<Vec<Outcome>, ExecError> {
+        Ok(self.run_probed(id, batch)?.into_iter().map(|(o, _)| o).collect())
+    }
+
+    /// Runs `batch` on target `id` and returns one outcome per call, each with the probe the
+    /// worker sent (in probe mode).
+    pub fn run_probed(&mut self, id: usize, batch: &[Args]) -> Result<Answers, ExecError> {
         let mut out = Vec::with_capacity(batch.len());
         let patience = self.spec.call_timeout + Duration::from_secs(2);
         let mut solo = false;
@@ -214,14 +230,14 @@ impl Worker {
                 let answer = self.answer(wait.min(Duration::from_secs(600)));
                 wait = patience;
                 match answer {
-                    Answer::Outcome(o) => out.push(o),
+                    Answer::Outcome(o, probe) => out.push((o, probe)),
                     Answer::TimedOut => {
-                        out.push(Outcome::Timeout);
+                        out.push((Outcome::Timeout, None));
                         break;
                     }
                     Answer::Died(detail) => {
                         if solo || to - from == 1 {
-                            out.push(Outcome::Crash { detail });
+                            out.push((Outcome::Crash { detail }, None));
                         } else {
                             // Unknown which call crashed: re-run the rest one at a time.
                             solo = true;
@@ -253,12 +269,24 @@ impl Drop for Worker {
 }
 
 /// Parses one answer: `Some(Some(outcome))`, `Some(None)` for a timeout, `None` if unreadable.
+#[cfg(test)]
 pub(crate) fn parse_answer(line: &str) -> Option<Option<Outcome>> {
+    parse_probed_answer(line).map(|(o, _)| o)
+}
+
+/// Parses one answer and its probe, if it carries one (see [`parse_answer`]).
+pub(crate) fn parse_probed_answer(line: &str) -> Option<(Option<Outcome>, Option<Probe>)> {
     let v: serde_json::Value = serde_json::from_str(line).ok()?;
     let obj = v.as_object()?;
-    let (key, val) = obj.iter().next()?;
+    let probe = obj.get("probe").and_then(Probe::from_json);
+    let (key, val) = obj.iter().find(|(k, _)| *k != "probe")?;
+    Some((outcome_of(key, val)?, probe))
+}
+
+/// The outcome of an answer whose member is `key: val`; `Some(None)` for a timeout.
+fn outcome_of(key: &str, val: &serde_json::Value) -> Option<Option<Outcome>> {
     let s = |v: &serde_json::Value| v.as_str().map(|t| crate::value::cut(t.to_string()));
-    Some(Some(match key.as_str() {
+    Some(Some(match key {
         "ok" => Outcome::Ok { value: s(val)? },
         "err" => {
             let pair = val.as_array()?;
@@ -352,6 +380,13 @@ impl Evaluate for TargetEvaluator<'_> {
     }
 }
 
+/// A worker in probe mode answers with probes; any other worker gives `None` for each call.
+impl ProbeEvaluate for TargetEvaluator<'_> {
+    fn evaluate_probed(&mut self, batch: &[Args]) -> Result<Answers, ExecError> {
+        self.worker.run_probed(self.id, batch)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -368,6 +403,19 @@ mod tests {
         assert_eq!(parse_answer(r#"{"timeout":true}"#), Some(None));
         assert_eq!(parse_answer(r#"{"timed_out":true}"#), Some(Some(Outcome::Timeout)));
         assert_eq!(parse_answer("garbage"), None);
+    }
+
+    #[test]
+    fn an_answer_may_carry_a_probe_whatever_its_member_order() {
+        let (o, p) =
+            parse_probed_answer(r#"{"timed_out":true,"probe":{"reached":1,"infected":1}}"#)
+                .unwrap();
+        assert_eq!(o, Some(Outcome::Timeout));
+        assert_eq!(p.unwrap().infected, Some(1));
+        let (o, p) = parse_probed_answer(r#"{"probe":{"reached":0},"ok":"3"}"#).unwrap();
+        assert_eq!(o, Some(Outcome::Ok { value: "3".into() }));
+        assert_eq!(p.unwrap().reached, 0);
+        assert_eq!(parse_probed_answer(r#"{"ok":"3"}"#).unwrap().1, None);
     }
 
     #[test]

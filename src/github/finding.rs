@@ -344,6 +344,8 @@ mod tests {
             failure: None,
             witness: None,
             possibly_equivalent: false,
+            unwitnessed: None,
+            search_ms: None,
             suggested_test: None,
             time_ms: 3,
         }

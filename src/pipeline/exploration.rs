@@ -7,17 +7,22 @@ use super::event::Event;
 use super::front::Lab;
 use crate::explore::{self, Exploration, ExploreConfig, Progress, Proposer};
 use crate::llm::agents::Agents;
-use crate::targets::Target;
 
-/// Explores target `i` (`target`, callable) through `lab`'s original.
+/// Explores target `i` through `lab`'s original of function `driver`: the target itself, or the
+/// caller that drives it (see [`super::FrontEnd::vehicle`]).
 pub(crate) fn explore(
     ctx: &mut Ctx<'_>,
     lab: &mut dyn Lab,
     i: usize,
-    target: &Target,
+    driver: usize,
     on_event: &mut dyn FnMut(Event<'_>),
 ) -> Result<Exploration, RunError> {
-    let params = target.param_types().unwrap_or_default();
+    let front = ctx.front;
+    let target = &front.targets()[i];
+    let params = lab
+        .param_types(driver)
+        .or_else(|| front.function(driver).param_types())
+        .unwrap_or_default();
     let ecfg = ExploreConfig {
         pairs: ctx.cfg.pairs,
         time_budget: Some(ctx.clock_next()),
@@ -25,10 +30,10 @@ pub(crate) fn explore(
         ..ExploreConfig::default()
     };
     on_event(Event::Exploring { index: i, target, pairs: ctx.cfg.pairs });
-    let mut eval = lab.evaluator(i, None)?;
+    let mut eval = lab.evaluator(driver)?;
     let mut progress = |p: &Progress| on_event(Event::Progress { index: i, progress: p });
-    let subject = ctx.session.as_ref().map(|_| ctx.front.subject(i, params.clone()));
-    let root = ctx.front.root();
+    let subject = ctx.session.as_ref().map(|_| front.subject(driver, params.clone()));
+    let root = front.root();
     let (calls, seed) = (ctx.session.as_ref().map_or(0, |s| s.cfg.explorer_calls), ctx.cfg.seed);
     let mut agents = ctx
         .session
@@ -40,7 +45,7 @@ pub(crate) fn explore(
         |source| RunError::Exec {
             target: target.qualified_name.clone(),
             source,
-            hint: ctx.front.exec_hint().map(|h| format!("\nhint: {h}")).unwrap_or_default(),
+            hint: front.exec_hint().map(|h| format!("\nhint: {h}")).unwrap_or_default(),
         },
     )?;
     if let Some(a) = agents {

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use super::config::RunConfig;
 use super::error::RunError;
-use crate::exec::Evaluate;
+use crate::exec::{Evaluate, ProbeEvaluate};
 use crate::llm::session::Session;
 use crate::llm::subject::Subject;
 use crate::mutate::Mutant;
@@ -18,6 +18,7 @@ use crate::report::{MutantStatus, Witness};
 use crate::targets::diff::Base;
 use crate::targets::{Drive, Target};
 use crate::value::Ty;
+use crate::witness::Hints;
 
 /// What a front end chose to analyse.
 #[derive(Clone, Debug)]
@@ -30,6 +31,11 @@ pub struct Choice {
     pub base: Option<Base>,
     /// Every chosen target, callable or not, in analysis order.
     pub targets: Vec<Target>,
+    /// Every function's record: the targets, then the callers that drive those abex cannot
+    /// call (their vehicles).
+    pub functions: Vec<Target>,
+    /// Each target's vehicle (an index of `functions`), when it is driven through a caller.
+    pub vehicles: Vec<Option<usize>>,
 }
 
 /// Targets that are built and tested together: a crate target (one scratch build), a Python
@@ -40,12 +46,28 @@ pub struct Unit {
     pub name: String,
     /// Indices into [`FrontEnd::targets`].
     pub targets: Vec<usize>,
+    /// The functions that drive targets that cannot be called themselves (indices of
+    /// [`FrontEnd::function`]; see [`FrontEnd::vehicle`]), once each.
+    pub vehicles: Vec<usize>,
 }
 
 impl Unit {
-    /// The unit's targets that look callable (before the build has its say), in order.
-    pub fn callable(&self, targets: &[Target]) -> Vec<usize> {
-        self.targets.iter().copied().filter(|&i| targets[i].drive == Drive::Supported).collect()
+    /// The functions the unit's build must call, in order: its targets that look callable
+    /// (before the build has its say), then its vehicles. `functions` holds every function's
+    /// record, targets and vehicles alike.
+    pub fn callable(&self, functions: &[Target]) -> Vec<usize> {
+        let mut out: Vec<usize> = self
+            .targets
+            .iter()
+            .copied()
+            .filter(|&i| functions[i].drive == Drive::Supported)
+            .collect();
+        for v in &self.vehicles {
+            if !out.contains(v) {
+                out.push(*v);
+            }
+        }
+        out
     }
 }
 
@@ -89,8 +111,11 @@ pub struct Uncallable {
 /// A suggested test to compile and check.
 #[derive(Clone, Debug)]
 pub struct Suggestion {
-    /// The target it calls.
+    /// The target whose survivor it kills.
     pub target: usize,
+    /// The function it calls: the target, or the caller that drives it (an index of
+    /// [`FrontEnd::function`]).
+    pub calls: usize,
     /// The survivor it was written for.
     pub mutant: u32,
     /// The test function's name.
@@ -121,6 +146,15 @@ pub trait FrontEnd {
     }
     /// The targets grouped into units, in analysis order.
     fn units(&self) -> Vec<Unit>;
+    /// The function through which target `i` is driven when it cannot be called itself (its
+    /// drive is [`Drive::Via`]): an index of [`FrontEnd::function`].
+    fn vehicle(&self, i: usize) -> Option<usize> {
+        self.choice().vehicles.get(i).copied().flatten()
+    }
+    /// The record of function `k`: a target (`k < targets().len()`) or a vehicle.
+    fn function(&self, k: usize) -> &Target {
+        &self.choice().functions[k]
+    }
     /// What besides the function, the run's settings and the model decides target `i`'s result
     /// (the language's own settings, the tests that can reach it), for results-cache keys.
     fn cache_parts(&self, i: usize) -> Vec<Vec<u8>>;
@@ -146,6 +180,8 @@ pub trait FrontEnd {
     fn warnings(&self) -> Vec<String> {
         Vec::new()
     }
+    /// The constants of target `i`'s source that seed the witness search of mutant `m`.
+    fn hints(&self, i: usize, m: &Mutant) -> Hints;
     /// A hint added to a worker failure (e.g. the interpreter that must import the project).
     fn exec_hint(&self) -> Option<String> {
         None
@@ -179,8 +215,11 @@ pub trait Lab {
     /// Runs the tests of `mutants` (numbers of this unit), within the run's deadline. A mutant
     /// left untested (budget) is absent from the answer.
     fn test(&mut self, mutants: &[u32]) -> Result<BTreeMap<u32, Tested>, RunError>;
-    /// An evaluator of target `i`: the original (`None`) or a mutant.
-    fn evaluator(&mut self, i: usize, mutant: Option<u32>) -> Result<Box<dyn Evaluate>, RunError>;
+    /// An evaluator of target `i`'s original.
+    fn evaluator(&mut self, i: usize) -> Result<Box<dyn Evaluate>, RunError>;
+    /// An evaluator of target `i` with mutant `n` active, in probe mode where the language can
+    /// probe it (its site reports reach and infection, see `crate::witness`).
+    fn mutant(&mut self, i: usize, n: u32) -> Result<Box<dyn ProbeEvaluate>, RunError>;
     /// Called before the witness search of target `i`'s `survivors` (a lab may start one
     /// worker for all of them).
     fn prepare_witnesses(&mut self, _i: usize, _survivors: &[u32]) -> Result<(), RunError> {

@@ -15,13 +15,15 @@ use crate::report::{
     UnpinnedBoundary, Witness,
 };
 use crate::targets::Drive;
-use crate::value::{stringify_input, Args, Outcome};
+use crate::value::{stringify_input, Outcome};
 use crate::witness;
 
 /// What the witness search found for one target.
 #[derive(Default)]
 struct Proven {
     witnesses: BTreeMap<u32, Witness>,
+    /// Per survivor searched: why it stayed without a witness, and how long the search took.
+    searches: BTreeMap<u32, (Option<witness::Unwitnessed>, u64)>,
     /// Archive elite index → the survivors that move it.
     unpinned: BTreeMap<usize, Vec<String>>,
     suggestions: Vec<Suggestion>,
@@ -84,22 +86,45 @@ fn prove(
     survivors: &[&Numbered],
 ) -> Result<Proven, RunError> {
     let mut proven = Proven::default();
-    let target = &ctx.front.targets()[i];
-    if survivors.is_empty() || target.drive != Drive::Supported || lab.uncallable(i).is_some() {
+    let front = ctx.front;
+    let target = &front.targets()[i];
+    if survivors.is_empty() {
         return Ok(proven);
     }
+    // The function that is called: the target itself, or the caller that drives it.
+    let driver = match &target.drive {
+        Drive::Supported => Some(i),
+        Drive::Via { .. } => front.vehicle(i),
+        Drive::Unsupported { .. } => None,
+    };
+    let Some(d) = driver.filter(|&d| lab.uncallable(d).is_none()) else {
+        // Not proven either way: what abex cannot call, it says so (never "possibly equivalent").
+        let reason = driver
+            .and_then(|d| lab.uncallable(d))
+            .map(|u| u.reason)
+            .or_else(|| target.drive.reason().map(str::to_string))
+            .unwrap_or_default();
+        let function = target.qualified_name.clone();
+        for m in survivors {
+            let why = witness::Unwitnessed::NotCallable {
+                function: function.clone(),
+                reason: reason.clone(),
+            };
+            proven.searches.insert(m.n, (Some(why), 0));
+        }
+        return Ok(proven);
+    };
     let exec = |source| RunError::Exec {
         target: target.qualified_name.clone(),
         source,
-        hint: ctx.front.exec_hint().map(|h| format!("\nhint: {h}")).unwrap_or_default(),
+        hint: front.exec_hint().map(|h| format!("\nhint: {h}")).unwrap_or_default(),
     };
     // Distinct explored inputs with their original outcomes, strongest boundaries first.
     let known = witness::known_inputs(elites);
-    let params = lab.param_types(i).or_else(|| target.param_types()).unwrap_or_default();
-    let seeds: Vec<Args> = known.iter().map(|(a, _)| a.clone()).collect();
+    let params = lab.param_types(d).or_else(|| front.function(d).param_types()).unwrap_or_default();
     let numbers: Vec<u32> = survivors.iter().map(|m| m.n).collect();
-    lab.prepare_witnesses(i, &numbers)?;
-    let mut original = lab.evaluator(i, None)?;
+    lab.prepare_witnesses(d, &numbers)?;
+    let mut original = lab.evaluator(d)?;
     let mut original = witness::Remembered::new(original.as_mut());
     // One seed per function: its searches try the same inputs, the original's run once.
     let search_seed = witness::search_seed(ctx.cfg.seed, &target.qualified_name);
@@ -107,42 +132,46 @@ fn prove(
         if ctx.past_deadline() {
             break;
         }
-        let mut mutant = lab.evaluator(i, Some(m.n))?;
-        let until = Some(witness::search_until(ctx.deadline));
-        let (mut w, outs) = witness::from_inputs(&known, mutant.as_mut(), until).map_err(exec)?;
+        let mut mutant = lab.mutant(d, m.n)?;
+        let hints = front.hints(i, &m.mutant);
+        let survivor = witness::Survivor { params: &params, known: &known, hints: &hints };
+        let limits = witness::Limits {
+            evals: ctx.cfg.witness_evals,
+            seed: search_seed,
+            until: Some(witness::search_until(ctx.deadline)),
+        };
+        let found =
+            witness::find(&survivor, &mut original, mutant.as_mut(), &limits).map_err(exec)?;
+        let (w, outs) = (found.witness, found.outcomes);
         // Pinning: the boundaries whose inputs this survivor moves.
         if w.is_some() {
             for ci in witness::moved_boundaries(elites, &known, &outs) {
                 proven.unpinned.entry(ci).or_default().push(m.mutant.id.clone());
             }
         }
-        if w.is_none() && !params.is_empty() {
-            w = witness::differential(
-                &params,
-                &seeds,
-                &mut original,
-                mutant.as_mut(),
-                ctx.cfg.witness_evals,
-                search_seed,
-                until,
-            )
-            .map_err(exec)?;
-        }
+        let ms = found.time.as_millis() as u64;
         // A mutant its worker could not load answers "bad arguments": that is no witness.
-        let w = w.filter(
-            |w| !matches!(&w.mutant, Outcome::Error { ty, .. } if ty == "abex: bad arguments"),
-        );
-        let Some(w) = w else { continue };
-        let name = lab.test_name(i, &m.mutant.id);
+        let unloadable = |w: &Witness| matches!(&w.mutant, Outcome::Error { ty, .. } if ty == "abex: bad arguments");
+        let Some(w) = w.filter(|w| !unloadable(w)) else {
+            let why = found.unwitnessed.or_else(|| {
+                Some(witness::Unwitnessed::NoProbe { why: "the mutant could not be loaded".into() })
+            });
+            proven.searches.insert(m.n, (why, ms));
+            continue;
+        };
+        proven.searches.insert(m.n, (None, ms));
+        let name = lab.test_name(d, &m.mutant.id);
+        let through =
+            if d == i { String::new() } else { format!(" through `{}`", front.function(d).name) };
         let why = format!(
-            "abex: pins `{}` on {} (kills mutant {}: {})",
+            "abex: pins `{}`{through} on {} (kills mutant {}: {})",
             target.name,
             stringify_input(&w.input),
             m.mutant.id,
             m.mutant.description.replace('\n', " ")
         );
-        if let Some(code) = lab.suggest(i, &w, &name, &why) {
-            proven.suggestions.push(Suggestion { target: i, mutant: m.n, name, code });
+        if let Some(code) = lab.suggest(d, &w, &name, &why) {
+            proven.suggestions.push(Suggestion { target: i, calls: d, mutant: m.n, name, code });
         }
         proven.witnesses.insert(m.n, w);
     }
@@ -206,7 +235,14 @@ impl Entry<'_> {
                 status,
                 killed_by: r.and_then(|r| r.killed_by.clone()),
                 failure: r.and_then(|r| r.failure.clone()),
-                possibly_equivalent: status == MutantStatus::Survived && witness.is_none(),
+                possibly_equivalent: status == MutantStatus::Survived
+                    && witness.is_none()
+                    && !matches!(
+                        proven.searches.get(&m.n),
+                        Some((Some(witness::Unwitnessed::NotCallable { .. }), _))
+                    ),
+                unwitnessed: proven.searches.get(&m.n).and_then(|s| s.0.clone()),
+                search_ms: proven.searches.get(&m.n).map(|s| s.1),
                 witness,
                 suggested_test: self
                     .chosen

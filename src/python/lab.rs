@@ -19,7 +19,7 @@ use super::suggest::{self, Callee};
 use super::worker;
 use crate::exec::shared::SharedWorker;
 use crate::exec::worker::Worker;
-use crate::exec::Evaluate;
+use crate::exec::{Evaluate, ProbeEvaluate};
 use crate::mutate::Mutant;
 use crate::pipeline::{Defaults, Lab, Numbered, RunConfig, RunError, Suggestion, Tested, Unit};
 use crate::report::{MutantStatus, Witness};
@@ -125,13 +125,8 @@ impl<'a> PythonLab<'a> {
         // The mutation phase's test runners start (collection, traced baseline) while the
         // functions are explored.
         let warming = cfg.mutate.then(|| {
-            let mut sets: Vec<Vec<PathBuf>> = Vec::new();
-            for &i in &unit.targets {
-                let t = selection::reaching_chosen(project, &front.chosen[i]);
-                if !t.is_empty() && !sets.contains(&t) {
-                    sets.push(t);
-                }
-            }
+            let suite = selection::suite(project);
+            let sets: Vec<Vec<PathBuf>> = if suite.is_empty() { Vec::new() } else { vec![suite] };
             selection::warm(place.clone(), work.path().join("warm"), sets)
         });
         Ok(PythonLab {
@@ -155,6 +150,11 @@ impl<'a> PythonLab<'a> {
     }
 
     /// The patch that applies `m`, a mutant of target `i`.
+    /// The patch that applies `m`, a mutant of target `i`.
+    fn patch_of(&self, m: &Numbered) -> Patch {
+        self.patch(m.target, &m.mutant)
+    }
+
     fn patch(&self, i: usize, m: &Mutant) -> Patch {
         let c = &self.front.chosen[i];
         let pf = &self.front.project.files[c.file];
@@ -186,10 +186,10 @@ impl<'a> PythonLab<'a> {
         let c = &front.chosen[i];
         let pf = &front.project.files[c.file];
         let f = &pf.fns[c.func];
-        let files = selection::reaching(&front.project, pf, &f.qualname);
+        let files = selection::suite(&front.project);
         let mut timeout = self.cfg.test_timeout.unwrap_or(Duration::from_secs(5));
         if files.is_empty() {
-            // No test reaches the function: every mutant survives them.
+            // The project has no test: every mutant survives.
             for m in mine {
                 let t = Tested {
                     status: MutantStatus::Survived,
@@ -321,7 +321,8 @@ impl<'a> PythonLab<'a> {
         let mut killed_by: BTreeMap<u32, Vec<String>> = BTreeMap::new();
         for &n in survivors {
             let Some(m) = self.mutants.iter().find(|m| m.n == n) else { continue };
-            let r = runner.run_files(Some(&self.patch(i, &m.mutant)), timeout, &files)?;
+            let patch = self.patch_of(m);
+            let r = runner.run_files(Some(&patch), timeout, &files)?;
             killed_by.insert(n, r.failed);
         }
         for s in mine {
@@ -350,13 +351,13 @@ impl Lab for PythonLab<'_> {
 
     fn test_tool(&self, i: usize) -> String {
         let Some(r) = self.reach.get(&i) else {
-            return "pytest in a forked runner: no test file names the function".to_string();
+            return "pytest in a forked runner: the project has no test file".to_string();
         };
         let files = r.files.iter().map(|t| t.display().to_string()).collect::<Vec<_>>().join(", ");
         match r.reached {
-            None => "pytest in a forked runner: no test file names the function".to_string(),
+            None => "pytest in a forked runner: the project has no test file".to_string(),
             Some(n) => format!(
-                "pytest in a forked runner: {n} tests that call the function (per-test call tracing) of {files} (selected by import and name)"
+                "pytest in a forked runner: {n} tests that call the function (per-test call tracing) of {files}"
             ),
         }
     }
@@ -383,11 +384,12 @@ impl Lab for PythonLab<'_> {
         Ok(results)
     }
 
-    fn evaluator(&mut self, i: usize, mutant: Option<u32>) -> Result<Box<dyn Evaluate>, RunError> {
+    fn evaluator(&mut self, i: usize) -> Result<Box<dyn Evaluate>, RunError> {
         let id = self.driven.iter().position(|&d| d == i).unwrap_or(usize::MAX);
-        let Some(n) = mutant else {
-            return Ok(Box::new(SharedWorker { worker: self.explorer.clone(), id }));
-        };
+        Ok(Box::new(SharedWorker { worker: self.explorer.clone(), id }))
+    }
+
+    fn mutant(&mut self, i: usize, n: u32) -> Result<Box<dyn ProbeEvaluate>, RunError> {
         if !self.witnesses.as_ref().is_some_and(|(t, s, _)| *t == i && s.contains(&n)) {
             self.prepare_witnesses(i, &[n])?;
         }
@@ -404,7 +406,9 @@ impl Lab for PythonLab<'_> {
             .filter_map(|n| self.mutants.iter().find(|m| m.n == *n))
             .map(|m| {
                 let mut t = worker::target(&self.front.project, c);
-                t["patch"] = serde_json::to_value(self.patch(i, &m.mutant)).unwrap_or_default();
+                t["patch"] = serde_json::to_value(self.patch_of(m)).unwrap_or_default();
+                // Probe mode: the worker instruments the mutant's site (reach, infection).
+                t["probe"] = serde_json::json!(crate::witness::directed_enabled());
                 t
             })
             .collect();
@@ -453,20 +457,21 @@ impl Lab for PythonLab<'_> {
         suggestions: &[Suggestion],
         survivors: &[u32],
     ) -> Result<BTreeMap<String, Vec<u32>>, RunError> {
-        let mut kills = BTreeMap::new();
-        let mut order: Vec<usize> = suggestions.iter().map(|s| s.target).collect();
+        // Grouped by the function the survivors mutate (a suggested test may call another
+        // function, the one that drives it): its tests are checked against its own survivors.
+        let targets: BTreeMap<u32, usize> = self.mutants.iter().map(|m| (m.n, m.target)).collect();
+        let mutated = |n: u32| targets.get(&n).copied();
+        let mut order: Vec<usize> = suggestions.iter().filter_map(|s| mutated(s.mutant)).collect();
         order.dedup();
+        let mut kills = BTreeMap::new();
         for i in order {
             if self.past_deadline() {
                 break;
             }
-            let mine: Vec<&Suggestion> = suggestions.iter().filter(|s| s.target == i).collect();
-            // A function's tests are checked against its own survivors.
-            let own: Vec<u32> = survivors
-                .iter()
-                .copied()
-                .filter(|n| self.mutants.iter().any(|m| m.n == *n && m.target == i))
-                .collect();
+            let mine: Vec<&Suggestion> =
+                suggestions.iter().filter(|s| mutated(s.mutant) == Some(i)).collect();
+            let own: Vec<u32> =
+                survivors.iter().copied().filter(|n| mutated(*n) == Some(i)).collect();
             self.check_target(i, &mine, &own, &mut kills).map_err(front_err)?;
         }
         Ok(kills)

@@ -4,7 +4,9 @@
 //! ([`config`]), and the spine's [`FrontEnd`](crate::pipeline::FrontEnd) and
 //! [`Lab`](crate::pipeline::Lab) ([`front`], [`lab`]).
 
+pub mod calls;
 pub mod config;
+pub mod constants;
 pub mod error;
 pub mod front;
 pub mod lab;

@@ -104,7 +104,8 @@ impl Project {
         Ok(Project { root: root.to_path_buf(), files, tests })
     }
 
-    fn target(&self, file: usize, func: usize, changed: Vec<usize>) -> Target {
+    /// The target record of function `func` of file `file`.
+    pub fn target(&self, file: usize, func: usize, changed: Vec<usize>) -> Target {
         let pf = &self.files[file];
         let f = &pf.fns[func];
         let drive = match &f.unsupported {

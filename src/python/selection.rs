@@ -1,11 +1,12 @@
-//! Which of a Python project's tests reach a function (selection by import and name), a
-//! fingerprint of its tests for the results cache, and runners started ahead of time.
+//! Which of a Python project's tests a run uses (all of them for mutants, those that name a
+//! function to show the model), a fingerprint of its tests for the results cache, and runners
+//! started ahead of time.
 
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use super::project::{Chosen, Project, PyFile};
+use super::project::{Project, PyFile};
 use super::runner::{Interpreter, Runner};
 
 /// Longest a runner's traced baseline may take.
@@ -30,10 +31,17 @@ pub fn reaching(project: &Project, pf: &PyFile, qualname: &str) -> Vec<PathBuf> 
         .collect()
 }
 
-/// The test files that can reach the chosen function `c`.
-pub fn reaching_chosen(project: &Project, c: &Chosen) -> Vec<PathBuf> {
-    let pf = &project.files[c.file];
-    reaching(project, pf, &pf.fns[c.func].qualname)
+/// The test files a mutant's tests come from: every test file of the project (conftest files
+/// aside). The runner's traced baseline then picks, per function, the tests that call it, so a
+/// function called only through others still meets every test that reaches it; selecting files
+/// by name would miss those, and report as survivors mutants that the suite does kill.
+pub fn suite(project: &Project) -> Vec<PathBuf> {
+    project
+        .tests
+        .iter()
+        .filter(|t| t.file_name().is_some_and(|n| n != "conftest.py"))
+        .cloned()
+        .collect()
 }
 
 /// A fingerprint of every test file of the project (names and contents).

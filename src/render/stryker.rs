@@ -280,6 +280,8 @@ pub fn clamp(x: i32, lo: i32, hi: i32) -> i32 {
             failure: None,
             witness: None,
             possibly_equivalent: false,
+            unwitnessed: None,
+            search_ms: None,
             suggested_test: None,
             time_ms: 0,
         }

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use super::book::{Book, Fallible};
-use super::source::ModuleSite;
+use super::files::ModuleSite;
 use super::types::Pass;
 
 /// The name of the generated module holding builders in each module.
@@ -201,5 +201,79 @@ mod tests {
         assert!(!text.contains("__abex_ctor_0_0") && text.contains("__abex_ctor_0_1"));
         assert_eq!(part_of(part_id(3, Some(4))), (3, Some(4)));
         assert_eq!(part_of(part_id(3, None)), (3, None));
+    }
+
+    /// A crate with types of each kind, its builders, its wrappers and the runtime, as the
+    /// harness generates them, type-checked by rustc on every edition.
+    #[test]
+    fn builders_wrappers_and_the_runtime_build_on_every_edition() {
+        let lib = r#"
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+#[derive(Debug, Clone, PartialEq)]
+pub struct Version { pub major: u64, pub minor: u64 }
+impl Version {
+    pub fn parse(text: &str) -> Result<Version, String> { let _ = text; Err("no".into()) }
+    pub fn bump(&mut self, by: u64) -> u64 { self.major += by; self.major }
+}
+impl FromStr for Version { type Err = String; fn from_str(s: &str) -> Result<Self, String> { Version::parse(s) } }
+impl fmt::Display for Version { fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result { write!(f, "{}", self.major) } }
+#[derive(Debug)]
+pub enum Shape { Dot, Square(u32), Rect { w: u32, h: u32 } }
+pub struct Parser<'a> { src: &'a str }
+impl<'a> Parser<'a> { pub fn rest(&self) -> usize { self.src.len() } }
+pub fn area(s: &Shape, d: Duration, n: std::num::NonZeroU8) -> u64 { let _ = (d, n); match s { Shape::Dot => 0, Shape::Square(a) => u64::from(*a), Shape::Rect { w, h } => u64::from(*w * *h) } }
+pub fn above<T: PartialOrd>(xs: &[T], limit: T) -> usize { xs.iter().filter(|x| **x > limit).count() }
+"#;
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("lib.rs");
+        std::fs::write(&path, lib).unwrap();
+        let c = super::super::source::read_crate(&path).unwrap();
+        let fns: Vec<&crate::rust::source::FoundFn> =
+            c.fns.iter().filter(|f| f.plan.is_ok()).collect();
+        assert!(
+            fns.len() >= 6,
+            "{:?}",
+            c.fns.iter().map(|f| (&f.name, &f.plan)).collect::<Vec<_>>()
+        );
+        let needed: BTreeSet<usize> = fns
+            .iter()
+            .flat_map(|f| {
+                crate::rust::wrapper::plans(f).into_iter().flat_map(|p| p.builders.clone())
+            })
+            .collect();
+        let built = code(&c.book, &c.sites, &needed, &|_| false);
+        let mut text = lib.to_string();
+        for e in &built.edits {
+            text.push_str(&e.text);
+        }
+        let rt = "crate::__abex_harness";
+        let wrappers: String = fns
+            .iter()
+            .enumerate()
+            .map(|(id, f)| crate::rust::wrapper::wrapper(id, f, rt, &|_| false))
+            .collect();
+        text.push_str(&format!(
+            "\n#[allow(warnings)]\npub mod __abex_h {{\n    use super::*;\n{wrappers}}}\n#[allow(warnings)]\npub mod __abex_harness {{\n{}\n{}\n}}\n",
+            crate::rust::harness::RUNTIME,
+            crate::rust::harness::RUNTIME_BUILT
+        ));
+        std::fs::write(&path, &text).unwrap();
+        for edition in ["2015", "2018", "2021", "2024"] {
+            let out =
+                std::process::Command::new(std::env::var_os("RUSTC").unwrap_or("rustc".into()))
+                    .args(["--edition", edition, "--crate-type", "lib", "--crate-name", "built"])
+                    .args(["--emit", "metadata", "--cap-lints", "warn", "-o"])
+                    .arg(d.path().join(format!("lib{edition}.rmeta")))
+                    .arg(&path)
+                    .output()
+                    .unwrap();
+            assert!(
+                out.status.success(),
+                "edition {edition}:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
     }
 }

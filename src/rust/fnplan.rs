@@ -10,9 +10,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use quote::ToTokens;
 use syn::{FnArg, Pat, Signature, Type};
 
+use super::callplan::{CallPlan, Callee, Receiver, Via};
 use super::generics::{self, instantiations};
 use super::recipes::{with_lifetimes, Place, Recipes};
-use super::source::{CallPlan, Callee, Receiver, Via};
 use super::types::{self, ArgPlan, Ret};
 use super::typetable::tight;
 use crate::targets::Param;

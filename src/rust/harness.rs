@@ -17,14 +17,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use super::probe::{self, FnProbes};
 use super::source::{CrateSources, FoundFn};
 use super::switch;
 use super::{builders, wrapper as wrappers};
 use crate::mutate::Mutant;
 use crate::scratch::{self, ScratchError};
 
-/// The dependency-free runtime injected into the user's crate.
-pub const RUNTIME: &str = include_str!("runtime.rs");
+/// The dependency-free runtime injected into the user's crate: the worker, then its probes.
+pub const RUNTIME: &str = concat!(include_str!("runtime.rs"), include_str!("probe_runtime.rs"));
 
 /// The runtime's part that decodes built values (std recipes and containers).
 pub const RUNTIME_BUILT: &str = include_str!("runtime_built.rs");
@@ -129,12 +130,23 @@ pub struct Harness {
     pub tests: Vec<(String, PathBuf)>,
     /// The scratch copy.
     pub tree: PathBuf,
+    /// The probe spec of each switched mutant (see `probe_runtime.rs`), by number.
+    pub probe_specs: BTreeMap<u32, String>,
 }
 
 impl Harness {
     /// Why function `i` of the request cannot be called, if it was dropped.
     pub fn dropped_fn(&self, i: usize) -> Option<&String> {
         self.dropped.get(&Part::Wrapper(i))
+    }
+
+    /// The environment that starts mutant `n`'s worker in probe mode (nothing when the
+    /// mutant is not switched in this harness, or probes are off).
+    pub fn probe_env(&self, n: u32) -> Vec<(String, String)> {
+        self.probe_specs
+            .get(&n)
+            .map(|s| vec![("ABEX_PROBE".to_string(), s.clone())])
+            .unwrap_or_default()
     }
 }
 
@@ -175,6 +187,8 @@ pub enum Part {
     Mutant(u32),
     /// Inserted code `i` (a suggested test module).
     Insert(usize),
+    /// The probes of function `i` (its mutants stay switched without them).
+    Probe(usize),
     /// A builder of built values: a type's `FromJson` impl or one of its constructors (see
     /// `builders::part_id`).
     Built(u32),
@@ -221,6 +235,8 @@ struct Generated {
     files: BTreeMap<PathBuf, String>,
     /// (file, first line, last line, parts) of each generated region.
     regions: Vec<(PathBuf, usize, usize, Vec<Part>)>,
+    /// The probe spec of each switched mutant.
+    specs: BTreeMap<u32, String>,
 }
 
 /// An edit of a source file and the parts it holds.
@@ -315,15 +331,31 @@ fn generate(req: &HarnessRequest<'_>, skip: &BTreeMap<Part, String>) -> Generate
         }
     }
     let mut rejected = Vec::new();
+    let mut specs = BTreeMap::new();
     for (file, list) in by_file {
         let Some(src) = req.sources.files.iter().find(|f| f.path == file) else {
             rejected.extend(list.iter().map(|(n, _)| *n));
             continue;
         };
-        let s = switch::switch(&src.text, &list);
+        let plans = probe_plans(req, skip, file, &src.text, &list);
+        for (n, _) in &list {
+            let why = "no probe was compiled for this mutant's function";
+            let none = serde_json::json!({ "site": { "none": why }, "guards": [] }).to_string();
+            let spec = plans.iter().find_map(|(_, p)| p.specs.get(n).cloned());
+            if crate::witness::directed_enabled() {
+                specs.insert(*n, spec.unwrap_or(none));
+            }
+        }
+        let refs: Vec<(usize, &FnProbes)> = plans.iter().map(|(i, p)| (*i, p)).collect();
+        let s = switch::switch_probed(&src.text, &list, &refs);
         rejected.extend(s.rejected);
         for e in s.edits {
-            let parts = e.mutants.iter().map(|n| Part::Mutant(*n)).collect();
+            let parts = e
+                .mutants
+                .iter()
+                .map(|n| Part::Mutant(*n))
+                .chain(e.probes.iter().map(|f| Part::Probe(*f)))
+                .collect();
             edits.entry(file.to_path_buf()).or_default().push(PartEdit {
                 start: e.start,
                 end: e.end,
@@ -424,7 +456,37 @@ fn generate(req: &HarnessRequest<'_>, skip: &BTreeMap<Part, String>) -> Generate
     for n in rejected {
         regions.push((PathBuf::new(), 0, 0, vec![Part::Mutant(n)]));
     }
-    Generated { files, regions }
+    Generated { files, regions, specs }
+}
+
+/// The probes of the functions of `req` in `file` that have switched mutants in `list`,
+/// unless they are dropped or the directed witness search is off.
+fn probe_plans(
+    req: &HarnessRequest<'_>,
+    skip: &BTreeMap<Part, String>,
+    file: &Path,
+    text: &str,
+    list: &[(u32, &Mutant)],
+) -> Vec<(usize, FnProbes)> {
+    if !crate::witness::directed_enabled() {
+        return Vec::new();
+    }
+    let mut plans = Vec::new();
+    for (id, f) in req.fns.iter().enumerate() {
+        if f.file != file || skip.contains_key(&Part::Probe(id)) {
+            continue;
+        }
+        let inside: Vec<(u32, &Mutant)> = list
+            .iter()
+            .filter(|(_, m)| f.body_span.0 <= m.span.0 && m.span.1 <= f.body_span.1)
+            .copied()
+            .collect();
+        if !inside.is_empty() {
+            let base = (id as u32 + 1).saturating_mul(10_000);
+            plans.push((id, probe::plan(text, f.body_span, &inside, base)));
+        }
+    }
+    plans
 }
 
 /// Byte offset just after the last inner attribute (`#![…]`, `//!`) of a crate root, or after a
@@ -661,8 +723,19 @@ pub fn build(req: &HarnessRequest<'_>) -> Result<Harness, HarnessError> {
                     build_time: started.elapsed(),
                     tests,
                     tree: tree.clone(),
+                    probe_specs: generated.specs,
                 });
             }
+        }
+        // Probes go first: an error in their lines, or away from every region of a file that
+        // has probes (they can break type inference around them), drops them and nothing else
+        // this round; without them, the switches may build.
+        let probes = blamed_probes(&generated, &run.errors, &tree, &pkg_rel, req.workspace_root);
+        if probes.iter().any(|(p, _)| !dropped.contains_key(p)) {
+            for (p, why) in probes {
+                dropped.entry(p).or_insert(why);
+            }
+            continue;
         }
         // Attribute each error to a generated part; an error outside every part is the crate's own.
         let mut attributed = false;
@@ -736,6 +809,44 @@ pub fn build(req: &HarnessRequest<'_>) -> Result<Harness, HarnessError> {
     })
 }
 
+/// The probe parts to drop for `errors`: those in the regions an error falls in, or, for an
+/// error outside every region, those of its file.
+fn blamed_probes(
+    generated: &Generated,
+    errors: &[CompileError],
+    tree: &Path,
+    pkg_rel: &Path,
+    workspace_root: &Path,
+) -> Vec<(Part, String)> {
+    let mut out: Vec<(Part, String)> = Vec::new();
+    for e in errors {
+        let here = [tree.join(&e.file), tree.join(pkg_rel).join(&e.file)];
+        let in_file: Vec<&(PathBuf, usize, usize, Vec<Part>)> = generated
+            .regions
+            .iter()
+            .filter(|(file, lo, _, _)| {
+                *lo > 0 && here.contains(&tree.join(rel(file, workspace_root)))
+            })
+            .collect();
+        let hits: Vec<_> =
+            in_file.iter().filter(|(_, lo, hi, _)| (*lo..=*hi).contains(&e.line)).collect();
+        let blamed: Vec<Part> = if hits.is_empty() {
+            in_file.iter().flat_map(|r| r.3.iter().copied()).collect()
+        } else {
+            hits.iter().flat_map(|r| r.3.iter().copied()).collect()
+        };
+        for p in blamed.into_iter().filter(|p| matches!(p, Part::Probe(_))) {
+            if !out.iter().any(|(q, _)| *q == p) {
+                out.push((
+                    p,
+                    format!("its probes do not compile: {}", first_lines(&e.rendered, 4)),
+                ));
+            }
+        }
+    }
+    out
+}
+
 fn first_lines(s: &str, n: usize) -> String {
     s.lines().take(n).collect::<Vec<_>>().join("\n")
 }
@@ -782,6 +893,37 @@ mod tests {
         let at = after_inner_attributes(text).unwrap();
         assert_eq!(&text[..at], "//! Docs.\n#![deny(warnings)]");
         assert_eq!(after_inner_attributes("pub fn f() {}\n"), Some(0));
+    }
+
+    #[test]
+    fn probes_take_the_blame_before_the_mutants_that_share_their_lines() {
+        let (tree, pkg) = (Path::new("/s/tree"), Path::new(""));
+        let file = PathBuf::from("/w/src/lib.rs");
+        let generated = Generated {
+            files: BTreeMap::new(),
+            regions: vec![
+                (file.clone(), 3, 3, vec![Part::Mutant(1), Part::Mutant(2), Part::Probe(0)]),
+                (file.clone(), 9, 9, vec![Part::Mutant(3)]),
+                (file.clone(), 12, 12, vec![Part::Probe(1)]),
+            ],
+            specs: BTreeMap::new(),
+        };
+        let error = |line: usize| CompileError {
+            file: "src/lib.rs".into(),
+            line,
+            rendered: "error[E0282]: type annotations needed".into(),
+        };
+        let blamed = blamed_probes(&generated, &[error(3)], tree, pkg, Path::new("/w"));
+        assert_eq!(blamed.iter().map(|(p, _)| *p).collect::<Vec<_>>(), [Part::Probe(0)]);
+        assert!(blamed[0].1.contains("type annotations needed"));
+        // An error in a mutant's own lines blames no probe.
+        assert!(blamed_probes(&generated, &[error(9)], tree, pkg, Path::new("/w")).is_empty());
+        // An error away from every region blames the file's probes.
+        let away = blamed_probes(&generated, &[error(20)], tree, pkg, Path::new("/w"));
+        assert_eq!(
+            away.iter().map(|(p, _)| *p).collect::<Vec<_>>(),
+            [Part::Probe(0), Part::Probe(1)]
+        );
     }
 
     #[test]

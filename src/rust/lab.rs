@@ -19,7 +19,7 @@ use super::workspace::Selected;
 use super::{suggest, wrapper};
 use crate::exec::shared::SharedWorker;
 use crate::exec::worker::{Worker, WorkerSpec};
-use crate::exec::Evaluate;
+use crate::exec::{Evaluate, ProbeEvaluate};
 use crate::pipeline::{
     Defaults, Lab, Numbered, RunConfig, RunError, Suggestion, Tested, Uncallable, Unit,
 };
@@ -387,14 +387,21 @@ impl Lab for RustLab<'_> {
         Ok(results)
     }
 
-    fn evaluator(&mut self, i: usize, mutant: Option<u32>) -> Result<Box<dyn Evaluate>, RunError> {
+    fn evaluator(&mut self, i: usize) -> Result<Box<dyn Evaluate>, RunError> {
         let id = self.driven.iter().position(|&d| d == i).unwrap_or(usize::MAX);
-        let Some(n) = mutant else {
-            return Ok(Box::new(SharedWorker { worker: self.original.clone(), id }));
-        };
+        Ok(Box::new(SharedWorker { worker: self.original.clone(), id }))
+    }
+
+    fn mutant(&mut self, i: usize, n: u32) -> Result<Box<dyn ProbeEvaluate>, RunError> {
+        let id = self.driven.iter().position(|&d| d == i).unwrap_or(usize::MAX);
+        // A switched mutant's worker runs in probe mode (its site reports reach and infection);
+        // one built alone has no probes.
         let worker = match (self.alone.get(&n), self.build_of.get(&n)) {
             (Some(h), _) => self.worker(h, None),
-            (None, Some(&b)) => self.worker(&self.builds[b], Some(n)),
+            (None, Some(&b)) => {
+                let h = &self.builds[b];
+                self.worker(h, Some(n)).with_env(h.probe_env(n))
+            }
             (None, None) => self.worker(&self.builds[0], Some(n)),
         };
         Ok(Box::new(SharedWorker::own(worker, id)))
@@ -426,7 +433,7 @@ impl Lab for RustLab<'_> {
         }
         let mut by_fn: BTreeMap<usize, Vec<String>> = BTreeMap::new();
         for s in suggestions {
-            by_fn.entry(s.target).or_default().push(s.code.clone());
+            by_fn.entry(s.calls).or_default().push(s.code.clone());
         }
         let inserts: Vec<(PathBuf, usize, String)> = by_fn
             .iter()
@@ -442,14 +449,31 @@ impl Lab for RustLab<'_> {
             let req = self.request(&switched, inserts.clone(), self.builds[b].dropped.clone());
             let built = harness::build(&req).map_err(front_err)?;
             let s = self.suite(&built);
+            // One run of every suggested test on the original, then one per survivor: a test
+            // counts when it passed on the original and fails on the survivor.
+            let filter = suggest::MODULE;
+            let Some(on_original) = s.failures(None, timeout, filter) else { continue };
+            let mut failing: Vec<(u32, Vec<String>)> = Vec::new();
+            for &k in &survivors {
+                match s.failures(Some(k), timeout, filter) {
+                    Some(f) => failing.push((k, f)),
+                    // One test hung on this survivor: each test on its own, then.
+                    None => {
+                        let one = |sug: &&Suggestion| {
+                            let path = suggest::test_path(self.front.found(sug.calls), &sug.name);
+                            matches!(s.run(Some(k), timeout, Some(&path)), TestResult::Fail { .. })
+                                .then_some(path)
+                        };
+                        failing.push((k, suggestions.iter().filter_map(|x| one(&x)).collect()));
+                    }
+                }
+            }
             for sug in suggestions {
-                let path = suggest::test_path(self.front.found(sug.target), &sug.name);
-                if s.run(None, timeout, Some(&path)) != TestResult::Pass {
+                let path = suggest::test_path(self.front.found(sug.calls), &sug.name);
+                if on_original.contains(&path) {
                     continue;
                 }
-                let killed = survivors.iter().copied().filter(|k| {
-                    matches!(s.run(Some(*k), timeout, Some(&path)), TestResult::Fail { .. })
-                });
+                let killed = failing.iter().filter(|(_, f)| f.contains(&path)).map(|(k, _)| *k);
                 kills.entry(sug.name.clone()).or_default().extend(killed);
             }
         }

@@ -6,7 +6,11 @@
 
 pub mod book;
 pub mod builders;
+pub mod callplan;
+pub mod calls;
+pub mod constants;
 pub mod error;
+pub mod files;
 pub mod fnplan;
 pub mod front;
 pub mod generics;
@@ -15,6 +19,7 @@ pub mod lab;
 pub mod literal;
 pub mod model;
 pub mod model_check;
+pub mod probe;
 pub mod recipes;
 #[cfg(test)]
 mod runtime_built_tests;

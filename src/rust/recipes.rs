@@ -587,7 +587,7 @@ impl<'t, 'a> Recipes<'t, 'a> {
                                     || sig.unsafety.is_some()
                                     || sig.asyncness.is_some()
                                     || sig.generics.type_params().next().is_some()
-                                    || super::source::is_cfg_test(&f.attrs)
+                                    || super::files::is_cfg_test(&f.attrs)
                                 {
                                     continue;
                                 }
@@ -676,7 +676,7 @@ impl<'t, 'a> Recipes<'t, 'a> {
                             let mut arm =
                                 mk(format!("{display}::from_str"), CtorForm::Call, vec![p]);
                             arm.build =
-                                format!("<{self_expr} as ::core::str::FromStr>::from_str(&a0)");
+                                format!("<{self_expr} as ::std::str::FromStr>::from_str(&a0)");
                             arm.code = "{0}.parse::<{T}>()".into();
                             arm.fallible = Fallible::Result;
                             extra.push((2, arm));
@@ -685,7 +685,7 @@ impl<'t, 'a> Recipes<'t, 'a> {
                             let mut arm =
                                 mk(format!("{display}::default()"), CtorForm::Unit, vec![]);
                             arm.build =
-                                format!("<{self_expr} as ::core::default::Default>::default()");
+                                format!("<{self_expr} as ::std::default::Default>::default()");
                             arm.code = "{T}::default()".into();
                             extra.push((6, arm));
                         }
@@ -707,7 +707,7 @@ impl<'t, 'a> Recipes<'t, 'a> {
                             let pass = pass_into("a0", &p.1.pass, leak);
                             let mut arm = mk(ctor, CtorForm::Call, vec![p]);
                             arm.build = format!(
-                                "<{self_expr} as ::core::convert::{t}<{x_text}>>::{method}({pass})"
+                                "<{self_expr} as ::std::convert::{t}<{x_text}>>::{method}({pass})"
                             );
                             if t == "From" {
                                 arm.code = "{T}::from({0})".into();
@@ -738,7 +738,7 @@ impl<'t, 'a> Recipes<'t, 'a> {
         if def.derives.iter().any(|d| d == "Default") {
             let mut arm = new_arm(format!("{display}::default()"), CtorForm::Unit, vec![]);
             let expr = self_ty.as_ref().map_or(def.name.clone(), |t| with_lifetimes(t, false));
-            arm.build = format!("<{expr} as ::core::default::Default>::default()");
+            arm.build = format!("<{expr} as ::std::default::Default>::default()");
             arm.code = "{T}::default()".into();
             extra.push((6, arm));
         }

@@ -9,6 +9,8 @@
 // `[target_id, [arg0, arg1, ...]]` with exactly one line: `{"ok":"<Debug>"}`,
 // `{"err":["<type>","<Debug>"]}`, `{"panic":"<message>"}`, `{"bad":"<message>"}`, or
 // `{"timeout":true}`, after which the process exits with code 124. An empty line or EOF ends it.
+// With `ABEX_PROBE` set, each answer also carries a `probe` member about the active mutant's
+// site (`{"ok":"3","probe":{"reached":1,...}}`; see `probe_runtime.rs`, pasted after this file).
 // Responses are buffered and written when no more input is buffered (one write per batch), or
 // after every response with `ABEX_FLUSH_EACH=1`. `ABEX_CALL_TIMEOUT_MS` (default 1000, 0 = none)
 // is the per-call time limit.
@@ -427,7 +429,7 @@ pub fn result<T: ::std::fmt::Debug, E: ::std::fmt::Debug>(r: Result<T, E>) -> Ou
 /// The response line for `o`, without its newline.
 pub fn encode(o: &Outcome) -> String {
     let mut line = Vec::new();
-    encode_into(&mut line, o);
+    encode_into(&mut line, o, None);
     line.pop();
     String::from_utf8(line.split_off(MARK.len())).unwrap_or_default()
 }
@@ -465,7 +467,8 @@ pub fn cut(s: &str) -> ::std::borrow::Cow<'_, str> {
     ))
 }
 
-fn encode_into(out: &mut Vec<u8>, o: &Outcome) {
+// Writes the answer line for `o`, with the `probe` member `probe` (`,"probe":{…}`) if any.
+fn encode_into(out: &mut Vec<u8>, o: &Outcome, probe: Option<&str>) {
     out.extend_from_slice(MARK);
     let (key, text): (&[u8], &str) = match *o {
         Outcome::Ok(ref s) => (b"{\"ok\":", s),
@@ -474,7 +477,9 @@ fn encode_into(out: &mut Vec<u8>, o: &Outcome) {
             json_str(out, &cut(t));
             out.push(b',');
             json_str(out, &cut(m));
-            out.extend_from_slice(b"]}\n");
+            out.push(b']');
+            out.extend_from_slice(probe.unwrap_or("").as_bytes());
+            out.extend_from_slice(b"}\n");
             return;
         }
         Outcome::Panic(ref m) => (b"{\"panic\":", m),
@@ -482,6 +487,7 @@ fn encode_into(out: &mut Vec<u8>, o: &Outcome) {
     };
     out.extend_from_slice(key);
     json_str(out, &cut(text));
+    out.extend_from_slice(probe.unwrap_or("").as_bytes());
     out.extend_from_slice(b"}\n");
 }
 
@@ -650,13 +656,15 @@ pub fn serve_with<R: Read, W: Write + Send + 'static>(
             Ok(0) | Err(_) => break,
             Ok(_) => {}
         }
+        probe_reset();
         let outcome = match ::std::str::from_utf8(&line) {
             Ok(text) if text.trim().is_empty() => break,
             Ok(text) => call(text, dispatch, &shared.calls),
             Err(_) => Outcome::Bad("the request is not valid UTF-8".to_string()),
         };
+        let probe = probe_report();
         let mut sink = lock(&shared.sink);
-        encode_into(&mut sink.buf, &outcome);
+        encode_into(&mut sink.buf, &outcome, probe.as_ref().map(|p| p.as_str()));
         if flush_each || reader.buffer().is_empty() {
             live = sink.flush().is_ok();
         }

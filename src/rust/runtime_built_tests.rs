@@ -4,6 +4,7 @@
 #[allow(warnings, clippy::all)]
 mod rt {
     include!("runtime.rs");
+    include!("probe_runtime.rs");
     include!("runtime_built.rs");
 
     #[cfg(test)]

@@ -5,6 +5,7 @@
 #[allow(warnings, clippy::all)]
 mod rt {
     include!("runtime.rs");
+    include!("probe_runtime.rs");
 
     #[cfg(test)]
     mod tests {
@@ -32,6 +33,67 @@ mod rt {
                 Ok(v) => panic!("{text} decoded as {v:?}"),
                 Err(e) => assert!(e.contains(needle), "{text}: {e:?} lacks {needle:?}"),
             }
+        }
+
+        // ---- probes ----
+
+        #[test]
+        fn branch_distances_follow_korel_for_every_operator() {
+            let (a, b) = (Num::I(183), Num::I(185));
+            assert_eq!(branch_distance(b'<', a, b, true), 0.0);
+            assert_eq!(branch_distance(b'<', a, b, false), 2.0);
+            assert_eq!(branch_distance(b'<', b, b, true), 1.0, "integers: one more");
+            assert_eq!(branch_distance(b'l', b, b, true), 0.0);
+            assert_eq!(branch_distance(b'>', a, b, true), 3.0);
+            assert_eq!(branch_distance(b'g', a, b, true), 2.0);
+            assert_eq!(branch_distance(b'=', a, b, true), 2.0);
+            assert_eq!(branch_distance(b'!', b, b, true), 1.0);
+            assert_eq!(branch_distance(b'=', Num::F(37.4), Num::F(37.5), false), 0.0);
+            assert!(branch_distance(b'=', Num::F(f64::NAN), Num::F(1.0), true) > 0.0);
+            assert_eq!(holds(b'<', Num::U(u128::MAX), Num::I(5)), Some(false));
+        }
+
+        #[test]
+        fn a_spec_parses_and_recomputes_the_originals_side() {
+            let spec = parse_spec(
+                r#"{"site":{"cmp":7,"op":"<","l":{"op":"/","l":{"op":"+","l":{"t":1},"r":{"t":2}},"r":{"t":3}},"r":"b"},
+                   "guards":[{"top":4,"want":false,"cond":{"or":[{"c":5},{"not":{"b":6}}]}}]}"#,
+            );
+            let mut s = ProbeState::default();
+            s.taps = vec![(1, Num::I(20_000)), (2, Num::I(9)), (3, Num::I(18))];
+            match spec.site {
+                ProbeSite::Cmp(7, b'<', ref l, ref r) => {
+                    assert_eq!(eval(l, &s, None, Some(Num::I(185))), Some(Num::I(1111)));
+                    assert_eq!(eval(r, &s, None, Some(Num::I(185))), Some(Num::I(185)));
+                }
+                ref other => panic!("{other:?}"),
+            }
+            assert_eq!(spec.atoms, [5, 6]);
+            // `x < 3 || !flag` wanted false: x is 1 (2 to go), flag is false (1 to go).
+            note_atom(&mut s, 5, 0.0, 2.0);
+            note_atom(&mut s, 6, 1.0, 0.0);
+            assert_eq!(cond_distance(&spec.guards[0].cond, false, &s), 3.0);
+            assert!(matches!(parse_spec("1").site, ProbeSite::None(_)));
+        }
+
+        #[test]
+        fn casts_wrap_as_rust_casts_do() {
+            assert_eq!(cast("u8", Num::I(300)), Some(Num::I(44)));
+            assert_eq!(cast("i8", Num::I(200)), Some(Num::I(-56)));
+            assert_eq!(cast("u32", Num::F(-3.7)), Some(Num::I(0)));
+            assert_eq!(cast("f32", Num::I(1)), Some(Num::F(1.0)));
+            assert_eq!(arith("/", Num::I(7), Num::I(0)), None);
+            assert_eq!(arith("%", Num::F(7.5), Num::I(2)), Some(Num::F(1.5)));
+        }
+
+        #[test]
+        fn numbers_are_read_from_primitives_only() {
+            assert_eq!((&N(&7u8)).abex_num(), Some(Num::I(7)));
+            assert_eq!((&N(&u128::MAX)).abex_num(), Some(Num::U(u128::MAX)));
+            assert_eq!((&N(&'a')).abex_num(), Some(Num::I(97)));
+            assert_eq!((&N(&2.5f32)).abex_num(), Some(Num::F(2.5)));
+            assert_eq!((&N(&"text")).abex_num(), None);
+            assert_eq!((&N(&vec![1u8])).abex_num(), None);
         }
 
         // ---- cutting long texts ----

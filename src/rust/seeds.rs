@@ -12,8 +12,8 @@ use syn::visit::Visit;
 use syn::{Expr, Lit, Pat, UnOp};
 
 use super::book::{placeholder_of, Book};
+use super::files::SourceFile;
 use super::recipes::Recipes;
-use super::source::SourceFile;
 use crate::value::{Ty, Value};
 
 /// How many seeds one constructor keeps.

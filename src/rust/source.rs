@@ -14,10 +14,12 @@ use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::{Attribute, ImplItem, Item, Signature, Visibility};
 
+pub use super::callplan::{CallPlan, Callee, Receiver, Via};
+pub use super::files::{is_cfg_test, is_test_fn, ModuleSite, SourceFile};
+
 use super::book::Book;
 use super::fnplan::{self, ImplHead};
 use super::recipes::Recipes;
-use super::types::{ArgPlan, Ret};
 use super::typetable::TypeTable;
 use crate::targets::{Param, Span};
 
@@ -44,17 +46,6 @@ pub enum SourceError {
     },
 }
 
-/// One source file of a crate, with its place in the module tree.
-#[derive(Debug)]
-pub struct SourceFile {
-    /// Absolute path.
-    pub path: PathBuf,
-    /// Module path from the crate root (empty for the root file).
-    pub module: Vec<String>,
-    /// The file's text.
-    pub text: String,
-}
-
 /// Where a `mod name;` or `mod name { … }` is declared, so its visibility can be widened.
 #[derive(Clone, Debug)]
 pub struct ModDecl {
@@ -66,36 +57,6 @@ pub struct ModDecl {
     pub vis: (usize, usize),
     /// Whether it is already visible crate-wide (`pub`, `pub(crate)`).
     pub crate_visible: bool,
-}
-
-/// How a function is reached.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Callee {
-    /// A free function: `name(…)`.
-    Free,
-    /// An associated function: `Type::name(…)`.
-    Assoc {
-        /// The impl's self type as written (generic parameters instantiated).
-        self_ty: String,
-    },
-    /// A method: its receiver is the first argument, built like the others.
-    Method {
-        /// The impl's self type as written.
-        self_ty: String,
-        /// `&`, `&mut` or by value.
-        receiver: Receiver,
-    },
-}
-
-/// The receiver of a method.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Receiver {
-    /// `&self`.
-    Ref,
-    /// `&mut self`.
-    RefMut,
-    /// `self`.
-    Value,
 }
 
 /// A function found in a crate.
@@ -128,50 +89,6 @@ pub struct FoundFn {
     /// Other instantiations of a generic function, tried in turn when `plan` does not compile.
     pub alternatives: Vec<CallPlan>,
     /// Byte offset in `file` where a harness module for `module` goes.
-    pub inject_at: usize,
-}
-
-/// How a trait method is driven.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Via {
-    /// Called directly.
-    Direct,
-    /// A formatting trait's `fmt`, through `format!` with this spec's helper (`display`,
-    /// `debug`, `lower_hex`, …) and the formatter's flags as arguments.
-    Format(&'static str),
-    /// `Iterator::next`, through a capped `collect`.
-    Collect,
-    /// `Hash::hash`, through a hasher's `finish`.
-    Hash,
-}
-
-/// Everything the harness needs to call a function.
-#[derive(Clone, Debug)]
-pub struct CallPlan {
-    /// How it is reached.
-    pub callee: Callee,
-    /// The trait it is called through (`<T as Trait>::f`), as written in its module.
-    pub trait_: Option<String>,
-    /// How it is driven.
-    pub via: Via,
-    /// Generic arguments of the function itself (`::<u64>`), or empty.
-    pub turbofish: String,
-    /// One plan per parameter (the receiver first).
-    pub args: Vec<ArgPlan>,
-    /// How its result is rendered.
-    pub ret: Ret,
-    /// The builders (indices into the crate's [`Book`]) its arguments need.
-    pub builders: Vec<usize>,
-}
-
-/// Where generated code for a module goes.
-#[derive(Clone, Debug)]
-pub struct ModuleSite {
-    /// The module's path.
-    pub module: Vec<String>,
-    /// Its file.
-    pub file: PathBuf,
-    /// The byte offset in `file` where code for the module is inserted.
     pub inject_at: usize,
 }
 
@@ -212,27 +129,6 @@ impl Lines {
         let start = self.0.get(at.line.saturating_sub(1)).copied().unwrap_or(text.len());
         text[start..].char_indices().nth(at.column).map_or(text.len(), |(i, _)| start + i)
     }
-}
-
-/// `#[cfg(test)]`, or a `cfg` that requires `test` (`cfg(all(test, …))`).
-pub(crate) fn is_cfg_test(attrs: &[Attribute]) -> bool {
-    attrs.iter().any(|a| {
-        a.path().is_ident("cfg") && {
-            let t = a.meta.to_token_stream().to_string();
-            let inner = t.trim_start_matches("cfg").trim();
-            inner == "(test)" || inner.starts_with("(all (test") || inner.contains("(test ,")
-        }
-    })
-}
-
-/// Test functions: `#[test]`, `#[tokio::test]`, `#[rstest]`, … anything named `*test`.
-fn is_test_fn(attrs: &[Attribute]) -> bool {
-    attrs.iter().any(|a| {
-        a.path().segments.last().is_some_and(|s| {
-            let n = s.ident.to_string();
-            n == "test" || n.ends_with("_test") || n == "rstest" || n == "bench"
-        })
-    })
 }
 
 fn doc_of(attrs: &[Attribute]) -> String {

@@ -10,8 +10,15 @@ use super::types::{Ret, ITEMS};
 use crate::report::Witness;
 use crate::value::{Outcome, Value};
 
-/// Name of the module holding the suggested tests next to a function.
+/// Start of the name of the module holding the suggested tests next to a function.
 pub const MODULE: &str = "abex_suggested";
+
+/// The module of the suggested test `test`: [`MODULE`] and the test's name without its last
+/// `_` part (the mutant's id), which the tests of one function share; the tests of two
+/// functions of one Rust module then live in two modules, not in two of the same name.
+fn module_of(test: &str) -> String {
+    format!("{MODULE}_{}", test.rsplit_once('_').map_or(test, |(group, _)| group))
+}
 
 fn escape(s: &str) -> String {
     format!("{s:?}")
@@ -216,13 +223,18 @@ pub fn test_fn(
 
 /// The `#[cfg(test)]` module holding `tests` (from [`test_fn`]).
 pub fn module(tests: &[String]) -> String {
-    format!("\n#[cfg(test)]\n#[allow(non_snake_case, unused)]\nmod {MODULE} {{\n    use super::*;\n\n{}}}\n", tests.join("\n"))
+    let first = tests
+        .first()
+        .and_then(|t| t.lines().find_map(|l| l.trim_start().strip_prefix("fn ")))
+        .and_then(|l| l.split('(').next());
+    let name = module_of(first.unwrap_or(""));
+    format!("\n#[cfg(test)]\n#[allow(non_snake_case, unused)]\nmod {name} {{\n    use super::*;\n\n{}}}\n", tests.join("\n"))
 }
 
 /// The path libtest knows a suggested test by, from the crate root.
 pub fn test_path(f: &FoundFn, name: &str) -> String {
     let mut parts = f.module.clone();
-    parts.push(MODULE.to_string());
+    parts.push(module_of(name));
     parts.push(name.to_string());
     parts.join("::")
 }
@@ -250,6 +262,32 @@ mod tests {
         let book = &c.book;
         assert!(test_fn(f, plan, book, &w(whole.clone()), "abex_pad_1", "why").is_some());
         assert!(test_fn(f, plan, book, &w(crate::value::cut(whole)), "abex_pad_1", "why").is_none());
+    }
+
+    #[test]
+    fn the_tests_of_two_functions_of_one_module_live_in_two_modules() {
+        let d = tempfile::tempdir().unwrap();
+        let lib = d.path().join("src/lib.rs");
+        std::fs::create_dir_all(lib.parent().unwrap()).unwrap();
+        std::fs::write(&lib, "pub fn a(n: u32) -> u32 { n }\npub fn b(n: u32) -> u32 { n }\n")
+            .unwrap();
+        let c = super::super::source::read_crate(&lib).unwrap();
+        let w = Witness {
+            input: vec![Value::Int(5)],
+            original: Outcome::Ok { value: "5".into() },
+            mutant: Outcome::Ok { value: "6".into() },
+            found_by: "search".into(),
+        };
+        let mut modules = Vec::new();
+        for (f, name) in c.fns.iter().zip(["abex_a_12345678", "abex_b_87654321"]) {
+            let code = test_fn(f, f.plan.as_ref().unwrap(), &c.book, &w, name, "why").unwrap();
+            let m = module(&[code]);
+            let path = test_path(f, name);
+            let (module_name, _) = path.rsplit_once("::").unwrap();
+            assert!(m.contains(&format!("mod {module_name} {{")), "{m}\n{path}");
+            modules.push(module_name.to_string());
+        }
+        assert_ne!(modules[0], modules[1]);
     }
 
     #[test]

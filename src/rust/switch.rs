@@ -2,13 +2,23 @@
 //! compiled into one build, each behind a runtime check of `ABEX_MUTANT`, so a mutant costs one
 //! test run instead of one build.
 //!
-//! An expression mutant becomes `(if crate::__abex_mutants::on(N) { REPLACEMENT } else { ORIGINAL })`;
-//! mutants of the same span share one `if … else if …` chain, and mutants nested inside another's
-//! span are switched inside its `else` branch (only one mutant is ever active, so the replacement
-//! branches stay verbatim). A body replacement becomes `if on(N) { return VALUE; }` at the top of
-//! the body. Mutants whose spans partly overlap another's cannot be switched together; they are
-//! returned for a build of their own.
+//! An expression mutant becomes `(if crate::__abex_mutants::on(N) { reach(…); (REPLACEMENT) }
+//! else { ORIGINAL })`; mutants of the same span share one `if … else if …` chain, and mutants
+//! nested inside another's span are switched inside its `else` branch (only one mutant is ever
+//! active, so the replacement branches stay verbatim). A body replacement becomes
+//! `if on(N) { reach(false); return VALUE; }` at the top of the body. Mutants whose spans
+//! partly overlap another's cannot be switched together; they are returned for a build of
+//! their own.
+//!
+//! Probes (see `probe.rs`) are rendered into the same text: each arm reports that it ran
+//! (`reach`, a no-op unless the worker probes), an instrumented arm replaces a mutant's
+//! replacement where its function has one, and the probe wrappers of the original code
+//! (comparisons, taps, conditions) nest with the switches like any other span. A wrapper that
+//! partly overlaps a switch is left out, never the switch.
 
+use std::collections::BTreeMap;
+
+use super::probe::{self, Arm, FnProbes, NodeKind, ProbeNode};
 use crate::mutate::{Mutant, Operator};
 
 /// The module added at the crate root that reads the active mutant.
@@ -37,6 +47,8 @@ pub struct Edit {
     pub text: String,
     /// The mutants (numbers) whose switch this edit holds.
     pub mutants: Vec<u32>,
+    /// The functions (ids given with their probes) whose probe code this edit holds.
+    pub probes: Vec<usize>,
 }
 
 /// The switched edits of one file.
@@ -52,45 +64,139 @@ fn on(n: u32) -> String {
     format!("crate::__abex_mutants::on({n})")
 }
 
+fn reach(infects: bool) -> String {
+    format!("crate::__abex_harness::reach({infects});")
+}
+
 /// A group of mutants with the same span.
 struct Group<'a> {
     span: (usize, usize),
     alts: Vec<(u32, &'a Mutant)>,
 }
 
-/// Renders the `if` chain of a group, with `children` (already grouped, inside its span) switched
-/// inside the original branch.
-fn render(
-    text: &str,
-    g: &Group<'_>,
-    children: &[usize],
-    groups: &[Group<'_>],
-    kids: &[Vec<usize>],
-) -> String {
-    let mut original = String::new();
-    let mut at = g.span.0;
-    for &c in children {
-        let cg = &groups[c];
-        original.push_str(&text[at..cg.span.0]);
-        original.push_str(&render(text, cg, &kids[c], groups, kids));
-        at = cg.span.1;
-    }
-    original.push_str(&text[at..g.span.1]);
-    let mut s = String::from("(");
-    for (k, (n, m)) in g.alts.iter().enumerate() {
-        if k > 0 {
-            s.push_str(" else ");
+/// A span to render: a group of mutants, or a probe node of function `.1`.
+enum Item<'a> {
+    Group(Group<'a>),
+    Probe(&'a ProbeNode, usize),
+}
+
+impl Item<'_> {
+    fn span(&self) -> (usize, usize) {
+        match self {
+            Item::Group(g) => g.span,
+            Item::Probe(p, _) => p.span,
         }
-        s.push_str(&format!("if {} {{ ({}) }}", on(*n), m.replacement));
     }
-    // Parenthesised so that an expression that starts like a statement (`unsafe { … } as u8`)
-    // stays one expression inside the block.
-    s.push_str(&format!(" else {{ ({original}) }})"));
-    s
+
+    fn rank(&self) -> u8 {
+        match self {
+            Item::Group(_) => 0,
+            Item::Probe(p, _) => p.rank(),
+        }
+    }
+}
+
+/// What rendering needs besides the items.
+struct Render<'a> {
+    text: &'a str,
+    items: Vec<Item<'a>>,
+    kids: Vec<Vec<usize>>,
+    /// Instrumented arms, by mutant number, with their function.
+    arms: BTreeMap<u32, (&'a Arm, usize)>,
+}
+
+impl Render<'_> {
+    /// `start..end` of the text with the items `kids` (inside it, in order) rendered; notes the
+    /// mutants and probe functions it holds.
+    fn range(&self, start: usize, end: usize, kids: &[usize], held: &mut Held) -> String {
+        let mut out = String::new();
+        let mut at = start;
+        for &k in kids {
+            let (s, e) = self.items[k].span();
+            out.push_str(&self.text[at..s]);
+            out.push_str(&self.item(k, held));
+            at = e;
+        }
+        out.push_str(&self.text[at..end]);
+        out
+    }
+
+    fn item(&self, i: usize, held: &mut Held) -> String {
+        let kids = &self.kids[i];
+        match &self.items[i] {
+            Item::Group(g) => {
+                let original = self.range(g.span.0, g.span.1, kids, held);
+                let mut s = String::from("(");
+                for (k, (n, m)) in g.alts.iter().enumerate() {
+                    held.mutants.push(*n);
+                    if k > 0 {
+                        s.push_str(" else ");
+                    }
+                    let (arm, infects) = match self.arms.get(n) {
+                        Some((arm, f)) => {
+                            held.probes.push(*f);
+                            (arm.text.as_str(), arm.infects)
+                        }
+                        None => (m.replacement.as_str(), probe::always_infects(m.operator)),
+                    };
+                    s.push_str(&format!("if {} {{ {} ({arm}) }}", on(*n), reach(infects)));
+                }
+                // Parenthesised so that an expression that starts like a statement
+                // (`unsafe { … } as u8`) stays one expression inside the block.
+                s.push_str(&format!(" else {{ ({original}) }})"));
+                s
+            }
+            Item::Probe(p, f) => {
+                held.probes.push(*f);
+                if let NodeKind::Cmp { op_span, .. } = p.kind {
+                    let left: Vec<usize> = kids
+                        .iter()
+                        .copied()
+                        .filter(|&k| self.items[k].span().1 <= op_span.0)
+                        .collect();
+                    let right: Vec<usize> = kids
+                        .iter()
+                        .copied()
+                        .filter(|&k| self.items[k].span().0 >= op_span.1)
+                        .collect();
+                    if left.len() + right.len() == kids.len() {
+                        let l = self.range(p.span.0, op_span.0, &left, held);
+                        let r = self.range(op_span.1, p.span.1, &right, held);
+                        return p.render(&[l.trim().to_string(), r.trim().to_string()]);
+                    }
+                    return self.range(p.span.0, p.span.1, kids, held);
+                }
+                let inner = self.range(p.span.0, p.span.1, kids, held);
+                p.render(&[inner])
+            }
+        }
+    }
+}
+
+/// The mutants and probe functions an edit holds.
+#[derive(Default)]
+struct Held {
+    mutants: Vec<u32>,
+    probes: Vec<usize>,
+}
+
+/// Whether two spans intersect without one holding the other.
+fn crosses(a: (usize, usize), b: (usize, usize)) -> bool {
+    let inside = |x: (usize, usize), y: (usize, usize)| y.0 <= x.0 && x.1 <= y.1;
+    a.0 < b.1 && b.0 < a.1 && !inside(a, b) && !inside(b, a)
 }
 
 /// Computes the switched edits for `mutants` (number, mutant) of one file's `text`.
 pub fn switch(text: &str, mutants: &[(u32, &Mutant)]) -> Switched {
+    switch_probed(text, mutants, &[])
+}
+
+/// [`switch`] with the probes of some of the file's functions (function id, probes) rendered in.
+pub fn switch_probed(
+    text: &str,
+    mutants: &[(u32, &Mutant)],
+    probes: &[(usize, &FnProbes)],
+) -> Switched {
     let mut out = Switched::default();
     let mut groups: Vec<Group<'_>> = Vec::new();
     for &(n, m) in mutants {
@@ -109,8 +215,9 @@ pub fn switch(text: &str, mutants: &[(u32, &Mutant)]) -> Switched {
             out.edits.push(Edit {
                 start: m.span.0 + 1,
                 end: m.span.0 + 1,
-                text: format!(" if {} {{ return {value}; }} ", on(n)),
+                text: format!(" if {} {{ {} return {value}; }} ", on(n), reach(false)),
                 mutants: vec![n],
+                probes: Vec::new(),
             });
             continue;
         }
@@ -121,54 +228,69 @@ pub fn switch(text: &str, mutants: &[(u32, &Mutant)]) -> Switched {
     }
     // Outer spans first; a group nests in the closest earlier group that contains it.
     groups.sort_by(|a, b| a.span.0.cmp(&b.span.0).then(b.span.1.cmp(&a.span.1)));
-    let mut parent: Vec<Option<usize>> = vec![None; groups.len()];
     let mut keep = vec![true; groups.len()];
     let mut stack: Vec<usize> = Vec::new();
     for i in 0..groups.len() {
         let (s, e) = groups[i].span;
-        while let Some(&top) = stack.last() {
-            if groups[top].span.1 <= s {
-                stack.pop();
-            } else {
-                break;
-            }
+        while stack.last().is_some_and(|&top| groups[top].span.1 <= s) {
+            stack.pop();
         }
         match stack.last() {
-            Some(&top) if e <= groups[top].span.1 => {
-                parent[i] = Some(top);
-                stack.push(i);
-            }
-            Some(_) => {
+            Some(&top) if e > groups[top].span.1 => {
                 // Partly overlaps an enclosing span: cannot be switched alongside it.
                 keep[i] = false;
                 out.rejected.extend(groups[i].alts.iter().map(|(n, _)| *n));
             }
-            None => stack.push(i),
+            _ => stack.push(i),
         }
     }
-    let mut kids: Vec<Vec<usize>> = vec![Vec::new(); groups.len()];
-    for i in 0..groups.len() {
-        if let (true, Some(p)) = (keep[i], parent[i]) {
-            kids[p].push(i);
+    let mut items: Vec<Item<'_>> =
+        groups.into_iter().zip(keep).filter(|(_, k)| *k).map(|(g, _)| Item::Group(g)).collect();
+    // Probe wrappers that nest with the switches and with each other.
+    let mut accepted: Vec<(usize, usize)> = items.iter().map(Item::span).collect();
+    for (f, fp) in probes {
+        for node in &fp.nodes {
+            if node.span.1 <= text.len() && !accepted.iter().any(|s| crosses(*s, node.span)) {
+                accepted.push(node.span);
+                items.push(Item::Probe(node, *f));
+            }
         }
     }
-    for i in 0..groups.len() {
-        if !keep[i] || parent[i].is_some() {
+    items.sort_by(|a, b| {
+        let (sa, sb) = (a.span(), b.span());
+        sa.0.cmp(&sb.0).then(sb.1.cmp(&sa.1)).then(a.rank().cmp(&b.rank()))
+    });
+    let mut kids: Vec<Vec<usize>> = vec![Vec::new(); items.len()];
+    let mut roots = Vec::new();
+    let mut stack: Vec<usize> = Vec::new();
+    for i in 0..items.len() {
+        let (s, _) = items[i].span();
+        while stack
+            .last()
+            .is_some_and(|&top| items[top].span().1 <= s && items[top].span() != items[i].span())
+        {
+            stack.pop();
+        }
+        match stack.last() {
+            Some(&top) => kids[top].push(i),
+            None => roots.push(i),
+        }
+        stack.push(i);
+    }
+    let arms =
+        probes.iter().flat_map(|(f, fp)| fp.arms.iter().map(move |(n, a)| (*n, (a, *f)))).collect();
+    let r = Render { text, items, kids, arms };
+    for i in roots {
+        let mut held = Held::default();
+        let text = r.item(i, &mut held);
+        if held.mutants.is_empty() && held.probes.is_empty() {
             continue;
         }
-        let mut nums = Vec::new();
-        let mut todo = vec![i];
-        while let Some(g) = todo.pop() {
-            nums.extend(groups[g].alts.iter().map(|(n, _)| *n));
-            todo.extend(&kids[g]);
-        }
-        nums.sort_unstable();
-        out.edits.push(Edit {
-            start: groups[i].span.0,
-            end: groups[i].span.1,
-            text: render(text, &groups[i], &kids[i], &groups, &kids),
-            mutants: nums,
-        });
+        held.mutants.sort_unstable();
+        held.probes.sort_unstable();
+        held.probes.dedup();
+        let (start, end) = r.items[i].span();
+        out.edits.push(Edit { start, end, text, mutants: held.mutants, probes: held.probes });
     }
     // A body insertion never falls inside an expression span, but keep the edits disjoint anyway.
     out.edits.sort_by_key(|e| (e.start, e.end));
@@ -230,12 +352,15 @@ mod tests {
         let s = switch(text, &all);
         assert!(s.rejected.is_empty(), "{:?}", s.rejected);
         let out = apply(text, &s);
+        let reach = "crate::__abex_harness::reach(false);";
         assert_eq!(
             out,
-            "fn f(a: i32, b: i32) -> bool { if crate::__abex_mutants::on(5) { return true; }  \
-             (if crate::__abex_mutants::on(1) { (a + b <= 10) } else if crate::__abex_mutants::on(2) { (a + b > 10) } \
-             else { ((if crate::__abex_mutants::on(3) { (a - b) } else { (a + b) }) < \
-             (if crate::__abex_mutants::on(4) { (11) } else { (10) })) }) }"
+            format!(
+                "fn f(a: i32, b: i32) -> bool {{ if crate::__abex_mutants::on(5) {{ {reach} return true; }}  \
+                 (if crate::__abex_mutants::on(1) {{ {reach} (a + b <= 10) }} else if crate::__abex_mutants::on(2) {{ {reach} (a + b > 10) }} \
+                 else {{ ((if crate::__abex_mutants::on(3) {{ {reach} (a - b) }} else {{ (a + b) }}) < \
+                 (if crate::__abex_mutants::on(4) {{ {reach} (11) }} else {{ (10) }})) }}) }}"
+            )
         );
         assert!(syn::parse_file(&out).is_ok());
     }

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use quote::ToTokens;
 use syn::{Item, UseTree, Visibility};
 
-use super::source::{is_cfg_test, SourceFile};
+use super::files::{is_cfg_test, SourceFile};
 
 /// A struct, enum or type alias of the crate.
 pub struct TypeDef<'a> {

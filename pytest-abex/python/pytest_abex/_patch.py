@@ -6,6 +6,7 @@ so every reference to the function (``from m import f`` included) runs the mutan
 """
 
 import __future__
+import ast
 import importlib
 import sys
 import types
@@ -72,6 +73,33 @@ def mutant_function(patch):
     new = types.FunctionType(compiled(patch, func.__code__), func.__globals__, func.__name__, func.__defaults__, func.__closure__)
     new.__kwdefaults__ = func.__kwdefaults__
     return new
+
+
+def probed_function(patch, helper):
+    """Like :func:`mutant_function`, with the mutant's site instrumented (see
+    :mod:`pytest_abex._probe`): the new function and its :class:`~pytest_abex._probe.Probe`,
+    stored in the function's globals as ``helper``. A mutant the rewrite cannot handle runs as
+    it is, with a probe that says why."""
+    from . import _probe
+
+    _, func = resolve(patch["module"], patch["qualname"])
+    try:
+        text, flags = _wrapped(patch, func.__code__)
+        tree = ast.parse(text, patch["file"])
+        with open(patch["file"], encoding="utf-8") as f:
+            original = f.read()
+        probe = _probe.probed_code(original, tree, patch["qualname"], helper)
+        module_code = compile(tree, patch["file"], "exec", flags=flags, dont_inherit=True)
+        code = _find_code(module_code, patch["qualname"].split("."))
+        if code is None or code.co_freevars != func.__code__.co_freevars:
+            raise ValueError("the probed function does not fit")
+    except Exception as e:  # noqa: BLE001 - any failure leaves the mutant unprobed
+        probe = _probe.Probe(none=f"the mutant could not be probed: {type(e).__name__}: {e}")
+        code = compiled(patch, func.__code__)
+    func.__globals__[helper] = probe
+    new = types.FunctionType(code, func.__globals__, func.__name__, func.__defaults__, func.__closure__)
+    new.__kwdefaults__ = func.__kwdefaults__
+    return new, probe
 
 
 def apply(patch):

@@ -10,7 +10,11 @@ write per chunk. ``ABEX_CALL_TIMEOUT_MS`` is the per-call limit (a SIGALRM timer
 A text longer than 4096 bytes (a repr, a message) is cut as the core cuts it (``value::cut``):
 its first 256 bytes, then ``… [abex: cut from N, blake2b HASH]``.
 A target with a ``patch`` (see :mod:`pytest_abex._patch`) calls that mutant of the function
-beside the original, so one worker serves every survivor.
+beside the original, so one worker serves every survivor. A target that also has ``"probe":
+true`` calls the mutant instrumented (see :mod:`pytest_abex._probe`), and each of its answers
+carries a ``probe`` member about the mutated site: ``{"ok": repr, "probe": {"reached": 1,
+"infected": 0, "distance": 3, "operands": ["182", "185"], "guards": [[1, 0]]}}`` (the protocol
+of ``src/exec/probe.rs``).
 """
 
 import hashlib
@@ -87,12 +91,35 @@ def _converter(ty, as_tuple=False):
     return None  # int, bool, str, char, any: the JSON value as it is
 
 
-def _target(t):
-    """The callable of target ``t`` and its argument converters. A target with a ``patch``
-    calls a mutant of the function (a new function object; the original stays as it is)."""
+def _target(t, index=0):
+    """The callable of target ``t`` (the ``index``-th), its argument converters and its probe
+    (``None`` unless it probes). A target with a ``patch`` calls a mutant of the function (a new
+    function object; the original stays as it is); when the patch is of another function (one the
+    target calls), the target runs with that function's code swapped for the mutant's."""
     mod, _ = _patch.resolve(t["module"], t["qualname"])
     kind = t["kind"]
-    mutant = _patch.mutant_function(t["patch"]) if t.get("patch") else None
+    probe = None
+    if t.get("patch") and t.get("probe"):
+        mutant, probe = _patch.probed_function(t["patch"], f"__abex_probe_{index}__")
+    else:
+        mutant = _patch.mutant_function(t["patch"]) if t.get("patch") else None
+    patch = t.get("patch") or {}
+    if mutant is not None and (patch["module"], patch["qualname"]) != (t["module"], t["qualname"]):
+        # The target drives another function (it calls it): the target runs as it is, with the
+        # mutated function's code swapped in for the call.
+        _, inner = _patch.resolve(patch["module"], patch["qualname"])
+        plain, convs, _ = _target({**t, "patch": None, "probe": False}, index)
+        code = mutant.__code__
+
+        def through(*a):
+            saved = inner.__code__
+            inner.__code__ = code
+            try:
+                return plain(*a)
+            finally:
+                inner.__code__ = saved
+
+        return through, convs, probe
     if kind == "function":
         call = mutant or getattr(mod, t["qualname"])
     elif kind == "method":
@@ -113,8 +140,8 @@ def _target(t):
             call = mutant
     convs = [_converter(p["ty"], p.get("tuple", False)) for p in t["params"]]
     if all(c is None for c in convs):
-        return call, None
-    return call, [c or _identity for c in convs]
+        return call, None, probe
+    return call, [c or _identity for c in convs], probe
 
 
 def _answer(obj):
@@ -130,11 +157,11 @@ def main(argv):
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     targets = []
-    for t in spec["targets"]:
+    for i, t in enumerate(spec["targets"]):
         try:
-            targets.append(_target(t))
+            targets.append(_target(t, i))
         except Exception as e:  # reported on every call of that target
-            targets.append((None, f"cannot load {t['module']}.{t['qualname']}: {type(e).__name__}: {e}"))
+            targets.append((None, f"cannot load {t['module']}.{t['qualname']}: {type(e).__name__}: {e}", None))
     limit = int(os.environ.get("ABEX_CALL_TIMEOUT_MS", "1000")) / 1000.0
     signal.signal(signal.SIGALRM, _on_alarm)
     setitimer, real = signal.setitimer, signal.ITIMER_REAL
@@ -152,9 +179,10 @@ def main(argv):
             if not line.strip():
                 out.write(b"".join(answers))
                 return 0
+            probe = None
             try:
                 tid, args = loads(line)
-                call, convs = targets[tid]
+                call, convs, probe = targets[tid]
                 if call is None:
                     answers.append(_answer({"bad": convs}))
                     continue
@@ -163,6 +191,8 @@ def main(argv):
             except Exception as e:
                 answers.append(_answer({"bad": f"{type(e).__name__}: {e}"}))
                 continue
+            if probe is not None:
+                probe.reset()
             try:
                 if limit > 0:
                     setitimer(real, limit)
@@ -176,14 +206,20 @@ def main(argv):
                     text = _ADDRESS.sub("", text)
                 if len(text) * 4 > CUT_AT:
                     text = _cut(text)
-                answers.append(MARKER + b'{"ok":' + dumps(text).encode() + b"}\n")
+                answer = {"ok": text}
             except _CallTimeout:
                 # The timer unwound the call: the worker carries on.
-                answers.append(_answer({"timed_out": True}))
+                answer = {"timed_out": True}
             except RecursionError as e:
-                answers.append(_answer({"err": ["RecursionError", _cut(str(e))]}))
+                answer = {"err": ["RecursionError", _cut(str(e))]}
             except Exception as e:
-                answers.append(_answer({"err": [type(e).__name__, _cut(str(e))]}))
+                answer = {"err": [type(e).__name__, _cut(str(e))]}
+            if probe is not None:
+                answer["probe"] = probe.report()
+            if "ok" in answer and len(answer) == 1:
+                answers.append(MARKER + b'{"ok":' + dumps(answer["ok"]).encode() + b"}\n")
+            else:
+                answers.append(_answer(answer))
         out.write(b"".join(answers))
     return 0
 

@@ -1,65 +1,20 @@
-//! Witnesses: an input on which a surviving mutant's outcome differs from the original's proves
-//! the survivor is a real, non-equivalent gap. The explored archive's inputs are tried first (the
-//! strongest boundaries first); survivors without a witness there get a bounded differential
-//! search around those inputs with the explorer's operators. A survivor with no witness is
-//! "possibly equivalent" and never reported as a finding.
+//! The random differential search: neighbours of the archive's inputs (and of the inputs
+//! tried so far) and fresh random inputs, run on the original and the mutant until their
+//! outcomes differ. It is the last resort of a survivor's witness search, after the archive's
+//! inputs and the directed search, and feeds what it learns from probes back to the latter.
 
 use std::time::{Duration, Instant};
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::archive::Pair;
-use crate::exec::{Evaluate, ExecError};
+use super::archive::{past, tells_apart, CHUNK};
+use super::tracker::Tracker;
+use crate::exec::probe::Unprobed;
+use crate::exec::{Evaluate, ExecError, ProbeEvaluate};
 use crate::inputs;
 use crate::report::Witness;
 use crate::value::{Args, Outcome, Ty, Value};
-
-/// Whether the original's outcome `original` and a mutant's `mutant` prove them different. A
-/// timeout on either side never does: whether a call finishes in time depends on the machine
-/// and its load, and a witness must hold on every run.
-pub fn tells_apart(original: &Outcome, mutant: &Outcome) -> bool {
-    original != mutant && *original != Outcome::Timeout && *mutant != Outcome::Timeout
-}
-
-/// The distinct inputs of the archive's `elites` with their original outcomes, strongest
-/// boundaries first: the inputs tried first as witnesses. Inputs on which the original timed
-/// out are left out: they cannot be witnesses (see [`tells_apart`]) and are the slowest to run.
-pub fn known_inputs(elites: &[Pair]) -> Vec<(Args, Outcome)> {
-    let mut seen = std::collections::HashSet::new();
-    let mut known = Vec::new();
-    for p in elites {
-        for k in 0..2 {
-            if p.outcomes[k] != Outcome::Timeout && seen.insert(format!("{:?}", p.inputs[k])) {
-                known.push((p.inputs[k].clone(), p.outcomes[k].clone()));
-            }
-        }
-    }
-    known
-}
-
-/// Pinning: the indices of the `elites` with a positive PD that a survivor moves, i.e. whose
-/// inputs give another outcome on it (`outs`, its outcomes on `known`) than on the original.
-pub fn moved_boundaries(
-    elites: &[Pair],
-    known: &[(Args, Outcome)],
-    outs: &[Outcome],
-) -> Vec<usize> {
-    elites
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| p.pd > 0.0)
-        .filter(|(_, p)| {
-            (0..2).any(|k| {
-                known
-                    .iter()
-                    .position(|(a, _)| *a == p.inputs[k])
-                    .is_some_and(|i| tells_apart(&known[i].1, &outs[i]))
-            })
-        })
-        .map(|(ci, _)| ci)
-        .collect()
-}
 
 /// The longest a survivor's witness may be looked for (archive inputs and search together):
 /// a function can be slow on some inputs, and the run must end inside its budget.
@@ -70,40 +25,6 @@ pub const SEARCH_CAP: Duration = Duration::from_secs(10);
 pub fn search_until(deadline: Option<Instant>) -> Instant {
     let cap = Instant::now() + SEARCH_CAP;
     deadline.map_or(cap, |d| d.min(cap))
-}
-
-/// Inputs evaluated between two looks at the clock.
-const CHUNK: usize = 32;
-
-fn past(until: Option<Instant>) -> bool {
-    until.is_some_and(|u| Instant::now() >= u)
-}
-
-/// Runs `inputs` (with their known original outcomes) on the mutant, until `until` at the
-/// latest. Returns the first input whose outcome differs, and the mutant's outcome on every
-/// input (for pinning; `timeout` for those left unrun when time ran out).
-pub fn from_inputs(
-    known: &[(Args, Outcome)],
-    mutant: &mut dyn Evaluate,
-    until: Option<Instant>,
-) -> Result<(Option<Witness>, Vec<Outcome>), ExecError> {
-    let mut outs = Vec::with_capacity(known.len());
-    for chunk in known.chunks(CHUNK) {
-        if past(until) {
-            break;
-        }
-        let batch: Vec<Args> = chunk.iter().map(|(a, _)| a.clone()).collect();
-        outs.extend(mutant.evaluate(&batch)?);
-    }
-    outs.resize(known.len(), Outcome::Timeout);
-    let witness =
-        known.iter().zip(&outs).find(|((_, o), m)| tells_apart(o, m)).map(|((a, o), m)| Witness {
-            input: a.clone(),
-            original: o.clone(),
-            mutant: m.clone(),
-            found_by: "archive".into(),
-        });
-    Ok((witness, outs))
 }
 
 /// The seed of the differential searches of `function`'s survivors in a run seeded `seed`: one
@@ -161,78 +82,95 @@ pub fn differential(
     seed: u64,
     until: Option<Instant>,
 ) -> Result<Option<Witness>, ExecError> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut seen = std::collections::HashSet::new();
-    // Walk outward: neighbours of the seeds and of the inputs tried so far.
-    let mut pool: Vec<Args> = seeds.to_vec();
-    let mut done = 0;
-    while done < evals {
-        let n = (evals - done).min(256);
-        let mut batch = Vec::with_capacity(n);
-        let mut tries = 0;
-        while batch.len() < n && tries < n * 4 {
-            tries += 1;
-            let candidate = if !pool.is_empty() && rand::Rng::random_bool(&mut rng, 0.7) {
-                let base = &pool[rand::Rng::random_range(&mut rng, 0..pool.len())];
-                inputs::args_neighbour(params, base, &mut rng)
-            } else {
-                Some(inputs::random_args(params, &mut rng))
-            };
-            if let Some(c) = candidate {
-                if seen.insert(Value::List(c.clone()).to_json()) {
-                    batch.push(c);
+    let search = Random { params, seeds, evals, seed, until };
+    search.run(original, &mut Unprobed(mutant), &mut Tracker::default())
+}
+
+/// One random differential search (see [`differential`]).
+pub(super) struct Random<'a> {
+    /// The parameter types.
+    pub params: &'a [Ty],
+    /// The inputs it starts from.
+    pub seeds: &'a [Args],
+    /// How many inputs it tries at most.
+    pub evals: usize,
+    /// Its random seed.
+    pub seed: u64,
+    /// When it must end.
+    pub until: Option<Instant>,
+}
+
+impl Random<'_> {
+    /// Runs the search; every probe of the mutant goes to `tracker`.
+    pub(super) fn run(
+        &self,
+        original: &mut dyn Evaluate,
+        mutant: &mut dyn ProbeEvaluate,
+        tracker: &mut Tracker,
+    ) -> Result<Option<Witness>, ExecError> {
+        let (params, seeds, evals, seed, until) =
+            (self.params, self.seeds, self.evals, self.seed, self.until);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut seen = std::collections::HashSet::new();
+        // Walk outward: neighbours of the seeds and of the inputs tried so far.
+        let mut pool: Vec<Args> = seeds.to_vec();
+        let mut done = 0;
+        while done < evals {
+            let n = (evals - done).min(256);
+            let mut batch = Vec::with_capacity(n);
+            let mut tries = 0;
+            while batch.len() < n && tries < n * 4 {
+                tries += 1;
+                let candidate = if !pool.is_empty() && rand::Rng::random_bool(&mut rng, 0.7) {
+                    let base = &pool[rand::Rng::random_range(&mut rng, 0..pool.len())];
+                    inputs::args_neighbour(params, base, &mut rng)
+                } else {
+                    Some(inputs::random_args(params, &mut rng))
+                };
+                if let Some(c) = candidate {
+                    if seen.insert(Value::List(c.clone()).to_json()) {
+                        batch.push(c);
+                    }
                 }
             }
-        }
-        if batch.is_empty() {
-            break;
-        }
-        done += batch.len();
-        for chunk in batch.chunks(CHUNK) {
-            if past(until) {
-                return Ok(None);
+            if batch.is_empty() {
+                break;
             }
-            let o = original.evaluate(chunk)?;
-            let m = mutant.evaluate(chunk)?;
-            if let Some(i) = (0..chunk.len()).find(|&i| tells_apart(&o[i], &m[i])) {
-                return Ok(Some(Witness {
-                    input: chunk[i].clone(),
-                    original: o[i].clone(),
-                    mutant: m[i].clone(),
-                    found_by: "search".into(),
-                }));
+            done += batch.len();
+            for chunk in batch.chunks(CHUNK) {
+                if past(until) {
+                    return Ok(None);
+                }
+                let o = original.evaluate(chunk)?;
+                let m = mutant.evaluate_probed(chunk)?;
+                for (a, (_, p)) in chunk.iter().zip(&m) {
+                    tracker.see(a, p.as_ref());
+                }
+                if let Some(i) = (0..chunk.len()).find(|&i| tells_apart(&o[i], &m[i].0)) {
+                    return Ok(Some(Witness {
+                        input: chunk[i].clone(),
+                        original: o[i].clone(),
+                        mutant: m[i].0.clone(),
+                        found_by: "search".into(),
+                    }));
+                }
+            }
+            if pool.len() < 4096 {
+                pool.extend(batch.iter().cloned());
             }
         }
-        if pool.len() < 4096 {
-            pool.extend(batch.iter().cloned());
-        }
+        Ok(None)
     }
-    Ok(None)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::exec::FnEvaluator;
+    use crate::witness::archive::from_inputs;
 
     fn f(boundary: i128) -> impl FnMut(&Args) -> Outcome {
         move |a: &Args| Outcome::Ok { value: (a[0].as_int().unwrap_or(0) >= boundary).to_string() }
-    }
-
-    #[test]
-    fn the_first_archive_input_that_differs_is_the_witness() {
-        let known: Vec<(Args, Outcome)> = [5, 10, 11]
-            .iter()
-            .map(|&x| (vec![Value::Int(x)], Outcome::Ok { value: (x >= 10).to_string() }))
-            .collect();
-        let mut mutant = FnEvaluator(f(11));
-        let (w, outs) = from_inputs(&known, &mut mutant, None).unwrap();
-        let w = w.unwrap();
-        assert_eq!(w.input, vec![Value::Int(10)]);
-        assert_eq!(w.original, Outcome::Ok { value: "true".into() });
-        assert_eq!(outs.len(), 3);
-        let mut same = FnEvaluator(f(10));
-        assert!(from_inputs(&known, &mut same, None).unwrap().0.is_none());
     }
 
     #[test]
@@ -277,7 +215,7 @@ mod tests {
     }
 
     #[test]
-    fn the_search_and_the_archive_inputs_stop_at_their_deadline() {
+    fn the_search_stops_at_its_deadline() {
         let params = [Ty::int(32, true)];
         let calls = std::cell::Cell::new(0usize);
         let slow = |a: &Args| {
@@ -296,17 +234,6 @@ mod tests {
             started.elapsed()
         );
         assert!(calls.get() < 200, "{} inputs run after the deadline", calls.get());
-        let known: Vec<(Args, Outcome)> =
-            (0..1000).map(|x| (vec![Value::Int(x)], f(10)(&vec![Value::Int(x)]))).collect();
-        let mut slow_mutant = FnEvaluator(|a: &Args| {
-            std::thread::sleep(Duration::from_millis(1));
-            f(999)(a)
-        });
-        let until = Some(Instant::now() + Duration::from_millis(50));
-        let (w, outs) = from_inputs(&known, &mut slow_mutant, until).unwrap();
-        assert_eq!(outs.len(), 1000);
-        assert_eq!(outs[999], Outcome::Timeout, "inputs left unrun count as timeouts");
-        assert_eq!(w.unwrap().input, vec![Value::Int(10)], "found among the inputs it ran");
     }
 
     #[test]

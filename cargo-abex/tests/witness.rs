@@ -1,0 +1,124 @@
+//! Witnesses at the exact boundary (issue 19), end to end: `cargo abex` on the `thresholds`
+//! fixture, whose boundary mutants survive strong tests and are only told apart where two
+//! compared values are exactly equal. The directed search on the mutants' probes witnesses
+//! every one of them, each with a suggested test; the truly equivalent mutants stay without a
+//! witness and say they are masked; with the directed search switched off, some real gaps
+//! stay hidden.
+
+#[path = "../../tests/support/mod.rs"]
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+const FUNCTIONS: [&str; 6] =
+    ["underweight", "check_date", "check_name", "fits", "fever", "clamp_percent"];
+
+/// Runs `cargo abex --offline --function …` on every function of the fixture; the report.
+fn run(dir: &Path, directed: bool) -> Value {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-abex"));
+    cmd.args(["abex", "--offline", "--seed", "1"]);
+    for f in FUNCTIONS {
+        cmd.args(["--function", &format!("src/lib.rs::{f}")]);
+    }
+    if !directed {
+        cmd.env(abex::witness::SEARCH_ENV, "random");
+    }
+    let o = cmd.current_dir(dir).env("NO_COLOR", "1").output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(dir.join(".abex/out/report.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// (function, original, replacement, mutant entry) of every survivor.
+fn survivors(r: &Value) -> Vec<(String, String, String, Value)> {
+    let mut out = Vec::new();
+    for t in r["targets"].as_array().unwrap() {
+        let name = t["qualified_name"].as_str().unwrap().to_string();
+        for m in t["mutation"]["mutants"].as_array().unwrap() {
+            if m["status"] == "survived" {
+                let text = |k: &str| m[k].as_str().unwrap().to_string();
+                out.push((name.clone(), text("original"), text("replacement"), m.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// The survivors of `clamp_percent` that no input can tell apart from the original.
+fn equivalent(function: &str, original: &str, replacement: &str) -> bool {
+    function == "clamp_percent"
+        && matches!(
+            (original, replacement),
+            ("x > 100", "x >= 100") | ("100", "99") | ("x < 0", "x <= 0") | ("0", "1")
+        )
+}
+
+#[test]
+fn every_boundary_mutant_is_witnessed_with_a_suggested_test_and_the_equivalent_ones_are_masked() {
+    let (_tmp, dir) = support::project("thresholds");
+    let r = run(&dir, true);
+    let all = survivors(&r);
+    let boundary = |m: &Value| {
+        matches!(
+            m["operator"].as_str(),
+            Some("comparison_boundary" | "constant_plus_one" | "constant_minus_one")
+        )
+    };
+    for f in ["underweight", "check_date", "check_name", "fits", "fever"] {
+        assert!(
+            all.iter().any(|(g, _, _, m)| g == f && boundary(m)),
+            "`{f}` has no surviving boundary mutant: the fixture's tests changed?"
+        );
+    }
+    for (f, original, replacement, m) in &all {
+        if equivalent(f, original, replacement) {
+            assert!(
+                m["witness"].is_null(),
+                "{f}: `{original}` → `{replacement}` is equivalent: {m:#}"
+            );
+            assert_eq!(m["unwitnessed"]["stage"], "masked", "{f}: {m:#}");
+            assert!(m["suggested_test"].is_null());
+            continue;
+        }
+        let w = &m["witness"];
+        assert!(!w.is_null(), "{f}: `{original}` → `{replacement}` has no witness: {m:#}");
+        assert_ne!(w["original"], w["mutant"]);
+        assert!(m["unwitnessed"].is_null());
+        assert!(
+            m["suggested_test"].is_string(),
+            "{f}: `{original}` → `{replacement}` has no suggested test: {m:#}"
+        );
+    }
+    // The exact boundaries: the only inputs on which these mutants differ.
+    let witness = |f: &str, original: &str, replacement: &str| {
+        all.iter()
+            .find(|(g, o, rep, _)| g == f && o == original && rep == replacement)
+            .map(|(_, _, _, m)| m["witness"]["input"].clone())
+            .unwrap_or_else(|| panic!("no survivor `{original}` → `{replacement}` in {f}"))
+    };
+    assert_eq!(witness("fever", "temp_c >= 37.5", "temp_c > 37.5"), serde_json::json!([37.5]));
+    let bmi = witness("underweight", "185", "186");
+    let (w, h) = (bmi[0].as_u64().unwrap(), bmi[1].as_u64().unwrap());
+    assert_eq!((2 * w * 100_000 + h * h) / (2 * h * h), 185, "{bmi}");
+    let name = witness("check_name", "name.len() > 64", "name.len() >= 64");
+    assert_eq!(name[0].as_str().unwrap().len(), 64);
+    let date = witness("check_date", "day < 1", "day <= 1");
+    assert_eq!(date[2], 1, "{date}");
+    let fits = witness("fits", "item + used <= capacity", "item + used < capacity");
+    assert_eq!(fits[0].as_i64().unwrap() + fits[1].as_i64().unwrap(), fits[2].as_i64().unwrap());
+}
+
+#[test]
+fn without_the_directed_search_real_gaps_stay_hidden() {
+    let (_tmp, dir) = support::project("thresholds");
+    let r = run(&dir, false);
+    let hidden: Vec<String> = survivors(&r)
+        .into_iter()
+        .filter(|(f, o, rep, m)| !equivalent(f, o, rep) && m["witness"].is_null())
+        .map(|(f, o, rep, _)| format!("{f}: `{o}` → `{rep}`"))
+        .collect();
+    assert!(!hidden.is_empty(), "every gap was found without the directed search");
+}

@@ -1,0 +1,158 @@
+"""Witnesses at the exact boundary (issue 19), end to end: ``pytest --abex`` on the
+``projects/thresholds`` project, whose boundary mutants survive strong tests and are only told
+apart where two compared values are exactly equal; and the probes of the worker on their own."""
+
+import ast
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from pytest_abex import _probe
+
+PROJECT = Path(__file__).parent / "projects" / "thresholds"
+FUNCTIONS = ["underweight", "check_date", "check_name", "fits", "fever", "clamp_percent"]
+# The survivors of `clamp_percent` that no input tells apart from the original: (original,
+# replacement) of the changed operator or constant.
+EQUIVALENT = {(">", ">="), ("100", "99"), ("<", "<="), ("0", "1")}
+
+
+@pytest.fixture
+def thresholds(pytester):
+    for f in PROJECT.iterdir():
+        if f.suffix == ".py":
+            pytester.makepyfile(**{f.stem: f.read_text()})
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    return pytester
+
+
+def run(pytester, directed=True):
+    args = ["-p", "no:cacheprovider", "--abex", "--abex-offline", "--abex-seed", "1"]
+    for f in FUNCTIONS:
+        args += ["--abex-function", f"thresholds.py::{f}"]
+    if not directed:
+        os.environ["ABEX_WITNESS_SEARCH"] = "random"
+    try:
+        result = pytester.runpytest(*args)
+    finally:
+        os.environ.pop("ABEX_WITNESS_SEARCH", None)
+    result.assert_outcomes(passed=6)
+    return json.loads((pytester.path / ".abex" / "out" / "report.json").read_text())
+
+
+def survivors(rep):
+    for t in rep["targets"]:
+        for m in t["mutation"]["mutants"]:
+            if m["status"] == "survived":
+                yield t["qualified_name"].split(".")[-1], m
+
+
+def equivalent(function, m):
+    return function == "clamp_percent" and (m["original"], m["replacement"]) in EQUIVALENT
+
+
+def test_every_boundary_mutant_is_witnessed_with_a_suggested_test_and_the_equivalent_ones_are_masked(thresholds):
+    rep = run(thresholds)
+    found = list(survivors(rep))
+    for f in FUNCTIONS[:-1]:
+        assert any(g == f and m["operator"] in ("comparison_boundary", "constant_plus_one", "constant_minus_one")
+                   for g, m in found), f"{f} has no surviving boundary mutant"
+    for f, m in found:
+        what = f"{f}: {m['description']} at line {m['line']}"
+        if equivalent(f, m):
+            assert m.get("witness") is None, what
+            assert m["unwitnessed"]["stage"] == "masked", what
+            continue
+        assert m.get("witness"), f"{what} has no witness: {m.get('unwitnessed')}"
+        assert m.get("suggested_test"), f"{what} has no suggested test"
+        assert "unwitnessed" not in m
+    inputs = {(f, m["original"], m["replacement"], m["line"]): m["witness"]["input"]
+              for f, m in found if m.get("witness")}
+    fever = next(v for k, v in inputs.items() if k[0] == "fever" and k[1:3] == (">=", ">"))
+    assert fever == [37.5]
+    w, h = next(v for k, v in inputs.items() if k[0] == "underweight" and k[1:3] == ("185", "186"))
+    assert (2 * w * 100_000 + h * h) // (2 * h * h) == 185
+    name = next(v for k, v in inputs.items() if k[0] == "check_name" and k[1:3] == (">", ">="))
+    assert len(name[0]) == 64
+
+
+def test_without_the_directed_search_real_gaps_stay_hidden(thresholds):
+    rep = run(thresholds, directed=False)
+    hidden = [(f, m["description"]) for f, m in survivors(rep) if not equivalent(f, m) and not m.get("witness")]
+    assert hidden, "every gap was found without the directed search"
+
+
+# ---- the probes on their own ----
+
+ORIGINAL = '''
+K = 100_000
+
+def underweight(w, h):
+    return (2 * w * K + h * h) // (2 * h * h) < 185
+
+def check_date(year, month, day):
+    if year < 1812 or year > 9999:
+        raise ValueError("year")
+    if month == 0 or month > 12:
+        raise ValueError("month")
+    if day < 1:
+        raise ValueError("day")
+    bmi = (day * K + 5) // (month * month)
+    if bmi < 2000:
+        return 0
+    return day
+'''
+
+
+def probed(qualname, old, new):
+    """The mutant of ``ORIGINAL`` replacing ``old`` by ``new``, probed: (function, probe)."""
+    tree = ast.parse(ORIGINAL.replace(old, new, 1))
+    probe = _probe.probed_code(ORIGINAL, tree, qualname, "__probe__")
+    scope = {"__probe__": probe}
+    exec(compile(tree, "m.py", "exec"), scope)
+    return scope[qualname], probe
+
+
+def call(fn, probe, *args):
+    probe.reset()
+    try:
+        fn(*args)
+    except ValueError:
+        pass
+    return probe.report()
+
+
+def test_a_mutated_comparison_reports_its_operands_and_infection():
+    fn, probe = probed("underweight", "< 185", "<= 185")
+    assert call(fn, probe, 50, 180) == {"reached": 1, "infected": 0, "distance": 31.0,
+                                        "operands": ["154", "185"], "guards": []}
+    assert call(fn, probe, 6, 57)["infected"] == 1
+
+
+def test_a_constant_under_arithmetic_is_probed_at_its_comparison_and_the_guards_grade_early_exits():
+    fn, probe = probed("check_date", "day < 1", "day < 2")
+    stopped = call(fn, probe, 1000, 6, 15)
+    assert stopped["reached"] == 0 and stopped["guards"] == [[0, 812.0], [0, None]]
+    assert call(fn, probe, 2000, 20, 15)["guards"] == [[1, 0.0], [0, 8.0]]
+    near = call(fn, probe, 2000, 6, 3)
+    assert near["reached"] == 1 and near["infected"] == 0 and near["distance"] == 2.0
+    assert call(fn, probe, 2000, 6, 1)["infected"] == 1
+
+
+def test_a_value_bound_by_an_assignment_is_compared_where_it_is_read():
+    fn, probe = probed("check_date", "K + 5)", "K + 6)")
+    r = call(fn, probe, 2000, 6, 7)
+    assert r["reached"] == 1 and r["infected"] == 0 and r["operands"] == ["19444", "2000"]
+    assert call(fn, probe, 2000, 1, 0)["reached"] == 0
+
+
+def test_sites_without_an_infection_probe_say_why_and_still_count_their_runs():
+    fn, probe = probed("check_date", "year < 1812 or", "year < 1812 and")
+    r = call(fn, probe, 2000, 6, 15)
+    assert r["reached"] == 1 and r["infected"] is None and "logical" in r["none"]
+    fn, probe = probed("check_date", "return day", "return None")
+    assert call(fn, probe, 2000, 6, 15)["reached"] == 1
+    tree = ast.parse(ORIGINAL.replace("1812", "1813").replace("9999", "9998"))
+    probe = _probe.probed_code(ORIGINAL, tree, "check_date", "__probe__")
+    assert probe.report()["reached"] is None and "2 places" in probe.none

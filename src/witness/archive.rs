@@ -1,0 +1,156 @@
+//! The explored archive's inputs as witnesses: they are tried first on every survivor (the
+//! strongest boundaries first), and the survivor's outcomes on them say which boundaries it
+//! moves (pinning).
+
+use std::time::Instant;
+
+use crate::archive::Pair;
+use crate::exec::probe::Answers;
+use crate::exec::{Evaluate, ExecError, ProbeEvaluate};
+use crate::report::Witness;
+use crate::value::{Args, Outcome};
+
+/// Whether the original's outcome `original` and a mutant's `mutant` prove them different. A
+/// timeout on either side never does: whether a call finishes in time depends on the machine
+/// and its load, and a witness must hold on every run.
+pub fn tells_apart(original: &Outcome, mutant: &Outcome) -> bool {
+    original != mutant && *original != Outcome::Timeout && *mutant != Outcome::Timeout
+}
+
+/// The distinct inputs of the archive's `elites` with their original outcomes, strongest
+/// boundaries first: the inputs tried first as witnesses. Inputs on which the original timed
+/// out are left out: they cannot be witnesses (see [`tells_apart`]) and are the slowest to run.
+pub fn known_inputs(elites: &[Pair]) -> Vec<(Args, Outcome)> {
+    let mut seen = std::collections::HashSet::new();
+    let mut known = Vec::new();
+    for p in elites {
+        for k in 0..2 {
+            if p.outcomes[k] != Outcome::Timeout && seen.insert(format!("{:?}", p.inputs[k])) {
+                known.push((p.inputs[k].clone(), p.outcomes[k].clone()));
+            }
+        }
+    }
+    known
+}
+
+/// Pinning: the indices of the `elites` with a positive PD that a survivor moves, i.e. whose
+/// inputs give another outcome on it (`outs`, its outcomes on `known`) than on the original.
+pub fn moved_boundaries(
+    elites: &[Pair],
+    known: &[(Args, Outcome)],
+    outs: &[Outcome],
+) -> Vec<usize> {
+    elites
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.pd > 0.0)
+        .filter(|(_, p)| {
+            (0..2).any(|k| {
+                known
+                    .iter()
+                    .position(|(a, _)| *a == p.inputs[k])
+                    .is_some_and(|i| tells_apart(&known[i].1, &outs[i]))
+            })
+        })
+        .map(|(ci, _)| ci)
+        .collect()
+}
+
+/// Inputs evaluated between two looks at the clock.
+pub(super) const CHUNK: usize = 32;
+
+pub(super) fn past(until: Option<Instant>) -> bool {
+    until.is_some_and(|u| Instant::now() >= u)
+}
+
+/// Runs `inputs` (with their known original outcomes) on the mutant, until `until` at the
+/// latest. Returns the first input whose outcome differs, and the mutant's outcome on every
+/// input (for pinning; `timeout` for those left unrun when time ran out).
+pub fn from_inputs(
+    known: &[(Args, Outcome)],
+    mutant: &mut dyn Evaluate,
+    until: Option<Instant>,
+) -> Result<(Option<Witness>, Vec<Outcome>), ExecError> {
+    let mut unprobed = crate::exec::probe::Unprobed(mutant);
+    let (w, outs) = probed(known, &mut unprobed, until)?;
+    Ok((w, outs.into_iter().map(|(o, _)| o).collect()))
+}
+
+/// [`from_inputs`] on a mutant that reports probes: the mutant's outcome and probe on every
+/// input (no probe for those left unrun).
+pub(super) fn probed(
+    known: &[(Args, Outcome)],
+    mutant: &mut dyn ProbeEvaluate,
+    until: Option<Instant>,
+) -> Result<(Option<Witness>, Answers), ExecError> {
+    let mut outs = Vec::with_capacity(known.len());
+    for chunk in known.chunks(CHUNK) {
+        if past(until) {
+            break;
+        }
+        let batch: Vec<Args> = chunk.iter().map(|(a, _)| a.clone()).collect();
+        outs.extend(mutant.evaluate_probed(&batch)?);
+    }
+    outs.resize(known.len(), (Outcome::Timeout, None));
+    let witness =
+        known.iter().zip(&outs).find(|((_, o), (m, _))| tells_apart(o, m)).map(|((a, o), m)| {
+            Witness {
+                input: a.clone(),
+                original: o.clone(),
+                mutant: m.0.clone(),
+                found_by: "archive".into(),
+            }
+        });
+    Ok((witness, outs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::FnEvaluator;
+    use crate::value::Value;
+    use std::time::Duration;
+
+    pub(crate) fn f(boundary: i128) -> impl FnMut(&Args) -> Outcome {
+        move |a: &Args| Outcome::Ok { value: (a[0].as_int().unwrap_or(0) >= boundary).to_string() }
+    }
+
+    #[test]
+    fn the_first_archive_input_that_differs_is_the_witness() {
+        let known: Vec<(Args, Outcome)> = [5, 10, 11]
+            .iter()
+            .map(|&x| (vec![Value::Int(x)], Outcome::Ok { value: (x >= 10).to_string() }))
+            .collect();
+        let mut mutant = FnEvaluator(f(11));
+        let (w, outs) = from_inputs(&known, &mut mutant, None).unwrap();
+        let w = w.unwrap();
+        assert_eq!(w.input, vec![Value::Int(10)]);
+        assert_eq!(w.original, Outcome::Ok { value: "true".into() });
+        assert_eq!(outs.len(), 3);
+        let mut same = FnEvaluator(f(10));
+        assert!(from_inputs(&known, &mut same, None).unwrap().0.is_none());
+    }
+
+    #[test]
+    fn a_timeout_on_the_mutants_side_is_never_an_archive_witness() {
+        let known: Vec<(Args, Outcome)> =
+            vec![(vec![Value::Int(5)], Outcome::Ok { value: "false".into() })];
+        let mut mutant = FnEvaluator(|_: &Args| Outcome::Timeout);
+        assert!(from_inputs(&known, &mut mutant, None).unwrap().0.is_none());
+    }
+
+    #[test]
+    fn archive_inputs_stop_at_their_deadline() {
+        let known: Vec<(Args, Outcome)> =
+            (0..1000).map(|x| (vec![Value::Int(x)], f(10)(&vec![Value::Int(x)]))).collect();
+        let mut slow_mutant = FnEvaluator(|a: &Args| {
+            std::thread::sleep(Duration::from_millis(1));
+            f(999)(a)
+        });
+        let until = Some(Instant::now() + Duration::from_millis(50));
+        let (w, outs) = from_inputs(&known, &mut slow_mutant, until).unwrap();
+        assert_eq!(outs.len(), 1000);
+        assert_eq!(outs[999], Outcome::Timeout, "inputs left unrun count as timeouts");
+        assert_eq!(w.unwrap().input, vec![Value::Int(10)], "found among the inputs it ran");
+    }
+}

@@ -1,0 +1,22 @@
+//! Witnesses: an input on which a surviving mutant's outcome differs from the original's proves
+//! the survivor is a real, non-equivalent gap. Per survivor ([`find`]): the explored archive's
+//! inputs first (the strongest boundaries first); then a directed search on the mutant's
+//! probes (reach, infect, propagate: the alternating variable method, from the archive's
+//! closest inputs and the constants of the function's source); then a bounded random
+//! differential search around the archive's inputs. A survivor with no witness is never
+//! reported as a finding, and says which stage no input passed ([`Unwitnessed`]).
+
+mod archive;
+mod directed;
+mod moves;
+mod random;
+mod seeds;
+mod strategy;
+mod tracker;
+mod unwitnessed;
+
+pub use archive::{from_inputs, known_inputs, moved_boundaries, tells_apart};
+pub use random::{differential, search_seed, search_until, Remembered, SEARCH_CAP};
+pub use seeds::{parse_int, Hints};
+pub use strategy::{directed_enabled, find, Found, Limits, Survivor, SEARCH_ENV};
+pub use unwitnessed::Unwitnessed;

@@ -1,0 +1,198 @@
+//! Where the directed search starts: the archive's closest inputs, the constants of the
+//! function's own source put into each argument (the mutated constant and its neighbours
+//! first), lengths from those constants for strings and lists, and the random search's closest
+//! inputs. Boundary mutants are infected at a constant of the source far more often than
+//! anywhere else.
+
+use crate::mutate::{Mutant, Operator};
+use crate::value::{Args, Ty, Value};
+
+use super::moves::{self, Kind};
+
+/// Constants read from a function's source, most promising first.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Hints {
+    /// Integer constants.
+    pub ints: Vec<i128>,
+    /// Float constants.
+    pub floats: Vec<f64>,
+    /// String and character constants.
+    pub strs: Vec<String>,
+}
+
+/// How many seed inputs the constants give at most.
+const MAX_SEEDS: usize = 512;
+
+impl Hints {
+    /// These hints with the mutated constant of `m` (and the constant next to it) first: the
+    /// original and replacement of a constant mutant, with their neighbours.
+    pub fn for_mutant(mut self, m: &Mutant) -> Hints {
+        if matches!(m.operator, Operator::ConstantPlusOne | Operator::ConstantMinusOne) {
+            let mut first = Vec::new();
+            for text in [&m.original, &m.replacement] {
+                if let Some(k) = parse_int(text) {
+                    for d in [-1, 0, 1] {
+                        if let Some(v) = k.checked_add(d) {
+                            if !first.contains(&v) {
+                                first.push(v);
+                            }
+                        }
+                    }
+                }
+            }
+            self.ints.retain(|v| !first.contains(v));
+            first.append(&mut self.ints);
+            self.ints = first;
+        }
+        self
+    }
+
+    /// Adds an integer constant, once.
+    pub fn int(&mut self, v: i128) {
+        if !self.ints.contains(&v) {
+            self.ints.push(v);
+        }
+    }
+
+    /// Adds a float constant, once.
+    pub fn float(&mut self, v: f64) {
+        if v.is_finite() && !self.floats.contains(&v) {
+            self.floats.push(v);
+        }
+    }
+
+    /// Adds a string constant, once.
+    pub fn str(&mut self, v: &str) {
+        if v.len() <= 4096 && !self.strs.iter().any(|s| s == v) {
+            self.strs.push(v.to_string());
+        }
+    }
+}
+
+/// An integer literal's value: decimal, `0x`, `0o`, `0b`, with `_` separators and a type
+/// suffix (`1_000u32`), as Rust and Python write them.
+pub fn parse_int(text: &str) -> Option<i128> {
+    let t = text.trim().replace('_', "").to_ascii_lowercase();
+    let (neg, t) = match t.strip_prefix('-') {
+        Some(rest) => (true, rest.to_string()),
+        None => (false, t),
+    };
+    let (radix, digits) = match t.get(..2) {
+        Some("0x") => (16, &t[2..]),
+        Some("0o") => (8, &t[2..]),
+        Some("0b") => (2, &t[2..]),
+        _ => (10, t.as_str()),
+    };
+    let end = digits.find(|c: char| !c.is_digit(radix)).unwrap_or(digits.len());
+    let rest = &digits[end..];
+    if !(rest.is_empty() || rest.starts_with('i') || rest.starts_with('u') || rest == "l") {
+        return None;
+    }
+    let v = i128::from_str_radix(&digits[..end], radix).ok()?;
+    Some(if neg { -v } else { v })
+}
+
+/// Inputs made from `base` with one variable set to a constant of `hints` each, or one string
+/// argument replaced by a string constant; at most [`MAX_SEEDS`].
+pub(super) fn from_constants(params: &[Ty], base: &Args, hints: &Hints) -> Vec<Args> {
+    let mut out = Vec::new();
+    let vars = moves::vars(params, base);
+    // Round-robin over the constants, so that every variable gets the first (most
+    // promising) ones before any gets the last.
+    let numbers: Vec<f64> =
+        hints.ints.iter().map(|&i| i as f64).chain(hints.floats.iter().copied()).collect();
+    for c in &numbers {
+        for var in &vars {
+            if out.len() >= MAX_SEEDS {
+                return out;
+            }
+            let fits = match &var.kind {
+                Kind::Int { .. } | Kind::Len { .. } | Kind::Digits => c.fract() == 0.0,
+                Kind::Float => true,
+                _ => false,
+            };
+            if fits {
+                out.extend(moves::set(base, var, *c));
+            }
+        }
+    }
+    // Strings: the string constants, then the integers as text (for parsers).
+    let texts = hints.strs.iter().cloned().chain(hints.ints.iter().map(i128::to_string));
+    for s in texts.collect::<Vec<String>>().iter() {
+        for (i, ty) in params.iter().enumerate() {
+            let fits = match ty {
+                Ty::Str | Ty::Any => true,
+                Ty::Char => s.chars().count() == 1,
+                Ty::Option { item } => matches!(**item, Ty::Str | Ty::Char),
+                _ => false,
+            };
+            if fits && out.len() < MAX_SEEDS && base.get(i) != Some(&Value::Str(s.clone())) {
+                let mut a = base.clone();
+                a[i] = Value::Str(s.clone());
+                out.push(a);
+            }
+        }
+    }
+    out
+}
+
+/// A plain argument list for `params`, when there is no archive input to start from.
+pub(super) fn plain(params: &[Ty]) -> Args {
+    params
+        .iter()
+        .map(|t| match t {
+            Ty::Option { item } => moves::filler(item),
+            t => moves::filler(t),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    #[test]
+    fn integer_literals_parse_in_every_radix_with_separators_and_suffixes() {
+        assert_eq!(parse_int("185"), Some(185));
+        assert_eq!(parse_int("1_000u32"), Some(1000));
+        assert_eq!(parse_int("0xFF"), Some(255));
+        assert_eq!(parse_int("0b101i8"), Some(5));
+        assert_eq!(parse_int("-7"), Some(-7));
+        assert_eq!(parse_int("1.5"), None);
+        assert_eq!(parse_int("abc"), None);
+    }
+
+    #[test]
+    fn the_mutated_constant_and_its_neighbours_come_first() {
+        let m = Mutant {
+            id: "x".into(),
+            origin: crate::mutate::Origin::Rules,
+            operator: Operator::ConstantPlusOne,
+            function: "f".into(),
+            file: PathBuf::from("f.rs"),
+            line: 1,
+            column: 1,
+            span: (0, 3),
+            original: "185".into(),
+            replacement: "186".into(),
+            switchable: true,
+            description: String::new(),
+        };
+        let h = Hints { ints: vec![2, 185, 7], ..Hints::default() }.for_mutant(&m);
+        assert_eq!(h.ints, [184, 185, 186, 187, 2, 7]);
+    }
+
+    #[test]
+    fn constants_go_into_every_argument_they_fit() {
+        let params = [Ty::int(8, false), Ty::Str];
+        let base = vec![Value::Int(3), Value::Str("ab".into())];
+        let hints = Hints { ints: vec![64, 300], floats: vec![], strs: vec!["x@y".into()] };
+        let seeds = from_constants(&params, &base, &hints);
+        assert!(seeds.contains(&vec![Value::Int(64), Value::Str("ab".into())]));
+        assert!(seeds.iter().any(|s| s[1].to_json().len() == 66), "a string of 64 characters");
+        assert!(seeds.contains(&vec![Value::Int(3), Value::Str("x@y".into())]));
+        assert!(!seeds.iter().any(|s| s[0] == Value::Int(300)), "300 does not fit a u8");
+        assert_eq!(plain(&params), vec![Value::Int(0), Value::Str(String::new())]);
+    }
+}

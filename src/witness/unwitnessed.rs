@@ -1,0 +1,119 @@
+//! Why a survivor stayed without a witness: the stage of reach, infect, propagate that no input
+//! passed, from its probes. Only "masked" (infected, outcome never changed) is what a user
+//! should read as "probably equivalent"; the other stages say where the search got stuck.
+
+use serde::{Deserialize, Serialize};
+
+/// The stage a survivor's witness search never passed (the report's `unwitnessed`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "stage", rename_all = "snake_case")]
+pub enum Unwitnessed {
+    /// No input ran the mutated site.
+    NeverReached {
+        /// The fewest guards on the way that an input still missed (the approach level).
+        missed_guards: u32,
+        /// The branch distance of the first missed guard at that closest input.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        branch_distance: Option<f64>,
+    },
+    /// Inputs ran the site, but the original and the mutant always evaluated alike there.
+    NeverInfected {
+        /// The smallest distance to infection seen (for a comparison, about `|a − b|`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        distance: Option<f64>,
+        /// The compared values at that closest input.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        operands: Option<[String; 2]>,
+    },
+    /// Inputs infected the site, but no outcome changed: probably equivalent.
+    Masked {
+        /// How many distinct inputs infected it.
+        infected_inputs: usize,
+    },
+    /// The site could not be probed, and neither the archive nor the random search found a
+    /// witness.
+    NoProbe {
+        /// Why there is no probe.
+        why: String,
+    },
+    /// abex cannot call the function, nor a function that calls it: the survivor is what
+    /// cargo-mutants or mutmut would list, not proven either way (never "possibly equivalent").
+    NotCallable {
+        /// The function's qualified name.
+        function: String,
+        /// Why it cannot be called.
+        reason: String,
+    },
+}
+
+impl Unwitnessed {
+    /// One line for people, e.g. "reached, never infected (closest |a − b| = 1: 184 vs 185)".
+    pub fn describe(&self) -> String {
+        let num = |d: f64| {
+            if d.fract() == 0.0 && d.abs() < 1e15 {
+                format!("{d:.0}")
+            } else {
+                format!("{d}")
+            }
+        };
+        match self {
+            Unwitnessed::NeverReached { missed_guards, branch_distance } => {
+                let guards = match missed_guards {
+                    1 => "1 guard missed".to_string(),
+                    n => format!("{n} guards missed"),
+                };
+                match branch_distance {
+                    Some(d) => format!(
+                        "site never reached (closest approach: {guards}, branch distance {})",
+                        num(*d)
+                    ),
+                    None => format!("site never reached (closest approach: {guards})"),
+                }
+            }
+            Unwitnessed::NeverInfected { distance, operands } => {
+                let values =
+                    operands.as_ref().map(|[a, b]| format!(": {a} vs {b}")).unwrap_or_default();
+                match distance {
+                    Some(d) => {
+                        format!("reached, never infected (closest |a − b| = {}{values})", num(*d))
+                    }
+                    None => "reached, never infected".to_string(),
+                }
+            }
+            Unwitnessed::Masked { .. } => {
+                "infected, outcome never changed (masked): probably equivalent".to_string()
+            }
+            Unwitnessed::NoProbe { why } => format!("no probe ({why})"),
+            Unwitnessed::NotCallable { function, reason } => {
+                format!("not proven: abex cannot call `{function}` ({reason})")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_stage_reads_as_a_sentence_and_serializes_with_its_stage() {
+        let r = Unwitnessed::NeverReached { missed_guards: 2, branch_distance: Some(1812.0) };
+        assert_eq!(
+            r.describe(),
+            "site never reached (closest approach: 2 guards missed, branch distance 1812)"
+        );
+        let i = Unwitnessed::NeverInfected {
+            distance: Some(1.0),
+            operands: Some(["184".into(), "185".into()]),
+        };
+        assert_eq!(i.describe(), "reached, never infected (closest |a − b| = 1: 184 vs 185)");
+        let json = serde_json::to_value(&i).unwrap();
+        assert_eq!(json["stage"], "never_infected");
+        assert_eq!(serde_json::from_value::<Unwitnessed>(json).unwrap(), i);
+        assert!(Unwitnessed::Masked { infected_inputs: 3 }.describe().starts_with("infected"));
+        let n = Unwitnessed::NoProbe { why: "a logical operator".into() };
+        assert_eq!(n.describe(), "no probe (a logical operator)");
+        let c = Unwitnessed::NotCallable { function: "m::f".into(), reason: "generic".into() };
+        assert_eq!(c.describe(), "not proven: abex cannot call `m::f` (generic)");
+    }
+}
