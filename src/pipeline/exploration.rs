@@ -4,9 +4,10 @@
 use super::context::Ctx;
 use super::error::RunError;
 use super::event::Event;
-use super::front::Lab;
+use super::front::{FrontEnd, Lab};
 use crate::explore::{self, Exploration, ExploreConfig, Progress, Proposer};
 use crate::llm::agents::Agents;
+use crate::value::Ty;
 
 /// Explores target `i` through `lab`'s original of function `driver`: the target itself, or the
 /// caller that drives it (see [`super::FrontEnd::vehicle`]).
@@ -19,9 +20,7 @@ pub(crate) fn explore(
 ) -> Result<Exploration, RunError> {
     let front = ctx.front;
     let target = &front.targets()[i];
-    let learnt = lab.learnt_params(driver).map(|ps| ps.into_iter().filter_map(|p| p.ty).collect());
-    let params: Vec<_> =
-        learnt.unwrap_or_else(|| front.function(driver).param_types().unwrap_or_default());
+    let params = driven_types(front, lab, driver);
     let ecfg = ExploreConfig {
         pairs: ctx.cfg.pairs,
         time_budget: Some(ctx.clock_next()),
@@ -51,4 +50,13 @@ pub(crate) fn explore(
         a.finish();
     }
     Ok(x)
+}
+
+/// The value types abex drives target `d` with: the lab's, when it knows better than the
+/// function's signature, else the signature's.
+pub(crate) fn driven_types(front: &dyn FrontEnd, lab: &mut dyn Lab, d: usize) -> Vec<Ty> {
+    match lab.params(d) {
+        Some(ps) => ps.into_iter().filter_map(|p| p.ty).collect(),
+        None => front.function(d).param_types().unwrap_or_default(),
+    }
 }

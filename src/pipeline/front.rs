@@ -203,10 +203,11 @@ pub trait Lab {
     fn uncallable(&self, _i: usize) -> Option<Uncallable> {
         None
     }
-    /// Target `i`'s parameters with what the lab learnt of their types (Python: from the
-    /// arguments the project's tests pass to an unannotated parameter), when it learnt
-    /// something; exploration and witness search then use them.
-    fn learnt_params(&mut self, _i: usize) -> Option<Vec<crate::targets::Param>> {
+    /// Target `i`'s parameters as this lab drives them, when they differ from the target's: a
+    /// Rust build leaves out the constructors that did not compile; a Python lab learns the
+    /// types of unannotated parameters from the arguments the project's tests pass. Exploration
+    /// and the witness search then use them.
+    fn params(&mut self, _i: usize) -> Option<Vec<crate::targets::Param>> {
         None
     }
     /// How many test binaries or files run against the unit's mutants (for progress).

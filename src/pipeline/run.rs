@@ -258,7 +258,7 @@ fn run_unit(
                 }
                 None => {
                     if d == i {
-                        if let Some(params) = lab.learnt_params(i) {
+                        if let Some(params) = lab.params(i) {
                             target.params = params;
                         }
                     }

@@ -121,9 +121,7 @@ fn prove(
     };
     // Distinct explored inputs with their original outcomes, strongest boundaries first.
     let known = witness::known_inputs(elites);
-    let learnt = lab.learnt_params(d).map(|ps| ps.into_iter().filter_map(|p| p.ty).collect());
-    let params: Vec<_> =
-        learnt.unwrap_or_else(|| front.function(d).param_types().unwrap_or_default());
+    let params = super::exploration::driven_types(front, lab, d);
     let numbers: Vec<u32> = survivors.iter().map(|m| m.n).collect();
     lab.prepare_witnesses(d, &numbers)?;
     let mut original = lab.evaluator(d)?;

@@ -407,7 +407,7 @@ impl<'a> PythonLab<'a> {
 }
 
 impl Lab for PythonLab<'_> {
-    fn learnt_params(&mut self, i: usize) -> Option<Vec<Param>> {
+    fn params(&mut self, i: usize) -> Option<Vec<Param>> {
         if let Some(known) = self.learnt.get(&i) {
             return known.clone();
         }

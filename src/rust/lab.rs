@@ -10,11 +10,13 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
+use super::builders::part_id;
 use super::error::RustError;
 use super::harness::{self, Harness, HarnessRequest, Host, Part};
-use super::suggest;
+use super::source::CallPlan;
 use super::suite::{self, DocTests, TestResult, TestSuite};
 use super::workspace::Selected;
+use super::{suggest, wrapper};
 use crate::exec::shared::SharedWorker;
 use crate::exec::worker::{Worker, WorkerSpec};
 use crate::exec::{Evaluate, ProbeEvaluate};
@@ -22,6 +24,8 @@ use crate::pipeline::{
     Defaults, Lab, Numbered, RunConfig, RunError, Suggestion, Tested, Uncallable, Unit,
 };
 use crate::report::{MutantStatus, Witness};
+use crate::targets::Param;
+use crate::value::Ty;
 
 /// Longest the baseline (the tests without any mutant) may take.
 const BASELINE_LIMIT: Duration = Duration::from_secs(600);
@@ -205,6 +209,22 @@ impl<'a> RustLab<'a> {
         Ok(timeout)
     }
 
+    /// The plan the first build calls target `i` with (the first instantiation that compiled),
+    /// and the value types of its parameters without the constructors that did not compile.
+    fn built_plan(&self, i: usize) -> Option<(&CallPlan, Result<Vec<Ty>, String>)> {
+        let id = self.driven.iter().position(|&d| d == i)?;
+        let dropped = &self.builds.first()?.dropped;
+        let f = self.front.found(i);
+        let (_, plan) = wrapper::chosen(f, &|k| dropped.contains_key(&Part::Inst(id, k)))?;
+        let book = &self.front.krate(i).sources.book;
+        let keep = |b: usize, k: usize| {
+            !dropped.contains_key(&Part::Built(part_id(b, None)))
+                && !dropped.contains_key(&Part::Built(part_id(b, Some(k))))
+        };
+        let tys = plan.args.iter().map(|a| book.expand(&a.ty, &keep)).collect();
+        Some((plan, tys))
+    }
+
     /// Whether target `i`'s code is not compiled under the current features.
     fn not_compiled(&self, i: usize) -> bool {
         self.uncallable(i).is_some_and(|u| u.not_compiled)
@@ -299,19 +319,44 @@ impl<'a> RustLab<'a> {
 impl Lab for RustLab<'_> {
     fn uncallable(&self, i: usize) -> Option<Uncallable> {
         let id = self.driven.iter().position(|&d| d == i)?;
-        let reason = self.builds.first()?.dropped_fn(id)?;
+        let Some(reason) = self.builds.first()?.dropped_fn(id) else {
+            // It compiles, but one of its arguments may have lost every constructor.
+            let (_, tys) = self.built_plan(i)?;
+            return tys.err().map(|reason| Uncallable { reason, not_compiled: false });
+        };
         // The compiler's headline, e.g. "the trait bound `Counter: Default` is not satisfied".
         let headline = reason.lines().next().unwrap_or(reason);
         let headline = headline.split_once("]: ").map_or(headline, |(_, h)| h);
-        // The wrapper cannot find the function: it is `cfg`'d out under these features.
-        let not_compiled =
-            reason.contains("E0425") || reason.contains("E0433") || reason.contains("cannot find");
-        let reason = if headline.contains("cannot find") {
+        // The wrapper cannot find the function (or its type): it is `cfg`'d out under these
+        // features. A type of a generic instantiation that cannot be found is not that.
+        let name = &self.front.found(i).name;
+        let own = self.front.found(i).owner.as_deref().unwrap_or(name);
+        let f = self.front.found(i);
+        let names_it = headline.contains(&format!("`{name}`"))
+            || headline.contains(&format!("`{own}"))
+            || f.module.iter().any(|m| headline.contains(&format!("`{m}`")));
+        let not_compiled = names_it
+            && (reason.contains("E0425")
+                || reason.contains("E0433")
+                || reason.contains("cannot find"));
+        let reason = if not_compiled {
             "not compiled under the current features".to_string()
+        } else if reason.contains("abex_render") {
+            "the harness cannot show what it returns: neither `Debug` nor `Display`".to_string()
         } else {
             format!("the harness cannot call it: {headline}")
         };
         Some(Uncallable { reason, not_compiled })
+    }
+
+    fn params(&mut self, i: usize) -> Option<Vec<Param>> {
+        // The types as the build decodes them: constructors that did not compile are left out.
+        let built = self.built_plan(i)?.1.ok()?;
+        let mut params = self.front.found(i).params.clone();
+        for (p, t) in params.iter_mut().zip(built) {
+            p.ty = Some(t);
+        }
+        Some(params)
     }
 
     fn test_count(&self) -> usize {
@@ -371,8 +416,8 @@ impl Lab for RustLab<'_> {
 
     fn suggest(&self, i: usize, w: &Witness, name: &str, why: &str) -> Option<String> {
         let f = self.front.found(i);
-        let plan = f.plan.as_ref().ok()?;
-        suggest::test_fn(f, plan, w, name, why)
+        let (plan, _) = self.built_plan(i)?;
+        suggest::test_fn(f, plan, &self.front.krate(i).sources.book, w, name, why)
     }
 
     fn test_name(&self, i: usize, mutant_id: &str) -> String {

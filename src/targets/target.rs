@@ -76,7 +76,7 @@ pub struct Target {
     pub qualified_name: String,
     /// The signature as written.
     pub signature: String,
-    /// The parameters, receiver excluded.
+    /// The parameters; a Rust method's receiver is the first, named `self`.
     pub params: Vec<Param>,
     /// The doc comment or docstring, if any.
     #[serde(default, skip_serializing_if = "String::is_empty")]
