@@ -2,7 +2,7 @@
 //! and the canonical stringification that descriptors and the program derivative are computed on.
 //!
 //! Rules (also in `docs/values.md`):
-//! - an argument list is a JSON array, one element per parameter (the receiver is not an argument);
+//! - an argument list is a JSON array, one element per parameter (a Rust receiver is the first);
 //! - integers of any width are JSON integers (`u128::MAX` included); floats are JSON numbers, and
 //!   the three non-finite floats are the strings `"NaN"`, `"inf"` and `"-inf"`;
 //! - `char` and strings are JSON strings; `Option::None` is `null`; sequences, arrays and tuples
@@ -487,7 +487,16 @@ pub fn cut(text: String) -> String {
     format!("{}{CUT_MARK}{}, sha256 {}]", &text[..keep], text.len(), &hash[..16])
 }
 
+/// The error type of a call whose arguments could not be built: one of their constructors
+/// failed (`Version::parse("x")`), so the function itself never ran.
+pub const COULD_NOT_BUILD: &str = "abex: could not build";
+
 impl Outcome {
+    /// Whether the function never ran because its arguments could not be built.
+    pub fn unbuilt(&self) -> bool {
+        matches!(self, Outcome::Error { ty, .. } if ty == COULD_NOT_BUILD)
+    }
+
     /// Whether a text of this outcome was cut (see [`cut`]): it then cannot be written into a
     /// suggested test.
     pub fn is_cut(&self) -> bool {

@@ -102,13 +102,14 @@ fn functions_the_harness_cannot_call_are_dropped_with_the_compilers_reason() {
     let ct = &ws.crates[0];
     let supported: Vec<_> = ct.sources.fns.iter().filter(|f| f.plan.is_ok()).collect();
     let names: Vec<&str> = supported.iter().map(|f| f.name.as_str()).collect();
-    assert!(
-        names.contains(&"inc") && names.contains(&"get") && names.contains(&"opaque"),
-        "{names:?}"
-    );
+    assert!(names.contains(&"inc") && names.contains(&"opaque"), "{names:?}");
+    // A method on a type with no constructor abex can drive is refused before the build, with
+    // the type named.
+    let get = ct.sources.fns.iter().find(|f| f.name == "get").unwrap();
+    let why = get.plan.as_ref().unwrap_err();
+    assert!(why.contains("cannot build `Counter`"), "{why}");
     let (h, names) = build(&dir, &names);
     let reason = |n: &str| h.dropped_fn(names.iter().position(|x| x == n).unwrap()).cloned();
-    assert!(reason("get").is_some_and(|r| r.contains("Default")), "{:?}", h.dropped);
     assert!(reason("opaque").is_some_and(|r| r.contains("Debug")), "{:?}", h.dropped);
     assert_eq!(reason("inc"), None);
     let mut w = worker(&h, 1000);

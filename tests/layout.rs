@@ -230,3 +230,34 @@ fn mod_rs_files_only_declare_and_re_export() {
         }
     }
 }
+
+#[test]
+fn no_file_holds_a_merge_conflict_marker() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut all = Vec::new();
+    for dir in ["src", "docs", "cargo-abex/src", "pytest-abex/src", "pytest-abex/python", "tests"] {
+        let d = root.join(dir);
+        if d.is_dir() {
+            every_file(&d, &mut all);
+        }
+    }
+    all.push(root.join("README.md"));
+    for f in all {
+        let Ok(text) = std::fs::read_to_string(&f) else { continue };
+        let marked = text.lines().any(|l| l.starts_with("<<<<<<< ") || l.starts_with(">>>>>>> "));
+        assert!(!marked, "`{}` holds a merge conflict marker", f.display());
+    }
+}
+
+fn every_file(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            if !p.ends_with("target") && !p.ends_with(".abex") {
+                every_file(&p, out);
+            }
+        } else {
+            out.push(p);
+        }
+    }
+}

@@ -134,10 +134,14 @@ fn functions_that_cannot_be_driven_are_listed_with_a_reason() {
     assert!(o.status.success(), "{}", stderr(&o));
     let r = report(&dir);
     let reason = |n: &str| target(&r, n)["drive"]["reason"].as_str().unwrap_or("").to_string();
-    assert!(reason("largest").contains("generic"));
-    assert!(reason("apply").contains("impl Trait"));
-    assert!(reason("takes_custom").contains("Point"));
-    assert!(reason("Counter::get").contains("Default"), "{}", reason("Counter::get"));
+    assert!(reason("largest").contains("generic"), "{}", reason("largest"));
+    assert!(reason("apply").contains("impl Trait"), "{}", reason("apply"));
+    assert!(reason("takes_custom").contains("cannot build `Point`"), "{}", reason("takes_custom"));
+    assert!(
+        reason("Counter::get").contains("cannot build `Counter`"),
+        "{}",
+        reason("Counter::get")
+    );
     assert!(reason("opaque").contains("Debug"), "{}", reason("opaque"));
     let inc = target(&r, "inc");
     assert!(inc["exploration"]["bc_count"].as_u64().unwrap() >= 1);
@@ -558,4 +562,45 @@ fn an_invalid_exclude_re_is_a_warning_that_names_the_file() {
     let err = stderr(&o);
     assert!(err.contains("warning:") && err.contains("`f(x`"), "{err}");
     assert!(err.contains(".cargo/mutants.toml") && err.contains("hint:"), "{err}");
+}
+
+#[test]
+fn a_function_abex_cannot_call_is_proven_through_a_caller_and_the_rest_says_why() {
+    let (_tmp, dir) = support::project("callers");
+    let o = abex(&dir, &["--offline", "--all", "--pairs", "400", "--seed", "3"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = report(&dir);
+    let tier = target(&r, "tier");
+    assert_eq!(tier["drive"]["status"], "via", "{:#}", tier["drive"]);
+    assert_eq!(tier["drive"]["caller"], "rate");
+    assert!(tier["exploration"]["bc_count"].as_u64().unwrap() > 0, "explored through `rate`");
+    // `score >= 90` → `> 90` survives the tests; `rate(90)` tells it apart.
+    let m = &tier["mutation"];
+    assert_eq!(m["counts"]["survived"], m["counts"]["witnessed"], "every survivor proven: {m:#}");
+    let at_90 = m["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["original"] == "score >= 90" && x["replacement"] == "score > 90")
+        .unwrap_or_else(|| panic!("no `>=` → `>` mutant at 90 in {m:#}"));
+    assert_eq!(at_90["status"], "survived");
+    assert_eq!(at_90["witness"]["input"], serde_json::json!([90]), "{at_90:#}");
+    let name = at_90["suggested_test"].as_str().expect("a suggested test");
+    let test = m["suggested_tests"].as_array().unwrap().iter().find(|t| t["name"] == name).unwrap();
+    assert!(test["code"].as_str().unwrap().contains("rate(90"), "{test:#}");
+    // `twice` has no caller abex can call: its survivors are not proven, and say why.
+    let twice = target(&r, "twice");
+    assert_eq!(twice["drive"]["status"], "unsupported");
+    let left: Vec<&Value> = twice["mutation"]["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["status"] == "survived")
+        .collect();
+    assert!(!left.is_empty(), "{twice:#}");
+    for x in left {
+        assert_eq!(x["unwitnessed"]["stage"], "not_callable", "{x:#}");
+        assert_eq!(x["possibly_equivalent"], false);
+    }
+    assert!(stderr(&o).contains("driven through"), "{}", stderr(&o));
 }

@@ -58,6 +58,8 @@ pub struct Worker {
     running: Option<Running>,
     /// How many times the process was (re)started.
     pub starts: u32,
+    /// Its last greeting (a worker may list there the targets it could not load).
+    greeting: Option<String>,
 }
 
 /// What reading one answer gave.
@@ -72,7 +74,15 @@ enum Answer {
 impl Worker {
     /// A worker that starts on first use.
     pub fn new(spec: WorkerSpec) -> Worker {
-        Worker { spec, running: None, starts: 0 }
+        Worker { spec, running: None, starts: 0, greeting: None }
+    }
+
+    /// The worker's greeting (`{"abex_harness":1,…}`), starting it if it is not running.
+    pub fn greeting(&mut self) -> Result<String, ExecError> {
+        if self.running.is_none() {
+            self.start()?;
+        }
+        Ok(self.greeting.clone().unwrap_or_default())
     }
 
     /// The same worker with `env` added to its environment (before it starts).
@@ -136,6 +146,7 @@ impl Worker {
         let mut running = Running { child, stdin, lines: rx, stderr };
         match running.lines.recv_timeout(Duration::from_secs(30)) {
             Ok(hello) if hello.contains("\"abex_harness\"") => {
+                self.greeting = Some(hello);
                 self.running = Some(running);
                 Ok(())
             }

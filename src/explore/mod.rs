@@ -37,5 +37,5 @@ mod traces;
 pub use exploration::{Exploration, ExploreConfig, Progress, StopReason};
 pub use proposer::{Proposer, View};
 pub use search::{explore, explore_traced, explore_with, random_pairs};
-pub use threshold::THRESHOLDS_ENV;
+pub use threshold::{enabled as thresholds_enabled, THRESHOLDS_ENV};
 pub use traces::Exact;

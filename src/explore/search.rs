@@ -257,7 +257,8 @@ impl<'a> Search<'a> {
     }
 
     /// Offers a pair of evaluated inputs to the archive, unless the budget is spent, the inputs
-    /// are identical or the pair was offered before. Returns whether it was offered.
+    /// are identical, the pair was offered before or one of its inputs could not be built.
+    /// Returns whether it was offered.
     pub(super) fn offer(&mut self, a: &Args, b: &Args) -> bool {
         if self.left() == 0 {
             return false;
@@ -270,6 +271,11 @@ impl<'a> Search<'a> {
             return false;
         };
         let (oa, ob) = (oa.outcome.clone(), ob.outcome.clone());
+        if oa.unbuilt() || ob.unbuilt() {
+            // A constructor failed, not the function: no boundary of it, but the pair is spent.
+            self.pairs += 1;
+            return false;
+        }
         match Pair::new(a.clone(), b.clone(), oa, ob) {
             Some(pair) => {
                 if self.archive.insert(pair.clone()) != crate::archive::Insert::Rejected {

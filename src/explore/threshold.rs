@@ -49,8 +49,9 @@ const SCALES: [f64; 2] = [10.0, 100.0];
 /// it was before it, for measurements); not a user setting.
 pub const THRESHOLDS_ENV: &str = "ABEX_THRESHOLDS";
 
-/// Whether the operator may run (see [`THRESHOLDS_ENV`]).
-fn enabled() -> bool {
+/// Whether the operator may run (see [`THRESHOLDS_ENV`]): without it, the explorer asks for
+/// no tracer.
+pub fn enabled() -> bool {
     std::env::var(THRESHOLDS_ENV).map_or(true, |v| v.trim() != "off")
 }
 

@@ -95,6 +95,12 @@ pub struct PythonOptions {
     pub root: PathBuf,
     /// The project's interpreter (`sys.executable`).
     pub python: PathBuf,
+    /// The outer pytest session's options that the inner runner passes on (`--ignore`, `-p`,
+    /// `-k`, `-W`, `-o`, …), paths relative to the root.
+    pub pytest_args: Vec<String>,
+    /// The files the outer session collected tests from (relative to the root); `None`: every
+    /// test file of the project.
+    pub test_files: Option<Vec<PathBuf>>,
 }
 
 /// The language section of a [`RunConfig`].

@@ -4,20 +4,23 @@
 use super::context::Ctx;
 use super::error::RunError;
 use super::event::Event;
-use super::front::Lab;
+use super::front::{FrontEnd, Lab};
 use crate::explore::{self, Exploration, ExploreConfig, Progress, Proposer};
 use crate::llm::agents::Agents;
-use crate::targets::Target;
+use crate::value::Ty;
 
-/// Explores target `i` (`target`, callable) through `lab`'s original.
+/// Explores target `i` through `lab`'s original of function `driver`: the target itself, or the
+/// caller that drives it (see [`super::FrontEnd::vehicle`]).
 pub(crate) fn explore(
     ctx: &mut Ctx<'_>,
     lab: &mut dyn Lab,
     i: usize,
-    target: &Target,
+    driver: usize,
     on_event: &mut dyn FnMut(Event<'_>),
 ) -> Result<Exploration, RunError> {
-    let params = target.param_types().unwrap_or_default();
+    let front = ctx.front;
+    let target = &front.targets()[i];
+    let params = driven_types(front, lab, driver);
     let ecfg = ExploreConfig {
         pairs: ctx.cfg.pairs,
         time_budget: Some(ctx.clock_next()),
@@ -25,10 +28,10 @@ pub(crate) fn explore(
         ..ExploreConfig::default()
     };
     on_event(Event::Exploring { index: i, target, pairs: ctx.cfg.pairs });
-    let mut eval = lab.evaluator(i)?;
+    let mut eval = lab.evaluator(driver)?;
     let mut progress = |p: &Progress| on_event(Event::Progress { index: i, progress: p });
-    let subject = ctx.session.as_ref().map(|_| ctx.front.subject(i, params.clone()));
-    let root = ctx.front.root();
+    let subject = ctx.session.as_ref().map(|_| front.subject(driver, params.clone()));
+    let root = front.root();
     let (calls, seed) = (ctx.session.as_ref().map_or(0, |s| s.cfg.explorer_calls), ctx.cfg.seed);
     let mut agents = ctx
         .session
@@ -37,16 +40,25 @@ pub(crate) fn explore(
         .map(|(s, subject)| Agents::new(s, subject, root, calls, seed));
     let proposer = agents.as_mut().map(|a| a as &mut dyn Proposer);
     // The original in trace mode, for the threshold operator.
-    let mut tracer = lab.tracer(i)?;
+    let mut tracer = if explore::thresholds_enabled() { lab.tracer(driver)? } else { None };
     let tracer = tracer.as_mut().map(|t| t.as_mut() as &mut dyn crate::exec::ProbeEvaluate);
     let x = explore::explore_traced(&params, eval.as_mut(), tracer, &ecfg, &mut progress, proposer)
         .map_err(|source| RunError::Exec {
             target: target.qualified_name.clone(),
             source,
-            hint: ctx.front.exec_hint().map(|h| format!("\nhint: {h}")).unwrap_or_default(),
+            hint: front.exec_hint().map(|h| format!("\nhint: {h}")).unwrap_or_default(),
         })?;
     if let Some(a) = agents {
         a.finish();
     }
     Ok(x)
+}
+
+/// The value types abex drives target `d` with: the lab's, when it knows better than the
+/// function's signature, else the signature's.
+pub(crate) fn driven_types(front: &dyn FrontEnd, lab: &mut dyn Lab, d: usize) -> Vec<Ty> {
+    match lab.params(d) {
+        Some(ps) => ps.into_iter().filter_map(|p| p.ty).collect(),
+        None => front.function(d).param_types().unwrap_or_default(),
+    }
 }

@@ -82,6 +82,7 @@ pub(crate) fn rounds(
             .filter(|&k| fresh.iter().any(|m| m.target == unit.targets[k]))
             .collect();
         let sub = Unit {
+            vehicles: unit.vehicles.clone(),
             name: unit.name.clone(),
             targets: which.iter().map(|&k| unit.targets[k]).collect(),
         };

@@ -31,6 +31,11 @@ pub struct Choice {
     pub base: Option<Base>,
     /// Every chosen target, callable or not, in analysis order.
     pub targets: Vec<Target>,
+    /// Every function's record: the targets, then the callers that drive those abex cannot
+    /// call (their vehicles).
+    pub functions: Vec<Target>,
+    /// Each target's vehicle (an index of `functions`), when it is driven through a caller.
+    pub vehicles: Vec<Option<usize>>,
 }
 
 /// Targets that are built and tested together: a crate target (one scratch build), a Python
@@ -41,12 +46,28 @@ pub struct Unit {
     pub name: String,
     /// Indices into [`FrontEnd::targets`].
     pub targets: Vec<usize>,
+    /// The functions that drive targets that cannot be called themselves (indices of
+    /// [`FrontEnd::function`]; see [`FrontEnd::vehicle`]), once each.
+    pub vehicles: Vec<usize>,
 }
 
 impl Unit {
-    /// The unit's targets that look callable (before the build has its say), in order.
-    pub fn callable(&self, targets: &[Target]) -> Vec<usize> {
-        self.targets.iter().copied().filter(|&i| targets[i].drive == Drive::Supported).collect()
+    /// The functions the unit's build must call, in order: its targets that look callable
+    /// (before the build has its say), then its vehicles. `functions` holds every function's
+    /// record, targets and vehicles alike.
+    pub fn callable(&self, functions: &[Target]) -> Vec<usize> {
+        let mut out: Vec<usize> = self
+            .targets
+            .iter()
+            .copied()
+            .filter(|&i| functions[i].drive == Drive::Supported)
+            .collect();
+        for v in &self.vehicles {
+            if !out.contains(v) {
+                out.push(*v);
+            }
+        }
+        out
     }
 }
 
@@ -90,8 +111,11 @@ pub struct Uncallable {
 /// A suggested test to compile and check.
 #[derive(Clone, Debug)]
 pub struct Suggestion {
-    /// The target it calls.
+    /// The target whose survivor it kills.
     pub target: usize,
+    /// The function it calls: the target, or the caller that drives it (an index of
+    /// [`FrontEnd::function`]).
+    pub calls: usize,
     /// The survivor it was written for.
     pub mutant: u32,
     /// The test function's name.
@@ -122,6 +146,15 @@ pub trait FrontEnd {
     }
     /// The targets grouped into units, in analysis order.
     fn units(&self) -> Vec<Unit>;
+    /// The function through which target `i` is driven when it cannot be called itself (its
+    /// drive is [`Drive::Via`]): an index of [`FrontEnd::function`].
+    fn vehicle(&self, i: usize) -> Option<usize> {
+        self.choice().vehicles.get(i).copied().flatten()
+    }
+    /// The record of function `k`: a target (`k < targets().len()`) or a vehicle.
+    fn function(&self, k: usize) -> &Target {
+        &self.choice().functions[k]
+    }
     /// What besides the function, the run's settings and the model decides target `i`'s result
     /// (the language's own settings, the tests that can reach it), for results-cache keys.
     fn cache_parts(&self, i: usize) -> Vec<Vec<u8>>;
@@ -170,6 +203,13 @@ pub trait Lab {
     fn uncallable(&self, _i: usize) -> Option<Uncallable> {
         None
     }
+    /// Target `i`'s parameters as this lab drives them, when they differ from the target's: a
+    /// Rust build leaves out the constructors that did not compile; a Python lab learns the
+    /// types of unannotated parameters from the arguments the project's tests pass. Exploration
+    /// and the witness search then use them.
+    fn params(&mut self, _i: usize) -> Option<Vec<crate::targets::Param>> {
+        None
+    }
     /// How many test binaries or files run against the unit's mutants (for progress).
     fn test_count(&self) -> usize;
     /// The test tool and selection used for target `i`, in words, for the report.
@@ -207,4 +247,10 @@ pub trait Lab {
     ) -> Result<BTreeMap<String, Vec<u32>>, RunError>;
     /// Adds the mutants of a feedback round (a Rust lab builds them into a new build).
     fn add(&mut self, fresh: &[Numbered]) -> Result<(), RunError>;
+    /// What the lab found out that the user should know and that does not stop the run (a
+    /// test file that does not collect in abex's runner and is left out), each said once;
+    /// the spine reports them as warnings.
+    fn warnings(&mut self) -> Vec<String> {
+        Vec::new()
+    }
 }

@@ -3,6 +3,7 @@
 //! What differs per language sits behind [`FrontEnd`] and [`Lab`] (`crate::rust`,
 //! `crate::python`).
 
+mod choose;
 mod config;
 mod context;
 mod error;
@@ -13,7 +14,9 @@ mod front;
 mod run;
 mod shard;
 mod survivors;
+mod vehicles;
 
+pub use choose::{choose, Catalog};
 pub use config::{
     Defaults, LanguageOptions, PythonOptions, RunConfig, RustOptions, Selection, TestScope,
 };

@@ -71,7 +71,8 @@ pub fn run(
 
     let cache = ResultCache::open(root);
     let keys = cache_keys(cfg, front, session.as_ref());
-    let driven = targets.iter().filter(|t| t.drive == Drive::Supported).count();
+    let driven =
+        targets.iter().filter(|t| matches!(t.drive, Drive::Supported | Drive::Via { .. })).count();
     let clock = ExploreClock { started, budget: cfg.time_budget, left: driven };
     let mut ctx = Ctx { cfg, front, session, deadline, clock };
     let mut results: Vec<Option<TargetReport>> = vec![None; targets.len()];
@@ -82,7 +83,7 @@ pub fn run(
                 Some(mut tr) => {
                     // Where the function is now (lines may have moved) comes from this run.
                     tr.target = targets[i].clone();
-                    if tr.target.drive == Drive::Supported {
+                    if matches!(tr.target.drive, Drive::Supported | Drive::Via { .. }) {
                         ctx.clock.skip();
                     }
                     on_event(Event::Done { index: i, report: &tr });
@@ -94,7 +95,13 @@ pub fn run(
         if todo.is_empty() {
             continue;
         }
-        let unit = Unit { name: unit.name, targets: todo };
+        let vehicles = unit
+            .vehicles
+            .iter()
+            .copied()
+            .filter(|v| todo.iter().any(|&i| front.vehicle(i) == Some(*v)))
+            .collect();
+        let unit = Unit { name: unit.name, targets: todo, vehicles };
         let mut progress = |partial: &[TargetReport], force: bool| {
             report.targets = results.iter().flatten().chain(partial).cloned().collect();
             writer.save(&report, force)
@@ -211,7 +218,11 @@ fn run_unit(
 ) -> Result<Vec<TargetReport>, RunError> {
     let numbered = number_mutants(ctx, unit);
     let targets = ctx.front.targets();
-    let callable = unit.targets.iter().filter(|&&i| targets[i].drive == Drive::Supported).count();
+    let callable = unit
+        .targets
+        .iter()
+        .filter(|&&i| matches!(targets[i].drive, Drive::Supported | Drive::Via { .. }))
+        .count();
     on_event(Event::Building { package: &unit.name, functions: callable });
     let built = Instant::now();
     let mut lab = ctx.front.open(ctx.cfg, unit, &numbered, ctx.deadline)?;
@@ -223,14 +234,38 @@ fn run_unit(
         let mut target: Target = targets[i].clone();
         let mut exploration = None;
         let mut kept = Vec::new();
-        if target.drive == Drive::Supported {
-            if let Some(u) = lab.uncallable(i) {
-                target.drive = Drive::Unsupported { reason: u.reason };
-                ctx.clock_next();
-            } else {
-                let x = exploration::explore(ctx, lab.as_mut(), i, &target, on_event)?;
-                kept = x.archive.elites().into_iter().cloned().collect();
-                exploration = Some(crate::report::ExplorationReport::of(&x));
+        // The function that is called: the target itself, or the caller that drives it.
+        let driver = match &target.drive {
+            Drive::Supported => Some(i),
+            Drive::Via { .. } => ctx.front.vehicle(i),
+            Drive::Unsupported { .. } => None,
+        };
+        if let Some(d) = driver {
+            match lab.uncallable(d) {
+                Some(u) if d == i => {
+                    target.drive = Drive::Unsupported { reason: u.reason };
+                    ctx.clock_next();
+                }
+                Some(u) => {
+                    let why = target.drive.reason().unwrap_or_default().to_string();
+                    let caller = &ctx.front.function(d).qualified_name;
+                    let reason = format!(
+                        "{why}; its caller `{caller}` cannot be called either: {}",
+                        u.reason
+                    );
+                    target.drive = Drive::Unsupported { reason };
+                    ctx.clock_next();
+                }
+                None => {
+                    if d == i {
+                        if let Some(params) = lab.params(i) {
+                            target.params = params;
+                        }
+                    }
+                    let x = exploration::explore(ctx, lab.as_mut(), i, d, on_event)?;
+                    kept = x.archive.elites().into_iter().cloned().collect();
+                    exploration = Some(crate::report::ExplorationReport::of(&x));
+                }
             }
         }
         elites.push(kept);
@@ -241,7 +276,11 @@ fn run_unit(
         let tests = lab.test_count();
         let count = numbered.iter().filter(|m| !m.self_check).count();
         on_event(Event::Testing { package: &unit.name, mutants: count, tests });
-        let mutation = survivors::analyse(ctx, lab.as_mut(), unit, &numbered, &elites, on_event)?;
+        let mutation = survivors::analyse(ctx, lab.as_mut(), unit, &numbered, &elites, on_event);
+        for message in lab.warnings() {
+            on_event(Event::Warning { message });
+        }
+        let mutation = mutation?;
         for (r, m) in reports.iter_mut().zip(mutation) {
             r.mutation = Some(m);
         }

@@ -86,21 +86,45 @@ fn prove(
     survivors: &[&Numbered],
 ) -> Result<Proven, RunError> {
     let mut proven = Proven::default();
-    let target = &ctx.front.targets()[i];
-    if survivors.is_empty() || target.drive != Drive::Supported || lab.uncallable(i).is_some() {
+    let front = ctx.front;
+    let target = &front.targets()[i];
+    if survivors.is_empty() {
         return Ok(proven);
     }
+    // The function that is called: the target itself, or the caller that drives it.
+    let driver = match &target.drive {
+        Drive::Supported => Some(i),
+        Drive::Via { .. } => front.vehicle(i),
+        Drive::Unsupported { .. } => None,
+    };
+    let Some(d) = driver.filter(|&d| lab.uncallable(d).is_none()) else {
+        // Not proven either way: what abex cannot call, it says so (never "possibly equivalent").
+        let reason = driver
+            .and_then(|d| lab.uncallable(d))
+            .map(|u| u.reason)
+            .or_else(|| target.drive.reason().map(str::to_string))
+            .unwrap_or_default();
+        let function = target.qualified_name.clone();
+        for m in survivors {
+            let why = witness::Unwitnessed::NotCallable {
+                function: function.clone(),
+                reason: reason.clone(),
+            };
+            proven.searches.insert(m.n, (Some(why), 0));
+        }
+        return Ok(proven);
+    };
     let exec = |source| RunError::Exec {
         target: target.qualified_name.clone(),
         source,
-        hint: ctx.front.exec_hint().map(|h| format!("\nhint: {h}")).unwrap_or_default(),
+        hint: front.exec_hint().map(|h| format!("\nhint: {h}")).unwrap_or_default(),
     };
     // Distinct explored inputs with their original outcomes, strongest boundaries first.
     let known = witness::known_inputs(elites);
-    let params = target.param_types().unwrap_or_default();
+    let params = super::exploration::driven_types(front, lab, d);
     let numbers: Vec<u32> = survivors.iter().map(|m| m.n).collect();
-    lab.prepare_witnesses(i, &numbers)?;
-    let mut original = lab.evaluator(i)?;
+    lab.prepare_witnesses(d, &numbers)?;
+    let mut original = lab.evaluator(d)?;
     let mut original = witness::Remembered::new(original.as_mut());
     // One seed per function: its searches try the same inputs, the original's run once.
     let search_seed = witness::search_seed(ctx.cfg.seed, &target.qualified_name);
@@ -108,8 +132,8 @@ fn prove(
         if ctx.past_deadline() {
             break;
         }
-        let mut mutant = lab.mutant(i, m.n)?;
-        let hints = ctx.front.hints(i, &m.mutant);
+        let mut mutant = lab.mutant(d, m.n)?;
+        let hints = front.hints(i, &m.mutant);
         let survivor = witness::Survivor { params: &params, known: &known, hints: &hints };
         let limits = witness::Limits {
             evals: ctx.cfg.witness_evals,
@@ -136,16 +160,18 @@ fn prove(
             continue;
         };
         proven.searches.insert(m.n, (None, ms));
-        let name = lab.test_name(i, &m.mutant.id);
+        let name = lab.test_name(d, &m.mutant.id);
+        let through =
+            if d == i { String::new() } else { format!(" through `{}`", front.function(d).name) };
         let why = format!(
-            "abex: pins `{}` on {} (kills mutant {}: {})",
+            "abex: pins `{}`{through} on {} (kills mutant {}: {})",
             target.name,
             stringify_input(&w.input),
             m.mutant.id,
             m.mutant.description.replace('\n', " ")
         );
-        if let Some(code) = lab.suggest(i, &w, &name, &why) {
-            proven.suggestions.push(Suggestion { target: i, mutant: m.n, name, code });
+        if let Some(code) = lab.suggest(d, &w, &name, &why) {
+            proven.suggestions.push(Suggestion { target: i, calls: d, mutant: m.n, name, code });
         }
         proven.witnesses.insert(m.n, w);
     }
@@ -209,7 +235,12 @@ impl Entry<'_> {
                 status,
                 killed_by: r.and_then(|r| r.killed_by.clone()),
                 failure: r.and_then(|r| r.failure.clone()),
-                possibly_equivalent: status == MutantStatus::Survived && witness.is_none(),
+                possibly_equivalent: status == MutantStatus::Survived
+                    && witness.is_none()
+                    && !matches!(
+                        proven.searches.get(&m.n),
+                        Some((Some(witness::Unwitnessed::NotCallable { .. }), _))
+                    ),
                 unwitnessed: proven.searches.get(&m.n).and_then(|s| s.0.clone()),
                 search_ms: proven.searches.get(&m.n).map(|s| s.1),
                 witness,

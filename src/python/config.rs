@@ -47,6 +47,19 @@ pub struct PyRunConfig {
     pub shard: Option<(usize, usize)>,
     /// The model settings (`--abex-model`, `--abex-base-url`, budgets, agents, `--abex-offline`).
     pub llm: crate::llm::config::LlmOptions,
+    /// How the user's pytest runs the suite (`pytest_abex.suite`).
+    pub suite: SuiteSettings,
+}
+
+/// How the outer pytest session ran the suite, for the inner runner to run it the same way.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SuiteSettings {
+    /// The outer session's options the runner passes on (`--ignore`, `-p`, `-k`, `-W`, `-o`, …).
+    pub pytest_args: Vec<String>,
+    /// The files the outer session collected tests from, relative to the root; `None`: it
+    /// collected none itself (an xdist controller).
+    pub test_files: Option<Vec<PathBuf>>,
 }
 
 impl PyRunConfig {
@@ -61,8 +74,12 @@ impl PyRunConfig {
             .transpose()
         };
         let python = self.python.unwrap_or_else(|| PathBuf::from("python3"));
-        let mut cfg =
-            RunConfig::new(LanguageOptions::Python(PythonOptions { root: root.clone(), python }));
+        let mut cfg = RunConfig::new(LanguageOptions::Python(PythonOptions {
+            root: root.clone(),
+            python,
+            pytest_args: self.suite.pytest_args,
+            test_files: self.suite.test_files,
+        }));
         cfg.selection = if !self.functions.is_empty() {
             Selection::Functions(self.functions)
         } else if self.all {

@@ -9,15 +9,14 @@ use super::config::PyRunConfig;
 use super::error::PythonError;
 use super::lab::PythonLab;
 use super::project::{Chosen, Project, Selected};
-use super::{model, selection};
+use super::{calls, model, selection};
 use crate::llm::session::Session;
 use crate::llm::subject::Subject;
 use crate::mutate::{python_rules, Mutant};
 use crate::pipeline::{
-    Choice, Event, FrontEnd, Lab, LanguageOptions, Numbered, RunConfig, RunError, Selection, Unit,
+    Choice, Event, FrontEnd, Lab, LanguageOptions, Numbered, RunConfig, RunError, Unit,
 };
 use crate::report::Report;
-use crate::targets::diff;
 use crate::value::Ty;
 use crate::witness::Hints;
 
@@ -36,34 +35,17 @@ impl PythonFront {
             return Err(RunError::UnknownFunction("not a Python run".into()));
         };
         let root = opts.root.canonicalize().unwrap_or_else(|_| opts.root.clone());
-        let project = Project::load(&root).map_err(|e| RunError::front(PythonError::from(e)))?;
-        let (chosen, base) = match &cfg.selection {
-            Selection::Functions(specs) => {
-                let mut out: Vec<Chosen> = Vec::new();
-                for spec in specs {
-                    for c in project.named(spec, &cfg.cwd).map_err(RunError::UnknownFunction)? {
-                        if !out.iter().any(|o| o.file == c.file && o.func == c.func) {
-                            out.push(c);
-                        }
-                    }
-                }
-                (out, None)
-            }
-            Selection::All => (project.every(), None),
-            Selection::Diff => {
-                let base = diff::resolve_base(&root, cfg.base.as_deref())?;
-                let changes = diff::changes(&root, &base)?;
-                (project.changed(&changes), Some(base))
-            }
-        };
-        let chosen = match cfg.shard {
-            Some((k, n)) => crate::pipeline::shard(chosen, |c| &c.target, k, n),
-            None => chosen,
-        };
-        let targets = chosen.iter().map(|c| c.target.clone()).collect();
+        let mut project =
+            Project::load(&root).map_err(|e| RunError::front(PythonError::from(e)))?;
+        project.keep_collected(opts.test_files.as_deref());
+        let (chosen, choice) = crate::pipeline::choose(&project, cfg, &root, "python")?;
         let tests_fp = selection::fingerprint(&project);
-        let choice = Choice { language: "python", root: project.root.clone(), base, targets };
-        let sel = Selected { project, chosen, python: opts.python.clone() };
+        let sel = Selected {
+            project,
+            chosen,
+            python: opts.python.clone(),
+            pytest_args: opts.pytest_args.clone(),
+        };
         Ok(PythonFront { sel, choice, tests_fp })
     }
 }
@@ -78,7 +60,11 @@ impl FrontEnd for PythonFront {
             return Vec::new();
         }
         let name = self.choice.targets[0].package.clone();
-        vec![Unit { name, targets: (0..self.sel.chosen.len()).collect() }]
+        let targets = (0..self.choice.targets.len()).collect();
+        let mut vehicles: Vec<usize> = self.choice.vehicles.iter().flatten().copied().collect();
+        vehicles.sort_unstable();
+        vehicles.dedup();
+        vec![Unit { name, targets, vehicles }]
     }
 
     fn cache_parts(&self, i: usize) -> Vec<Vec<u8>> {
@@ -87,6 +73,7 @@ impl FrontEnd for PythonFront {
             self.sel.python.display().to_string().into_bytes(),
             self.tests_fp.clone().into_bytes(),
             pf.module.clone().into_bytes(),
+            self.sel.pytest_args.join("\0").into_bytes(),
         ]
     }
 
@@ -163,4 +150,38 @@ pub fn run(
     let cfg = cfg.resolve().map_err(RunError::Config)?;
     let front = PythonFront::load(&cfg)?;
     crate::pipeline::run(&cfg, &front, on_event)
+}
+
+/// How a project lists its functions for the spine's choice of targets.
+impl crate::pipeline::Catalog for Project {
+    type Item = Chosen;
+
+    fn named(&self, spec: &str, cwd: &std::path::Path) -> Result<Vec<Chosen>, String> {
+        Project::named(self, spec, cwd)
+    }
+
+    fn every(&self) -> Vec<Chosen> {
+        Project::every(self)
+    }
+
+    fn changed(&self, changes: &crate::targets::diff::Changes) -> Vec<Chosen> {
+        Project::changed(self, changes)
+    }
+
+    fn same(&self, a: &Chosen, b: &Chosen) -> bool {
+        (a.file, a.func) == (b.file, b.func)
+    }
+
+    fn target<'i>(&self, item: &'i Chosen) -> &'i crate::targets::Target {
+        &item.target
+    }
+
+    fn record<'i>(&self, item: &'i mut Chosen) -> &'i mut crate::targets::Target {
+        &mut item.target
+    }
+
+    fn caller(&self, item: &Chosen) -> Option<Chosen> {
+        let (file, func) = calls::vehicle(self, item.file, item.func)?;
+        Some(Chosen { file, func, target: self.target(file, func, Vec::new()) })
+    }
 }

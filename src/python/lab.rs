@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 
 use super::error::PythonError;
 use super::project::Selected;
-use super::runner::{Interpreter, Patch, RunResult, Runner, RunnerError};
+use super::runner::{Interpreter, Patch, RunResult, Runner, RunnerError, Traced};
+use super::seeds;
 use super::selection::{self, RunnerPlace, BASELINE_LIMIT};
 use super::suggest::{self, Callee};
 use super::worker;
@@ -21,8 +22,11 @@ use crate::exec::shared::SharedWorker;
 use crate::exec::worker::Worker;
 use crate::exec::{Evaluate, ProbeEvaluate};
 use crate::mutate::Mutant;
-use crate::pipeline::{Defaults, Lab, Numbered, RunConfig, RunError, Suggestion, Tested, Unit};
+use crate::pipeline::{
+    Defaults, Lab, Numbered, RunConfig, RunError, Suggestion, Tested, Uncallable, Unit,
+};
 use crate::report::{MutantStatus, Witness};
+use crate::targets::Param;
 
 /// Runners kept for the next function with the same test files (collection is paid once).
 type Runners = Vec<(Vec<PathBuf>, Runner)>;
@@ -54,6 +58,13 @@ pub struct PythonLab<'a> {
     reach: BTreeMap<usize, Reach>,
     /// The worker over the survivors of one target: (target, survivors in worker-id order).
     witnesses: Option<(usize, Vec<u32>, Rc<RefCell<Worker>>)>,
+    /// Test files that do not collect in the runner (left out), with the error; and whether
+    /// the user was told.
+    dropped: BTreeMap<String, (String, bool)>,
+    /// The targets the worker could not load (by worker id), once it greeted.
+    unloaded: RefCell<Option<BTreeMap<usize, String>>>,
+    /// Per target, its parameters as the tests' arguments typed them (`None`: nothing learnt).
+    learnt: BTreeMap<usize, Option<Vec<Param>>>,
 }
 
 fn front_err(e: impl Into<PythonError>) -> RunError {
@@ -99,7 +110,9 @@ impl<'a> PythonLab<'a> {
         // The scratch copy: everything runs there, never in the user's tree.
         let scratch = root.join(".abex").join("scratch").join("python");
         let skip: Vec<PathBuf> = super::project::SKIP_DIRS.iter().map(|d| root.join(d)).collect();
-        crate::scratch::sync(root, &scratch, &BTreeMap::new(), &skip)?;
+        let copied = crate::scratch::list_files(root, &skip)?;
+        let extras = super::project::package_extras(project, &copied);
+        crate::scratch::sync(root, &scratch, &extras, &skip)?;
         let work = tempfile::tempdir_in(root.join(".abex"))
             .map_err(|source| PythonError::Io { path: root.join(".abex"), source })?;
         let python = Interpreter { python: front.python.clone(), memory_limit: cfg.memory_limit() };
@@ -107,7 +120,7 @@ impl<'a> PythonLab<'a> {
         let targets: Vec<_> = front.chosen.iter().map(|c| c.target.clone()).collect();
         let driven = unit.callable(&targets);
         let specs: Vec<serde_json::Value> =
-            driven.iter().map(|&i| worker::target(project, &front.chosen[i])).collect();
+            driven.iter().map(|&i| worker::target(project, &front.chosen[i], None)).collect();
         let spec_file = work.path().join("worker.json");
         let explorer =
             worker::start(&python, cfg.call_timeout, &scratch, &spec_file, &specs, &sys_path)
@@ -118,20 +131,19 @@ impl<'a> PythonLab<'a> {
             .map(|&i| {
                 let c = &front.chosen[i];
                 let pf = &project.files[c.file];
-                (pf.module.clone(), pf.fns[c.func].qualname.clone())
+                let f = &pf.fns[c.func];
+                let seeds = seeds::wanted(f);
+                let role = f.role();
+                Traced { module: pf.module.clone(), qualname: f.qualname.clone(), seeds, role }
             })
             .collect();
-        let place = RunnerPlace { python, scratch, sys_path, traced };
+        let pytest_args = front.pytest_args.clone();
+        let place = RunnerPlace { python, scratch, sys_path, traced, pytest_args };
         // The mutation phase's test runners start (collection, traced baseline) while the
         // functions are explored.
         let warming = cfg.mutate.then(|| {
-            let mut sets: Vec<Vec<PathBuf>> = Vec::new();
-            for &i in &unit.targets {
-                let t = selection::reaching_chosen(project, &front.chosen[i]);
-                if !t.is_empty() && !sets.contains(&t) {
-                    sets.push(t);
-                }
-            }
+            let suite = selection::suite(project);
+            let sets: Vec<Vec<PathBuf>> = if suite.is_empty() { Vec::new() } else { vec![suite] };
             selection::warm(place.clone(), work.path().join("warm"), sets)
         });
         Ok(PythonLab {
@@ -147,6 +159,9 @@ impl<'a> PythonLab<'a> {
             warming,
             reach: BTreeMap::new(),
             witnesses: None,
+            dropped: BTreeMap::new(),
+            unloaded: RefCell::new(None),
+            learnt: BTreeMap::new(),
         })
     }
 
@@ -155,12 +170,50 @@ impl<'a> PythonLab<'a> {
     }
 
     /// The patch that applies `m`, a mutant of target `i`.
+    /// The patch that applies `m`, a mutant of target `i`.
+    fn patch_of(&self, m: &Numbered) -> Patch {
+        self.patch(m.target, &m.mutant)
+    }
+
     fn patch(&self, i: usize, m: &Mutant) -> Patch {
         let c = &self.front.chosen[i];
         let pf = &self.front.project.files[c.file];
         let f = &pf.fns[c.func];
         let file = self.place.scratch.join(&pf.rel);
-        Patch::of_function(&pf.module, &f.qualname, file, &pf.text, f.byte_span, &m.apply(&pf.text))
+        let mut p = Patch::of_function(
+            &pf.module,
+            &f.qualname,
+            file,
+            &pf.text,
+            f.byte_span,
+            &m.apply(&pf.text),
+        );
+        p.role = f.role();
+        p
+    }
+
+    /// A worker over `targets`, its spec written to `spec` in the lab's folder.
+    fn worker(&self, spec: &str, targets: &[serde_json::Value]) -> Result<Worker, PythonError> {
+        let spec = self.work.path().join(spec);
+        let p = &self.place;
+        worker::start(&p.python, self.cfg.call_timeout, &p.scratch, &spec, targets, &p.sys_path)
+            .map_err(|source| PythonError::Io { path: spec.clone(), source })
+    }
+
+    /// Starts the explorer's worker again with the parameters learnt so far.
+    fn restart_explorer(&mut self) -> Result<(), PythonError> {
+        let project = &self.front.project;
+        let specs: Vec<serde_json::Value> = self
+            .driven
+            .iter()
+            .map(|&i| {
+                let learnt = self.learnt.get(&i).cloned().flatten();
+                worker::target(project, &self.front.chosen[i], learnt.as_deref())
+            })
+            .collect();
+        let w = self.worker("worker.json", &specs)?;
+        *self.explorer.borrow_mut() = w;
+        Ok(())
     }
 
     /// The runner of `tests` kept from an earlier function, or a new one.
@@ -168,9 +221,18 @@ impl<'a> PythonLab<'a> {
         if let Some(h) = self.warming.take() {
             self.runners.extend(h.join().unwrap_or_default());
         }
-        match self.runners.iter().position(|(t, _)| t == tests) {
-            Some(k) => Ok((self.runners.swap_remove(k).1, true)),
-            None => Ok((self.place.start(spec, tests)?, false)),
+        let (runner, kept) = match self.runners.iter().position(|(t, _)| t == tests) {
+            Some(k) => (self.runners.swap_remove(k).1, true),
+            None => (self.place.start(spec, tests)?, false),
+        };
+        self.note_dropped(&runner);
+        Ok((runner, kept))
+    }
+
+    /// Remembers the test files `runner` left out because they do not collect.
+    fn note_dropped(&mut self, runner: &Runner) {
+        for (file, error) in &runner.dropped {
+            self.dropped.entry(file.clone()).or_insert_with(|| (error.clone(), false));
         }
     }
 
@@ -186,10 +248,10 @@ impl<'a> PythonLab<'a> {
         let c = &front.chosen[i];
         let pf = &front.project.files[c.file];
         let f = &pf.fns[c.func];
-        let files = selection::reaching(&front.project, pf, &f.qualname);
+        let files = selection::suite(&front.project);
         let mut timeout = self.cfg.test_timeout.unwrap_or(Duration::from_secs(5));
         if files.is_empty() {
-            // No test reaches the function: every mutant survives them.
+            // The project has no test: every mutant survives.
             for m in mine {
                 let t = Tested {
                     status: MutantStatus::Survived,
@@ -321,7 +383,8 @@ impl<'a> PythonLab<'a> {
         let mut killed_by: BTreeMap<u32, Vec<String>> = BTreeMap::new();
         for &n in survivors {
             let Some(m) = self.mutants.iter().find(|m| m.n == n) else { continue };
-            let r = runner.run_files(Some(&self.patch(i, &m.mutant)), timeout, &files)?;
+            let patch = self.patch_of(m);
+            let r = runner.run_files(Some(&patch), timeout, &files)?;
             killed_by.insert(n, r.failed);
         }
         for s in mine {
@@ -344,19 +407,80 @@ impl<'a> PythonLab<'a> {
 }
 
 impl Lab for PythonLab<'_> {
+    fn params(&mut self, i: usize) -> Option<Vec<Param>> {
+        if let Some(known) = self.learnt.get(&i) {
+            return known.clone();
+        }
+        let front = self.front;
+        let c = &front.chosen[i];
+        let pf = &front.project.files[c.file];
+        let f = &pf.fns[c.func];
+        let mut got = None;
+        if seeds::wanted(f) {
+            // The warmed runners' baselines recorded what the tests pass.
+            if let Some(h) = self.warming.take() {
+                self.runners.extend(h.join().unwrap_or_default());
+            }
+            let key = format!("{}:{}", pf.module, f.qualname);
+            let seen =
+                seeds::seen_by(self.runners.iter().filter_map(|(_, r)| r.traced.as_ref()), &key);
+            let r = super::types::Resolver { index: &front.project.index };
+            got = seeds::learnt(f, &seen, &r);
+        }
+        self.learnt.insert(i, got.clone());
+        if got.is_some() && self.restart_explorer().is_err() {
+            self.learnt.insert(i, None);
+            return None;
+        }
+        got
+    }
+
+    fn uncallable(&self, i: usize) -> Option<Uncallable> {
+        let id = self.driven.iter().position(|&d| d == i)?;
+        let mut unloaded = self.unloaded.borrow_mut();
+        let map = unloaded.get_or_insert_with(|| {
+            // A worker that does not start says so when it is first called.
+            let hello = self.explorer.borrow_mut().greeting().unwrap_or_default();
+            let v: serde_json::Value = serde_json::from_str(&hello).unwrap_or_default();
+            v.get("unloaded")
+                .and_then(|u| u.as_object())
+                .map(|u| {
+                    u.iter()
+                        .filter_map(|(k, r)| Some((k.parse().ok()?, r.as_str()?.to_string())))
+                        .collect()
+                })
+                .unwrap_or_default()
+        });
+        let reason = map.get(&id)?.clone();
+        Some(Uncallable { reason, not_compiled: false })
+    }
+
     fn test_count(&self) -> usize {
         self.front.project.tests.len()
     }
 
     fn test_tool(&self, i: usize) -> String {
         let Some(r) = self.reach.get(&i) else {
-            return "pytest in a forked runner: no test file names the function".to_string();
+            return "pytest in a forked runner: the project has no test file".to_string();
         };
-        let files = r.files.iter().map(|t| t.display().to_string()).collect::<Vec<_>>().join(", ");
+        let mut files =
+            r.files.iter().map(|t| t.display().to_string()).collect::<Vec<_>>().join(", ");
+        let left_out: Vec<&str> = r
+            .files
+            .iter()
+            .filter_map(|f| self.dropped.get_key_value(&f.display().to_string()))
+            .map(|(f, _)| f.as_str())
+            .collect();
+        if !left_out.is_empty() {
+            files.push_str(&format!(
+                " (left out, as they do not collect in abex's runner: {})",
+                left_out.join(", ")
+            ));
+        }
         match r.reached {
-            None => "pytest in a forked runner: no test file names the function".to_string(),
+            None => "pytest in a forked runner: the project has no test file".to_string(),
             Some(n) => format!(
-                "pytest in a forked runner: {n} tests that call the function (per-test call tracing) of {files} (selected by import and name)"
+                "pytest in a forked runner: {n} tests that call the function (per-test call tracing) of {files}"
             ),
         }
     }
@@ -404,24 +528,15 @@ impl Lab for PythonLab<'_> {
             .iter()
             .filter_map(|n| self.mutants.iter().find(|m| m.n == *n))
             .map(|m| {
-                let mut t = worker::target(&self.front.project, c);
-                t["patch"] = serde_json::to_value(self.patch(i, &m.mutant)).unwrap_or_default();
+                let learnt = self.learnt.get(&i).cloned().flatten();
+                let mut t = worker::target(&self.front.project, c, learnt.as_deref());
+                t["patch"] = serde_json::to_value(self.patch_of(m)).unwrap_or_default();
                 // Probe mode: the worker instruments the mutant's site (reach, infection).
                 t["probe"] = serde_json::json!(crate::witness::directed_enabled());
                 t
             })
             .collect();
-        let spec = self.work.path().join("mutants.json");
-        let p = &self.place;
-        let w = worker::start(
-            &p.python,
-            self.cfg.call_timeout,
-            &p.scratch,
-            &spec,
-            &with_patches,
-            &p.sys_path,
-        )
-        .map_err(|source| front_err(PythonError::Io { path: spec.clone(), source }))?;
+        let w = self.worker("mutants.json", &with_patches).map_err(front_err)?;
         self.witnesses = Some((i, survivors.to_vec(), Rc::new(RefCell::new(w))));
         Ok(())
     }
@@ -430,13 +545,20 @@ impl Lab for PythonLab<'_> {
         let c = &self.front.chosen[i];
         let pf = &self.front.project.files[c.file];
         let f = &pf.fns[c.func];
-        let params = c.target.param_types().unwrap_or_default();
+        let learnt = self.learnt.get(&i).cloned().flatten();
+        let own = learnt.as_ref().unwrap_or(&f.params);
+        let params: Vec<_> = own.iter().filter_map(|p| p.ty.clone()).collect();
+        let names: Vec<String> = own.iter().map(|p| p.name.clone()).collect();
         let callee = Callee {
             module: &pf.module,
             qualname: &f.qualname,
             kind: f.kind,
             params: &params,
             tuples: &f.tuples,
+            names: &names,
+            passes: &f.passes,
+            receiver: f.receiver,
+            is_async: f.is_async,
         };
         suggest::test_fn(&callee, w, name, why)
     }
@@ -446,7 +568,7 @@ impl Lab for PythonLab<'_> {
         let f = &self.front.project.files[c.file].fns[c.func];
         format!(
             "test_abex_{}_{}",
-            f.name.to_lowercase().trim_start_matches('_'),
+            f.name.to_lowercase().trim_matches('_'),
             &mutant_id[..8.min(mutant_id.len())]
         )
     }
@@ -456,20 +578,21 @@ impl Lab for PythonLab<'_> {
         suggestions: &[Suggestion],
         survivors: &[u32],
     ) -> Result<BTreeMap<String, Vec<u32>>, RunError> {
-        let mut kills = BTreeMap::new();
-        let mut order: Vec<usize> = suggestions.iter().map(|s| s.target).collect();
+        // Grouped by the function the survivors mutate (a suggested test may call another
+        // function, the one that drives it): its tests are checked against its own survivors.
+        let targets: BTreeMap<u32, usize> = self.mutants.iter().map(|m| (m.n, m.target)).collect();
+        let mutated = |n: u32| targets.get(&n).copied();
+        let mut order: Vec<usize> = suggestions.iter().filter_map(|s| mutated(s.mutant)).collect();
         order.dedup();
+        let mut kills = BTreeMap::new();
         for i in order {
             if self.past_deadline() {
                 break;
             }
-            let mine: Vec<&Suggestion> = suggestions.iter().filter(|s| s.target == i).collect();
-            // A function's tests are checked against its own survivors.
-            let own: Vec<u32> = survivors
-                .iter()
-                .copied()
-                .filter(|n| self.mutants.iter().any(|m| m.n == *n && m.target == i))
-                .collect();
+            let mine: Vec<&Suggestion> =
+                suggestions.iter().filter(|s| mutated(s.mutant) == Some(i)).collect();
+            let own: Vec<u32> =
+                survivors.iter().copied().filter(|n| mutated(*n) == Some(i)).collect();
             self.check_target(i, &mine, &own, &mut kills).map_err(front_err)?;
         }
         Ok(kills)
@@ -478,5 +601,18 @@ impl Lab for PythonLab<'_> {
     fn add(&mut self, fresh: &[Numbered]) -> Result<(), RunError> {
         self.mutants.extend(fresh.iter().cloned());
         Ok(())
+    }
+
+    fn warnings(&mut self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (file, (error, said)) in &mut self.dropped {
+            if !*said {
+                *said = true;
+                out.push(format!(
+                    "`{file}` does not collect in abex's test runner, so its tests are left out of the mutants' runs: {error}\nhint: run `pytest {file}` in `.abex/scratch/python` (the copy abex runs the tests in) to see why"
+                ));
+            }
+        }
+        out
     }
 }

@@ -4,6 +4,7 @@
 //! ([`config`]), and the spine's [`FrontEnd`](crate::pipeline::FrontEnd) and
 //! [`Lab`](crate::pipeline::Lab) ([`front`], [`lab`]).
 
+pub mod calls;
 pub mod config;
 pub mod constants;
 pub mod error;
@@ -13,6 +14,7 @@ pub mod model;
 pub mod model_check;
 pub mod project;
 pub mod runner;
+pub mod seeds;
 pub mod selection;
 pub mod source;
 pub mod suggest;

@@ -1,9 +1,11 @@
 //! A Python project: its source files and their functions, its test files, and which functions
 //! a run analyses (the diff's, named ones, or all).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::source::{self, PyFn};
+use super::types;
 
 use crate::targets::diff::Changes;
 use crate::targets::{Drive, Target};
@@ -43,6 +45,10 @@ pub struct Project {
     pub files: Vec<PyFile>,
     /// The test files (`test_*.py`, `*_test.py`), relative to the root.
     pub tests: Vec<PathBuf>,
+    /// Source files whose doctests the user's pytest runs (`--doctest-modules`).
+    pub doctests: Vec<PathBuf>,
+    /// What each module declares (for the types of values the tests pass).
+    pub index: types::Index,
 }
 
 /// A function chosen for the run: its file, its place in that file, and its target record.
@@ -88,6 +94,7 @@ impl Project {
         let skip: Vec<PathBuf> = SKIP_DIRS.iter().map(|d| root.join(d)).collect();
         let mut files = Vec::new();
         let mut tests = Vec::new();
+        let mut index = types::Index::default();
         for rel in crate::scratch::list_files(root, &skip)? {
             if rel.extension().is_none_or(|e| e != "py") {
                 continue;
@@ -98,13 +105,37 @@ impl Project {
             }
             let Ok(text) = std::fs::read_to_string(root.join(&rel)) else { continue };
             let (module, import_root) = module_of(root, &rel);
-            let fns = source::functions(&text);
+            let is_package = rel.file_name().is_some_and(|n| n == "__init__.py");
+            let (fns, scope) = source::read(&text, &module, is_package);
+            index.scopes.insert(module.clone(), scope);
             files.push(PyFile { rel, module, import_root, text, fns });
         }
-        Ok(Project { root: root.to_path_buf(), files, tests })
+        // Types are read once every module's names are known (a class from another module).
+        let r = types::Resolver { index: &index };
+        for pf in &mut files {
+            for f in &mut pf.fns {
+                types::function::resolve(f, &pf.module, &r);
+            }
+        }
+        Ok(Project { root: root.to_path_buf(), files, tests, doctests: Vec::new(), index })
     }
 
-    fn target(&self, file: usize, func: usize, changed: Vec<usize>) -> Target {
+    /// Keeps the tests the user's pytest collected: `collected` lists the files it collected
+    /// tests from (`None`: unknown, every test file stays). A source file among them holds
+    /// doctests.
+    pub fn keep_collected(&mut self, collected: Option<&[PathBuf]>) {
+        let Some(collected) = collected else { return };
+        self.tests.retain(|t| collected.contains(t) || t.ends_with("conftest.py"));
+        self.doctests = self
+            .files
+            .iter()
+            .filter(|f| collected.contains(&f.rel) && f.text.contains(">>>"))
+            .map(|f| f.rel.clone())
+            .collect();
+    }
+
+    /// The target record of function `func` of file `file`.
+    pub fn target(&self, file: usize, func: usize, changed: Vec<usize>) -> Target {
         let pf = &self.files[file];
         let f = &pf.fns[func];
         let drive = match &f.unsupported {
@@ -188,6 +219,49 @@ impl Project {
     }
 }
 
+/// The files inside the project's packages that `.gitignore` leaves out of the scratch copy
+/// although the package needs them to import and run as it does in the user's tree (a
+/// generated `_version.py`, compiled translations, a built extension), relative to the root,
+/// with their contents. `copied` lists the files the scratch copy already has.
+pub fn package_extras(project: &Project, copied: &[PathBuf]) -> BTreeMap<PathBuf, Vec<u8>> {
+    /// Larger files are left out: a package's generated files are small.
+    const MAX_FILE: u64 = 32 << 20;
+    let mut tops: Vec<PathBuf> = project
+        .files
+        .iter()
+        .filter_map(|f| {
+            let top = f.module.split('.').next().filter(|_| f.module.contains('.'))?;
+            Some(f.import_root.join(top))
+        })
+        .collect();
+    tops.sort();
+    tops.dedup();
+    let mut out = BTreeMap::new();
+    let mut stack: Vec<PathBuf> = tops;
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(project.root.join(&dir)) else { continue };
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let rel = dir.join(&name);
+            let Ok(kind) = e.file_type() else { continue };
+            if kind.is_dir() {
+                if name != "__pycache__" {
+                    stack.push(rel);
+                }
+            } else if kind.is_file()
+                && rel.extension().is_none_or(|x| x != "pyc")
+                && !copied.contains(&rel)
+                && e.metadata().is_ok_and(|m| m.len() <= MAX_FILE)
+            {
+                if let Ok(bytes) = std::fs::read(e.path()) {
+                    out.insert(rel, bytes);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// A project and the functions a run analyses: what the front end and its lab share.
 pub struct Selected {
     /// The project.
@@ -196,6 +270,8 @@ pub struct Selected {
     pub chosen: Vec<Chosen>,
     /// The project's interpreter.
     pub python: PathBuf,
+    /// The outer pytest session's options the inner runner passes on.
+    pub pytest_args: Vec<String>,
 }
 
 #[cfg(test)]

@@ -27,6 +27,9 @@ pub struct Patch {
     pub source: String,
     /// The line `source` starts at in the mutated file (1-based).
     pub line: usize,
+    /// Which function of a property it is, when not the getter (`setter`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub role: Option<&'static str>,
 }
 
 impl Patch {
@@ -49,6 +52,7 @@ impl Patch {
             file,
             source: mutated[start..end.max(start)].to_string(),
             line: original[..start].matches('\n').count() + 1,
+            role: None,
         }
     }
 }
@@ -82,6 +86,26 @@ pub struct RunResult {
     /// With a trace: per traced function (`module:qualname`), the tests that called it.
     #[serde(default)]
     pub reached: std::collections::BTreeMap<String, Vec<String>>,
+    /// With a trace: per traced function asked for seeds, the argument lists the tests passed,
+    /// each argument as its kind's tag and its JSON (see `pytest_abex.values.describe`).
+    #[serde(default)]
+    pub seen: std::collections::BTreeMap<String, Vec<Seen>>,
+}
+
+/// One argument list a test passed: parameter name → (tag, JSON).
+pub type Seen = std::collections::BTreeMap<String, (String, serde_json::Value)>;
+
+/// A function a baseline traces.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Traced {
+    /// Its module.
+    pub module: String,
+    /// `Class.name` or `name`.
+    pub qualname: String,
+    /// Whether to record the arguments the tests pass (seeds of unannotated parameters).
+    pub seeds: bool,
+    /// Which function of a property it is, when not the getter (`setter`).
+    pub role: Option<&'static str>,
 }
 
 /// Why the runner could not be used.
@@ -107,6 +131,8 @@ pub struct Runner {
     lines: Receiver<String>,
     /// Tests it collected.
     pub collected: usize,
+    /// Test files that failed to collect in it, left out: (file, error).
+    pub dropped: Vec<(String, String)>,
     /// Its traced baseline, once run.
     pub traced: Option<RunResult>,
 }
@@ -120,8 +146,11 @@ impl Runner {
         spec_file: &Path,
         tests: &[PathBuf],
         sys_path: &[PathBuf],
+        pytest_args: &[String],
     ) -> Result<Runner, RunnerError> {
-        let spec = serde_json::json!({ "tests": tests, "sys_path": sys_path });
+        let spec = serde_json::json!({
+            "tests": tests, "sys_path": sys_path, "pytest_args": pytest_args
+        });
         std::fs::write(spec_file, spec.to_string()).map_err(|e| {
             RunnerError::Broken(format!("cannot write `{}`: {e}", spec_file.display()))
         })?;
@@ -153,7 +182,8 @@ impl Runner {
                 }
             }
         });
-        let mut r = Runner { child, stdin, lines: rx, collected: 0, traced: None };
+        let mut r =
+            Runner { child, stdin, lines: rx, collected: 0, dropped: Vec::new(), traced: None };
         let hello = r.next(Duration::from_secs(300))?;
         let v: serde_json::Value = serde_json::from_str(&hello)
             .map_err(|_| RunnerError::Broken(format!("unexpected greeting `{hello}`")))?;
@@ -161,6 +191,12 @@ impl Runner {
             return Err(RunnerError::Broken(format!("{e} (tests: {})", list(tests))));
         }
         r.collected = v.get("collected").and_then(|c| c.as_u64()).unwrap_or(0) as usize;
+        let text = |d: &serde_json::Value, k: &str| d[k].as_str().unwrap_or_default().to_string();
+        r.dropped = v
+            .get("dropped")
+            .and_then(|d| d.as_array())
+            .map(|d| d.iter().map(|d| (text(d, "file"), text(d, "error"))).collect())
+            .unwrap_or_default();
         Ok(r)
     }
 
@@ -198,16 +234,21 @@ impl Runner {
     }
 
     /// The baseline: every test on the original, recording which ones call each of `targets`
-    /// (module, qualname); from then on a mutant runs only the tests that call its function.
+    /// (and, for those asked, the arguments they pass); from then on a mutant runs only the
+    /// tests that call its function.
     /// Kept in [`Runner::traced`].
     pub fn baseline(
         &mut self,
-        targets: &[(String, String)],
+        targets: &[Traced],
         timeout: Duration,
     ) -> Result<RunResult, RunnerError> {
         let trace: Vec<serde_json::Value> = targets
             .iter()
-            .map(|(m, q)| serde_json::json!({ "module": m, "qualname": q }))
+            .map(|t| {
+                serde_json::json!({
+                    "module": t.module, "qualname": t.qualname, "seeds": t.seeds, "role": t.role
+                })
+            })
             .collect();
         let r = self.request(serde_json::json!({
             "patch": null, "timeout": timeout.as_secs_f64(), "all": true, "trace": trace

@@ -1,18 +1,20 @@
-//! Which of a Python project's tests reach a function (selection by import and name), a
-//! fingerprint of its tests for the results cache, and runners started ahead of time.
+//! Which of a Python project's tests a run uses (all of them for mutants, those that name a
+//! function to show the model), a fingerprint of its tests for the results cache, and runners
+//! started ahead of time.
 
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use super::project::{Chosen, Project, PyFile};
+use super::project::{Project, PyFile};
 use super::runner::{Interpreter, Runner};
 
 /// Longest a runner's traced baseline may take.
 pub const BASELINE_LIMIT: Duration = Duration::from_secs(600);
 
 /// The test files that can reach `f`: those that name its module and the function (or its
-/// class), the selection by import and name.
+/// class), the selection by import and name, and its own file when the user's pytest runs its
+/// doctests.
 pub fn reaching(project: &Project, pf: &PyFile, qualname: &str) -> Vec<PathBuf> {
     let last = pf.module.rsplit('.').next().unwrap_or(&pf.module).to_string();
     let head = qualname.split('.').next().unwrap_or(qualname);
@@ -26,14 +28,24 @@ pub fn reaching(project: &Project, pf: &PyFile, qualname: &str) -> Vec<PathBuf> 
                 text.contains(&last) && (text.contains(head) || text.contains(tail))
             })
         })
+        .chain(project.doctests.iter().filter(|d| **d == pf.rel))
         .cloned()
         .collect()
 }
 
-/// The test files that can reach the chosen function `c`.
-pub fn reaching_chosen(project: &Project, c: &Chosen) -> Vec<PathBuf> {
-    let pf = &project.files[c.file];
-    reaching(project, pf, &pf.fns[c.func].qualname)
+/// The test files a mutant's tests come from: every test file of the project (conftest files
+/// aside). The runner's traced baseline then picks, per function, the tests that call it, so a
+/// function called only through others still meets every test that reaches it; selecting files
+/// by name would miss those, and report as survivors mutants that the suite does kill.
+/// Source files whose doctests the user's pytest runs are test files too.
+pub fn suite(project: &Project) -> Vec<PathBuf> {
+    project
+        .tests
+        .iter()
+        .filter(|t| t.file_name().is_some_and(|n| n != "conftest.py"))
+        .chain(&project.doctests)
+        .cloned()
+        .collect()
 }
 
 /// A fingerprint of every test file of the project (names and contents).
@@ -57,8 +69,10 @@ pub struct RunnerPlace {
     pub scratch: PathBuf,
     /// The import roots inside it.
     pub sys_path: Vec<PathBuf>,
-    /// Every function of the run, (module, qualname): a runner's baseline traces them all.
-    pub traced: Vec<(String, String)>,
+    /// Every function of the run: a runner's baseline traces them all.
+    pub traced: Vec<super::runner::Traced>,
+    /// The outer session's options the runner passes on.
+    pub pytest_args: Vec<String>,
 }
 
 impl RunnerPlace {
@@ -68,7 +82,7 @@ impl RunnerPlace {
         spec: &Path,
         tests: &[PathBuf],
     ) -> Result<Runner, super::runner::RunnerError> {
-        Runner::start(&self.python, &self.scratch, spec, tests, &self.sys_path)
+        Runner::start(&self.python, &self.scratch, spec, tests, &self.sys_path, &self.pytest_args)
     }
 }
 

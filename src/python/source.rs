@@ -7,9 +7,8 @@
 use tree_sitter::{Node, Parser};
 
 use crate::targets::{Param, Span};
-use crate::value::Ty;
 
-use super::types;
+use super::types::{self, Pass, RawParam};
 
 /// How a function is reached from its module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -23,6 +22,12 @@ pub enum Kind {
     StaticMethod,
     /// `module.Class.f`, a `@classmethod`.
     ClassMethod,
+    /// `instance.f`, a `@property` (or `functools.cached_property`): read, not called.
+    Property,
+    /// `instance.f = value`, a property's `@f.setter`, observed through what reads back.
+    Setter,
+    /// `module.Class(…)`: the class's `__init__`, observed through the instance it builds.
+    Init,
 }
 
 /// One function found in a file.
@@ -42,29 +47,71 @@ pub struct PyFn {
     pub body_span: (usize, usize),
     /// The `def …:` line(s).
     pub signature: String,
-    /// Parameters, receiver excluded.
+    /// The parameters abex drives: the receiver first when it is a built value
+    /// ([`PyFn::receiver`]), then those it can build (one it cannot build is left to its
+    /// default).
     pub params: Vec<Param>,
     /// Per parameter: whether the worker passes a tuple (a `tuple[...]` annotation).
     pub tuples: Vec<bool>,
+    /// Per parameter: how it is passed.
+    pub passes: Vec<Pass>,
+    /// Whether the first parameter is the instance a method is called on (a class whose
+    /// constructor takes arguments, or an enum).
+    pub receiver: bool,
     /// The docstring.
     pub doc: String,
     /// Why abex cannot call it, if it cannot.
     pub unsupported: Option<String>,
+    /// The class it is defined in (its qualified name in the module).
+    pub class: Option<String>,
+    /// Its decorators as written, without `@`.
+    pub decorators: Vec<String>,
+    /// Whether it is called through its decorator (`functools.lru_cache`, a project decorator
+    /// that uses `functools.wraps`).
+    pub decorated: bool,
+    /// Whether it is `async def` (the worker runs it on an event loop).
+    pub is_async: bool,
+    /// Its parameters as written, receiver excluded.
+    pub raw: Vec<RawParam>,
 }
 
-/// Every function of `text` defined at module level or directly in a module-level class.
+impl PyFn {
+    /// Which function of a property it is, when not the getter: `setter`.
+    pub fn role(&self) -> Option<&'static str> {
+        (self.kind == Kind::Setter).then_some("setter")
+    }
+}
+
+/// Every function of `text` defined at module level or directly in a module-level class, with
+/// its parameters' types read from `text` alone (a module named `""`); a project reads them
+/// with every module's names ([`read`], then [`super::types::function::resolve`]).
 pub fn functions(text: &str) -> Vec<PyFn> {
+    let (mut fns, scope) = read(text, "", false);
+    let mut index = types::Index::default();
+    index.scopes.insert(String::new(), scope);
+    let r = types::Resolver { index: &index };
+    for f in &mut fns {
+        types::function::resolve(f, "", &r);
+    }
+    fns
+}
+
+/// The functions of `text` (types not read yet) and the names the module `module` declares.
+pub fn read(text: &str, module: &str, is_package: bool) -> (Vec<PyFn>, types::Scope) {
     let mut parser = Parser::new();
     if parser.set_language(&tree_sitter_python::LANGUAGE.into()).is_err() {
-        return Vec::new();
+        return (Vec::new(), types::Scope::default());
     }
-    let Some(tree) = parser.parse(text, None) else { return Vec::new() };
+    let Some(tree) = parser.parse(text, None) else {
+        return (Vec::new(), types::Scope::default());
+    };
     let src = text.as_bytes();
     let mut out = Vec::new();
     let root = tree.root_node();
+    let scope = types::scope::read(root, src, module, is_package);
     let mut cursor = root.walk();
     for item in root.named_children(&mut cursor) {
-        let (def, decorators) = unwrap_decorated(item, src);
+        let (def, decorators) = types::scope::unwrap_decorated(item, src);
         match def.kind() {
             "function_definition" => {
                 out.push(read_fn(item, def, &decorators, None, src));
@@ -74,71 +121,40 @@ pub fn functions(text: &str) -> Vec<PyFn> {
                     continue;
                 };
                 let Some(body) = def.child_by_field_name("body") else { continue };
-                let buildable = class_is_buildable(body, src);
                 let mut c2 = body.walk();
                 for member in body.named_children(&mut c2) {
-                    let (mdef, mdec) = unwrap_decorated(member, src);
+                    let (mdef, mdec) = types::scope::unwrap_decorated(member, src);
                     if mdef.kind() == "function_definition" {
-                        out.push(read_fn(member, mdef, &mdec, Some((&class, buildable)), src));
+                        out.push(read_fn(member, mdef, &mdec, Some(&class), src));
                     }
                 }
             }
             _ => {}
         }
     }
-    out
+    (out, scope)
 }
 
 fn text_of(n: Node<'_>, src: &[u8]) -> String {
     n.utf8_text(src).unwrap_or_default().to_string()
 }
 
-/// The definition inside a `decorated_definition`, and its decorators' texts (without `@`).
-fn unwrap_decorated<'t>(n: Node<'t>, src: &[u8]) -> (Node<'t>, Vec<String>) {
-    if n.kind() != "decorated_definition" {
-        return (n, Vec::new());
-    }
-    let mut decorators = Vec::new();
+/// Whether `body` yields (outside the functions and classes defined in it).
+fn yields(n: Node<'_>) -> bool {
     let mut c = n.walk();
-    for d in n.named_children(&mut c) {
-        if d.kind() == "decorator" {
-            decorators.push(text_of(d, src).trim_start_matches('@').trim().to_string());
-        }
-    }
-    (n.child_by_field_name("definition").unwrap_or(n), decorators)
-}
-
-/// A class can be built with no arguments when its own `__init__` (if any) needs none.
-fn class_is_buildable(body: Node<'_>, src: &[u8]) -> bool {
-    let mut c = body.walk();
-    for member in body.named_children(&mut c) {
-        let (def, _) = unwrap_decorated(member, src);
-        if def.kind() == "function_definition"
-            && def.child_by_field_name("name").is_some_and(|n| text_of(n, src) == "__init__")
-        {
-            let Some(params) = def.child_by_field_name("parameters") else { return false };
-            let mut pc = params.walk();
-            return params.named_children(&mut pc).skip(1).all(|p| {
-                matches!(
-                    p.kind(),
-                    "default_parameter"
-                        | "typed_default_parameter"
-                        | "list_splat_pattern"
-                        | "dictionary_splat_pattern"
-                        | "keyword_separator"
-                        | "positional_separator"
-                )
-            });
-        }
-    }
-    true
+    let found = n.named_children(&mut c).any(|ch| match ch.kind() {
+        "yield" => true,
+        "function_definition" | "class_definition" | "lambda" => false,
+        _ => yields(ch),
+    });
+    found
 }
 
 fn read_fn(
     outer: Node<'_>,
     def: Node<'_>,
     decorators: &[String],
-    class: Option<(&str, bool)>,
+    class: Option<&str>,
     src: &[u8],
 ) -> PyFn {
     let name = def.child_by_field_name("name").map(|n| text_of(n, src)).unwrap_or_default();
@@ -147,84 +163,35 @@ fn read_fn(
         body.map_or((def.end_byte(), def.end_byte()), |b| (b.start_byte(), b.end_byte()));
     let sig_end = body.map_or(def.end_byte(), |b| b.start_byte());
     let signature = String::from_utf8_lossy(&src[def.start_byte()..sig_end]).trim().to_string();
-    let mut unsupported: Option<String> = None;
-    let mut note = |reason: String| {
-        unsupported.get_or_insert(reason);
-    };
     let is_async = {
         let mut c = def.walk();
         let a = def.children(&mut c).any(|n| n.kind() == "async");
         a
     };
-    if is_async {
-        note("async functions are not supported".into());
+    let mut unsupported = None;
+    if is_async && body.is_some_and(yields) {
+        unsupported = Some("async generators are not supported".to_string());
     }
+    let is = |names: &[&str]| {
+        decorators.iter().any(|d| names.contains(&d.rsplit('.').next().unwrap_or(d)))
+    };
     let kind = match class {
         None => Kind::Function,
-        Some(_) if decorators.iter().any(|d| d == "staticmethod") => Kind::StaticMethod,
-        Some(_) if decorators.iter().any(|d| d == "classmethod") => Kind::ClassMethod,
+        Some(_) if is(&["staticmethod"]) => Kind::StaticMethod,
+        Some(_) if is(&["classmethod"]) => Kind::ClassMethod,
+        Some(_) if is(&["property", "cached_property"]) => Kind::Property,
+        Some(_) if decorators.iter().any(|d| *d == format!("{name}.setter")) => Kind::Setter,
+        Some(_) if name == "__init__" => Kind::Init,
         Some(_) => Kind::Method,
     };
-    for d in decorators {
-        if d != "staticmethod" && d != "classmethod" {
-            note(format!("decorated with `@{d}`: abex calls undecorated functions only"));
-        }
-    }
-    if let Some((cname, buildable)) = class {
-        if kind == Kind::Method && !buildable {
-            note(format!("`{cname}()` needs arguments, so abex cannot build an instance"));
-        }
-    }
-    // Parameters, receiver excluded.
-    let mut params = Vec::new();
-    let mut tuples = Vec::new();
-    let mut keyword_only = false;
-    if let Some(plist) = def.child_by_field_name("parameters") {
-        let mut c = plist.walk();
-        let skip = usize::from(matches!(kind, Kind::Method | Kind::ClassMethod));
-        for p in plist.named_children(&mut c).skip(skip) {
-            let (pname, ann, has_default) = match p.kind() {
-                "identifier" => (text_of(p, src), None, false),
-                "typed_parameter" => {
-                    let mut pc = p.walk();
-                    let first = p.named_children(&mut pc).next();
-                    if first.is_some_and(|f| f.kind() != "identifier") {
-                        continue; // `*args: int`, `**kw: str`: never passed.
-                    }
-                    let t = p.child_by_field_name("type").map(|t| text_of(t, src));
-                    (first.map(|f| text_of(f, src)).unwrap_or_default(), t, false)
-                }
-                "default_parameter" | "typed_default_parameter" => {
-                    let n =
-                        p.child_by_field_name("name").map(|n| text_of(n, src)).unwrap_or_default();
-                    (n, p.child_by_field_name("type").map(|t| text_of(t, src)), true)
-                }
-                "keyword_separator" | "list_splat_pattern" => {
-                    keyword_only = true;
-                    continue;
-                }
-                _ => continue,
-            };
-            if keyword_only {
-                if !has_default {
-                    note(format!("keyword-only parameter `{pname}` has no default"));
-                }
-                continue;
-            }
-            let ty = match types::ty_of(ann.as_deref()) {
-                Ok(t) => Some(t),
-                Err(e) => {
-                    note(format!("parameter `{pname}`: {e}"));
-                    None
-                }
-            };
-            tuples.push(types::is_tuple(ann.as_deref()) && matches!(ty, Some(Ty::List { .. })));
-            params.push(Param { name: pname, type_text: ann.unwrap_or_default(), ty });
-        }
-    }
+    let skip = usize::from(!matches!(kind, Kind::Function | Kind::StaticMethod));
+    let raw = def
+        .child_by_field_name("parameters")
+        .map(|ps| types::scope::params(ps, src, skip))
+        .unwrap_or_default();
     let doc = body.and_then(|b| docstring(b, src)).unwrap_or_default();
     let qualname = match class {
-        Some((c, _)) => format!("{c}.{name}"),
+        Some(c) => format!("{c}.{name}"),
         None => name.clone(),
     };
     PyFn {
@@ -238,10 +205,17 @@ fn read_fn(
         byte_span: (outer.start_byte(), outer.end_byte()),
         body_span,
         signature,
-        params,
-        tuples,
+        params: Vec::new(),
+        tuples: Vec::new(),
+        passes: Vec::new(),
+        receiver: false,
         doc,
         unsupported,
+        class: class.map(str::to_string),
+        decorators: decorators.to_vec(),
+        decorated: false,
+        is_async,
+        raw,
     }
 }
 
@@ -265,6 +239,7 @@ fn docstring(body: Node<'_>, src: &[u8]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::value::Ty;
 
     const SRC: &str = r#"
 import math
@@ -345,13 +320,17 @@ class Needs:
         assert!(clamp.unsupported.is_none());
         assert_eq!(&SRC[clamp.body_span.0..clamp.body_span.0 + 3], "\"\"\"");
         let scale = by_name(&fns, "scale");
-        assert_eq!(scale.params.len(), 1, "keyword-only parameters with defaults are left out");
+        assert_eq!(scale.params.len(), 2, "keyword-only parameters are passed by name");
+        assert_eq!(scale.passes[1], Pass::Kw);
         let any = by_name(&fns, "anything");
         assert_eq!(any.params[0].ty, Some(Ty::Any));
         assert_eq!(any.params[1].ty, Some(Ty::Option { item: Box::new(Ty::Str) }));
-        assert_eq!(any.params.len(), 2);
+        assert_eq!(any.params.len(), 3, "`*rest` is a list, `**kw` unannotated is left out");
+        assert_eq!(any.passes[2], Pass::Star);
         assert_eq!(by_name(&fns, "Counter.bump").kind, Kind::Method);
-        assert_eq!(by_name(&fns, "Counter.bump").params.len(), 1);
+        let bump = by_name(&fns, "Counter.bump");
+        assert!(bump.receiver, "`Counter(start)` is built with a start");
+        assert_eq!(bump.params.len(), 2);
         assert_eq!(by_name(&fns, "Counter.twice").kind, Kind::StaticMethod);
         assert_eq!(by_name(&fns, "Counter.make").kind, Kind::ClassMethod);
         assert_eq!(by_name(&fns, "Counter.make").params.len(), 1);
@@ -361,10 +340,12 @@ class Needs:
     fn functions_abex_cannot_call_carry_a_reason() {
         let fns = functions(SRC);
         let reason = |q: &str| by_name(&fns, q).unsupported.clone().unwrap_or_default();
-        assert_eq!(reason("fetch"), "async functions are not supported");
-        assert!(reason("cached").contains("@functools.lru_cache"));
+        assert_eq!(reason("fetch"), "", "async functions run on an event loop");
+        assert_eq!(reason("cached"), "", "called through `lru_cache`");
+        assert!(by_name(&fns, "cached").decorated);
         assert_eq!(reason("path_of"), "parameter `p`: type `Path` is not supported");
-        assert!(reason("Needs.get").contains("`Needs()` needs arguments"));
+        assert_eq!(reason("Needs.get"), "", "its instance is a built receiver");
+        assert!(by_name(&fns, "Needs.get").receiver);
         assert_eq!(reason("Counter.bump"), "");
     }
 }

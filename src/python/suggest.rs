@@ -2,10 +2,13 @@
 //! the original's outcome (its `repr`, or the exception type it raises), so that it passes on
 //! the original and fails on the mutant. abex runs it both ways before it suggests it.
 
+use std::collections::BTreeSet;
+
 use crate::report::Witness;
 use crate::value::{CtorForm, Outcome, Ty, Value};
 
 use super::source::Kind;
+use super::types::Pass;
 
 /// What a suggested test needs to know of its function.
 pub struct Callee<'a> {
@@ -19,6 +22,71 @@ pub struct Callee<'a> {
     pub params: &'a [Ty],
     /// Per parameter, whether it is a tuple.
     pub tuples: &'a [bool],
+    /// Per parameter, its name (for arguments passed by name).
+    pub names: &'a [String],
+    /// Per parameter, how it is passed.
+    pub passes: &'a [Pass],
+    /// Whether the first parameter is the instance a method is called on.
+    pub receiver: bool,
+    /// Whether it is `async def`.
+    pub is_async: bool,
+}
+
+impl Callee<'_> {
+    /// A plain function of `module` taking `params` by position.
+    pub fn function<'a>(module: &'a str, qualname: &'a str, params: &'a [Ty]) -> Callee<'a> {
+        Callee {
+            module,
+            qualname,
+            kind: Kind::Function,
+            params,
+            tuples: &[],
+            names: &[],
+            passes: &[],
+            receiver: false,
+            is_async: false,
+        }
+    }
+}
+
+/// Where the recipe of type `ty_name` (`datetime.date`, `pkg.shapes.Color`) by its constructor
+/// `ctor` (`date`, `Color.RED`) is imported from: (module, name), or `None` for a builtin.
+pub fn import_of(ty_name: &str, ctor: &str) -> Option<(String, String)> {
+    let ts: Vec<&str> = ty_name.split('.').collect();
+    let cs: Vec<&str> = ctor.split('.').collect();
+    let k = (1..=cs.len().min(ts.len())).rev().find(|&k| ts.ends_with(&cs[..k]))?;
+    let module = ts[..ts.len() - k].join(".");
+    (!module.is_empty() && module != "builtins").then(|| (module, cs[0].to_string()))
+}
+
+/// Adds the imports that the recipes in `v` (of type `ty`) need to `out`.
+fn imports(v: &Value, ty: &Ty, out: &mut BTreeSet<(String, String)>) {
+    match (v, ty) {
+        (Value::Built { ctor, args }, Ty::Built { name, ctors }) => {
+            out.extend(import_of(name, ctor));
+            if let Some(c) = ctors.iter().find(|c| c.name == *ctor) {
+                for ((_, t), x) in c.params.iter().zip(args) {
+                    imports(x, t, out);
+                }
+            }
+        }
+        (v, Ty::Union { options }) => {
+            if let Some(t) = crate::inputs::conforms_any(options, v) {
+                imports(v, t, out);
+            }
+        }
+        (v, Ty::Option { item }) if *v != Value::Null => imports(v, item, out),
+        (Value::List(items), Ty::List { item } | Ty::Array { item, .. }) => {
+            items.iter().for_each(|x| imports(x, item, out))
+        }
+        (Value::List(items), Ty::Tuple { items: tys }) => {
+            items.iter().zip(tys).for_each(|(x, t)| imports(x, t, out))
+        }
+        (Value::Map(entries), Ty::Map { value, .. }) => {
+            entries.iter().for_each(|(_, x)| imports(x, value, out))
+        }
+        _ => {}
+    }
 }
 
 /// A Python literal of `v` as an argument of type `ty`.
@@ -121,43 +189,111 @@ pub fn string(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "''".into())
 }
 
+/// Whether `k` can be written as a keyword argument.
+fn is_identifier(k: &str) -> bool {
+    let mut cs = k.chars();
+    cs.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && cs.all(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// The call of `f` on `input` as code: lines that set it up, the statement that runs it
+/// (where it may raise), and the expression whose value the test asserts; for most functions
+/// the last two are the call (`Point(x=1, y=2).norm()`, `f(1, *[2], key=3)`), for a property's
+/// setter `obj.name = value` and `obj.name`.
+struct Call {
+    setup: Vec<String>,
+    statement: String,
+    expr: String,
+}
+
+fn call_of(f: &Callee<'_>, input: &[Value]) -> Call {
+    let mut positional: Vec<String> = Vec::new();
+    let mut named: Vec<String> = Vec::new();
+    let mut receiver = None;
+    for (i, v) in input.iter().enumerate() {
+        let ty = f.params.get(i).cloned().unwrap_or(Ty::Any);
+        let lit = |v: &Value, t: &Ty| literal(v, t, f.tuples.get(i).copied().unwrap_or(false));
+        let name = f.names.get(i).map(String::as_str).unwrap_or("");
+        match (f.passes.get(i).copied().unwrap_or(Pass::Pos { only: false }), v, &ty) {
+            _ if i == 0 && f.receiver => receiver = Some(literal(v, &ty, false)),
+            (Pass::Kw, _, _) => named.push(format!("{name}={}", lit(v, &ty))),
+            (Pass::Star, Value::List(items), Ty::List { item }) => {
+                positional.extend(items.iter().map(|x| literal(x, item, false)))
+            }
+            (Pass::StarStar, Value::Map(entries), Ty::Map { value, .. }) => {
+                for (k, x) in entries {
+                    if is_identifier(k) && !f.names.iter().any(|n| n == k) {
+                        named.push(format!("{k}={}", literal(x, value, false)));
+                    } else {
+                        named.push(format!("**{{{}: {}}}", string(k), literal(x, value, false)));
+                    }
+                }
+            }
+            _ => positional.push(lit(v, &ty)),
+        }
+    }
+    let args = positional.into_iter().chain(named).collect::<Vec<_>>().join(", ");
+    let (owner, name_in) = match f.qualname.rsplit_once('.') {
+        Some((c, n)) => (c, n),
+        None => (f.qualname, f.qualname),
+    };
+    let instance = receiver.unwrap_or_else(|| format!("{owner}()"));
+    let expr = match f.kind {
+        Kind::Function => format!("{}({args})", f.qualname),
+        Kind::Method => format!("{instance}.{name_in}({args})"),
+        Kind::Property => format!("{instance}.{name_in}"),
+        Kind::StaticMethod | Kind::ClassMethod => format!("{owner}.{name_in}({args})"),
+        Kind::Init => format!("vars({owner}({args}))"),
+        Kind::Setter => {
+            return Call {
+                setup: vec![format!("obj = {instance}")],
+                statement: format!("obj.{name_in} = {args}"),
+                expr: format!("obj.{name_in}"),
+            }
+        }
+    };
+    let expr = if f.is_async { format!("asyncio.run({expr})") } else { expr };
+    Call { setup: Vec::new(), statement: expr.clone(), expr }
+}
+
 /// The suggested test `name` for `witness`, or `None` when the original's outcome cannot be
 /// asserted (a timeout, a crash, or a text cut for its length, see [`crate::value::cut`]).
 pub fn test_fn(f: &Callee<'_>, w: &Witness, name: &str, why: &str) -> Option<String> {
     if w.original.is_cut() {
         return None; // the original's full value is not known: nothing to assert
     }
-    let args: Vec<String> = w
-        .input
-        .iter()
-        .enumerate()
-        .map(|(i, v)| {
-            let ty = f.params.get(i).cloned().unwrap_or(Ty::Any);
-            literal(v, &ty, f.tuples.get(i).copied().unwrap_or(false))
-        })
-        .collect();
-    let (owner, name_in) = match f.qualname.rsplit_once('.') {
-        Some((c, n)) => (c, n),
-        None => (f.qualname, f.qualname),
-    };
-    let call = match f.kind {
-        Kind::Function => format!("{}({})", f.qualname, args.join(", ")),
-        Kind::Method => format!("{owner}().{name_in}({})", args.join(", ")),
-        Kind::StaticMethod | Kind::ClassMethod => format!("{owner}.{name_in}({})", args.join(", ")),
-    };
-    let import_name = if f.kind == Kind::Function { f.qualname } else { owner };
+    let call = call_of(f, &w.input);
+    let mut needs: BTreeSet<(String, String)> = BTreeSet::new();
+    for (i, v) in w.input.iter().enumerate() {
+        imports(v, f.params.get(i).unwrap_or(&Ty::Any), &mut needs);
+    }
+    let owner = f.qualname.split('.').next().unwrap_or(f.qualname);
+    needs.insert((f.module.to_string(), owner.to_string()));
     let mut code = format!("def {name}():\n    {}\n", string(why));
+    if f.is_async {
+        code.push_str("    import asyncio\n");
+    }
     if matches!(w.original, Outcome::Error { .. }) {
         code.push_str("    import pytest\n");
     }
-    code.push_str(&format!("    from {} import {import_name}\n\n", f.module));
+    for (module, head) in &needs {
+        code.push_str(&format!("    from {module} import {head}\n"));
+    }
+    code.push('\n');
+    for line in &call.setup {
+        code.push_str(&format!("    {line}\n"));
+    }
     match &w.original {
         Outcome::Ok { value } => {
-            code.push_str(&format!("    assert repr({call}) == {}\n", string(value)));
+            if call.statement != call.expr {
+                code.push_str(&format!("    {}\n", call.statement));
+            }
+            code.push_str(&format!("    assert repr({}) == {}\n", call.expr, string(value)));
         }
         Outcome::Error { ty, message } => {
             code.push_str(&format!(
-                "    with pytest.raises(Exception) as raised:\n        {call}\n"
+                "    with pytest.raises(Exception) as raised:\n        {}\n",
+                call.statement
             ));
             code.push_str(&format!("    assert type(raised.value).__name__ == {}\n", string(ty)));
             // The mutant raises the same type: only the message tells them apart.
@@ -195,15 +331,80 @@ mod tests {
     }
 
     #[test]
+    fn recipes_are_imported_and_methods_called_on_built_instances() {
+        use crate::value::Ctor;
+        let point = Ty::Built {
+            name: "pkg.shapes.Point".into(),
+            ctors: vec![Ctor {
+                name: "Point".into(),
+                form: CtorForm::Fields,
+                params: vec![("x".into(), Ty::int(64, true)), ("y".into(), Ty::int(64, true))],
+                seeds: Vec::new(),
+            }],
+        };
+        let date = crate::python::types::stdlib::ty("datetime.date", &[]).unwrap();
+        let params = [point, date, Ty::List { item: Box::new(Ty::Str) }, Ty::Bool];
+        let names: Vec<String> = ["self", "day", "rest", "strict"].map(String::from).to_vec();
+        let passes = [Pass::Pos { only: true }, Pass::Pos { only: false }, Pass::Star, Pass::Kw];
+        let f = Callee {
+            qualname: "Point.shift",
+            kind: Kind::Method,
+            tuples: &[],
+            names: &names,
+            passes: &passes,
+            receiver: true,
+            is_async: true,
+            ..Callee::function("pkg.shapes", "Point.shift", &params)
+        };
+        let w = Witness {
+            input: vec![
+                Value::Built { ctor: "Point".into(), args: vec![Value::Int(1), Value::Int(2)] },
+                Value::Built {
+                    ctor: "date".into(),
+                    args: vec![Value::Int(2024), Value::Int(2), Value::Int(29)],
+                },
+                Value::List(vec![Value::Str("a".into())]),
+                Value::Bool(true),
+            ],
+            original: Outcome::Ok { value: "3".into() },
+            mutant: Outcome::Ok { value: "4".into() },
+            found_by: "archive".into(),
+        };
+        let code = test_fn(&f, &w, "test_abex_shift_1", "why").unwrap();
+        assert!(code.contains("    import asyncio\n"), "{code}");
+        assert!(
+            code.contains("    from datetime import date\n    from pkg.shapes import Point\n"),
+            "{code}"
+        );
+        assert!(
+            code.contains(
+                r#"assert repr(asyncio.run(Point(x=1, y=2).shift(date(2024, 2, 29), "a", strict=True))) == "3""#
+            ),
+            "{code}"
+        );
+        assert_eq!(
+            import_of("pkg.time.Unit", "Unit.SECONDS"),
+            Some(("pkg.time".into(), "Unit".into()))
+        );
+        assert_eq!(import_of("builtins.set", "set"), None);
+        // A property's setter sets, then asserts what reads back.
+        let ints = [Ty::int(64, true)];
+        let setter =
+            Callee { kind: Kind::Setter, ..Callee::function("pkg.c", "Counter.start", &ints) };
+        let w = Witness { input: vec![Value::Int(3)], ..w };
+        let code = test_fn(&setter, &w, "test_abex_start_1", "why").unwrap();
+        assert!(
+            code.contains(
+                "    obj = Counter()\n    obj.start = 3\n    assert repr(obj.start) == \"3\"\n"
+            ),
+            "{code}"
+        );
+    }
+
+    #[test]
     fn a_test_asserts_the_original_outcome() {
         let params = [Ty::int(64, true)];
-        let f = Callee {
-            module: "pkg.grades",
-            qualname: "grade",
-            kind: Kind::Function,
-            params: &params,
-            tuples: &[false],
-        };
+        let f = Callee::function("pkg.grades", "grade", &params);
         let w = Witness {
             input: vec![Value::Int(90)],
             original: Outcome::Ok { value: "'A'".into() },

@@ -12,8 +12,8 @@ use crate::witness::Unwitnessed;
 pub struct Leftover<'a> {
     /// The reason, one sentence ("site never reached (closest approach: …)").
     pub reason: String,
-    /// A short name of the stage: `never_reached`, `never_infected`, `no_probe`, `masked`, or
-    /// `not_searched` (the run's time ran out before its search, or an older report).
+    /// A short name of the stage: `never_reached`, `never_infected`, `no_probe`,
+    /// `not_callable` (abex cannot call the function), `masked`, or `not_searched` (the run's time ran out before its search, or an older report).
     pub stage: &'static str,
     /// Whether the reason reads as "probably equivalent" (masked only).
     pub probably_equivalent: bool,
@@ -27,6 +27,7 @@ fn reason(u: Option<&Unwitnessed>) -> (String, &'static str, u8) {
         Some(u @ Unwitnessed::NeverReached { .. }) => (u.describe(), "never_reached", 0),
         Some(u @ Unwitnessed::NeverInfected { .. }) => (u.describe(), "never_infected", 1),
         Some(u @ Unwitnessed::NoProbe { .. }) => (u.describe(), "no_probe", 2),
+        Some(u @ Unwitnessed::NotCallable { .. }) => (u.describe(), "not_callable", 3),
         Some(u @ Unwitnessed::Masked { .. }) => (u.describe(), "masked", 4),
         None => ("no witness search ran (time budget)".to_string(), "not_searched", 3),
     }

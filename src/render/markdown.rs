@@ -39,7 +39,12 @@ fn target_section(out: &mut String, t: &TargetReport) {
             // The sum of no cells is -0.0, which would print as `-0.00`.
             x.qd_score + 0.0
         );
-    } else if let crate::targets::Drive::Unsupported { reason } = &t.target.drive {
+    }
+    if let crate::targets::Drive::Via { caller, .. } = &t.target.drive {
+        let _ = writeln!(out, "Driven through `{caller}`, which calls it.");
+    }
+    if let (None, crate::targets::Drive::Unsupported { reason }) = (&t.exploration, &t.target.drive)
+    {
         let _ = writeln!(out, "Not explored: {}.", reason.lines().next().unwrap_or(reason));
     }
     let Some(m) = &t.mutation else {

@@ -96,6 +96,14 @@ pub fn target(t: &TargetReport, opts: &TextOptions) -> String {
         )
     );
     let _ = writeln!(out, "  {}", opts.paint(Style::Dim, &truncate(&target.signature, 110)));
+    if let Drive::Via { caller, reason } = &target.drive {
+        let _ = writeln!(
+            out,
+            "  {} `{caller}`, which calls it (abex cannot call it itself: {})",
+            opts.paint(Style::Notice, "driven through"),
+            truncate(reason, 160)
+        );
+    }
     match &t.exploration {
         Some(x) => exploration(&mut out, x, opts),
         None => {

@@ -11,15 +11,14 @@ use super::error::RustError;
 use super::lab::RustLab;
 use super::model;
 use super::source::FoundFn;
-use super::workspace::{self, Chosen, Selected};
+use super::workspace::{self, Selected};
 use crate::llm::session::Session;
 use crate::llm::subject::Subject;
 use crate::mutate::{rust_rules, Mutant, Operator, Origin};
 use crate::pipeline::{
-    Choice, Event, FrontEnd, Lab, LanguageOptions, Numbered, RunConfig, RunError, Selection, Unit,
+    Choice, Event, FrontEnd, Lab, LanguageOptions, Numbered, RunConfig, RunError, Unit,
 };
 use crate::report::Report;
-use crate::targets::diff;
 use crate::value::Ty;
 use crate::witness::Hints;
 
@@ -40,31 +39,7 @@ impl RustFront {
         };
         let ws = workspace::load(opts.manifest_path.as_deref(), &opts.packages)
             .map_err(|e| RunError::front(RustError::from(e)))?;
-        let (chosen, base) = match &cfg.selection {
-            Selection::All => (ws.every(), None),
-            Selection::Functions(specs) => {
-                let mut out: Vec<Chosen> = Vec::new();
-                for spec in specs {
-                    for c in ws.named(spec, &cfg.cwd).map_err(RunError::UnknownFunction)? {
-                        if !out.iter().any(|o| (o.krate, o.func) == (c.krate, c.func)) {
-                            out.push(c);
-                        }
-                    }
-                }
-                (out, None)
-            }
-            Selection::Diff => {
-                let base = diff::resolve_base(&ws.root, cfg.base.as_deref())?;
-                let changes = diff::changes(&ws.root, &base)?;
-                (ws.changed(&changes), Some(base))
-            }
-        };
-        let chosen = match cfg.shard {
-            Some((k, n)) => crate::pipeline::shard(chosen, |c| &c.target, k, n),
-            None => chosen,
-        };
-        let targets = chosen.iter().map(|c| c.target.clone()).collect();
-        let choice = Choice { language: "rust", root: ws.root.clone(), base, targets };
+        let (chosen, choice) = crate::pipeline::choose(&ws, cfg, &ws.root.clone(), "rust")?;
         Ok(RustFront {
             sel: Selected { ws, chosen, test_scope: opts.test_scope },
             choice,
@@ -113,13 +88,19 @@ impl FrontEnd for RustFront {
 
     fn units(&self) -> Vec<Unit> {
         let mut units: Vec<(usize, Unit)> = Vec::new();
-        for (i, c) in self.sel.chosen.iter().enumerate() {
-            match units.iter_mut().find(|(k, _)| *k == c.krate) {
-                Some((_, u)) => u.targets.push(i),
-                None => units.push((
-                    c.krate,
-                    Unit { name: self.sel.ws.crates[c.krate].package.clone(), targets: vec![i] },
-                )),
+        for (i, c) in self.sel.chosen.iter().enumerate().take(self.choice.targets.len()) {
+            let at = match units.iter().position(|(k, _)| *k == c.krate) {
+                Some(at) => at,
+                None => {
+                    let name = self.sel.ws.crates[c.krate].package.clone();
+                    units.push((c.krate, Unit { name, targets: Vec::new(), vehicles: Vec::new() }));
+                    units.len() - 1
+                }
+            };
+            let u = &mut units[at].1;
+            u.targets.push(i);
+            if let Some(v) = self.choice.vehicles[i].filter(|v| !u.vehicles.contains(v)) {
+                u.vehicles.push(v);
             }
         }
         units.into_iter().map(|(_, u)| u).collect()

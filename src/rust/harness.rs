@@ -18,14 +18,17 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::probe::{self, FnProbes};
-use super::source::{Callee, CrateSources, FoundFn, Receiver};
+use super::source::{CrateSources, FoundFn};
 use super::switch;
-use super::types::{pass_expr, Pass, Ret};
+use super::{builders, wrapper as wrappers};
 use crate::mutate::Mutant;
 use crate::scratch::{self, ScratchError};
 
 /// The dependency-free runtime injected into the user's crate: the worker, then its probes.
 pub const RUNTIME: &str = concat!(include_str!("runtime.rs"), include_str!("probe_runtime.rs"));
+
+/// The runtime's part that decodes built values (std recipes and containers).
+pub const RUNTIME_BUILT: &str = include_str!("runtime_built.rs");
 
 /// Name of the generated binary target and runtime module.
 const HARNESS: &str = "__abex_harness";
@@ -151,68 +154,10 @@ fn rel(p: &Path, base: &Path) -> PathBuf {
     p.strip_prefix(base).unwrap_or(p).to_path_buf()
 }
 
-/// Replaces named lifetimes by `'_` so a self type can be named in an expression.
-fn elide_lifetimes(ty: &str) -> String {
-    let mut out = String::new();
-    let mut chars = ty.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\'' {
-            let mut name = String::new();
-            while let Some(&n) = chars.peek() {
-                if n.is_alphanumeric() || n == '_' {
-                    name.push(n);
-                    chars.next();
-                } else {
-                    break;
-                }
-            }
-            out.push_str(if name == "static" { "'static" } else { "'_" });
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// The wrapper function for one target.
-fn wrapper(id: usize, f: &FoundFn) -> String {
-    let plan = f.plan.as_ref().expect("only supported functions get a wrapper");
-    let rt = format!("crate::{HARNESS}");
-    let mut s = format!(
-        "    pub(crate) fn __abex_call_{id}(args: &[{rt}::Json]) -> {rt}::Outcome {{\n        if args.len() != {n} {{ return {rt}::Outcome::Bad(::std::format!(\"expected {n} arguments, got {{}}\", args.len())); }}\n",
-        n = plan.args.len()
-    );
-    let mut passed = Vec::new();
-    for (i, a) in plan.args.iter().enumerate() {
-        let m = if a.pass == Pass::RefMut { "mut " } else { "" };
-        s.push_str(&format!(
-            "        let {m}a{i}: {ty} = match {rt}::arg(args, {i}) {{ ::std::result::Result::Ok(v) => v, ::std::result::Result::Err(e) => return {rt}::Outcome::Bad(e) }};\n",
-            ty = a.owned
-        ));
-        passed.push(pass_expr(&format!("a{i}"), &a.pass));
-    }
-    let call_args = passed.join(", ");
-    let call = match &plan.callee {
-        Callee::Free => format!("super::{}({call_args})", f.name),
-        Callee::Assoc { self_ty } => {
-            format!("<{}>::{}({call_args})", elide_lifetimes(self_ty), f.name)
-        }
-        Callee::Method { self_ty, receiver } => {
-            let m = if *receiver == Receiver::RefMut { "mut " } else { "" };
-            s.push_str(&format!(
-                "        let {m}__recv: {} = ::std::default::Default::default();\n",
-                elide_lifetimes(self_ty)
-            ));
-            format!("__recv.{}({call_args})", f.name)
-        }
-    };
-    s.push_str(&format!("        let __r = {call};\n"));
-    s.push_str(&match plan.ret {
-        Ret::Result => format!("        {rt}::result(__r)\n"),
-        Ret::Value => format!("        {rt}::ok(&__r)\n"),
-    });
-    s.push_str(&format!("    }} // end __abex_call_{id}\n"));
-    s
+/// The wrapper function for one target; `skip` holds the instantiations that did not compile.
+fn wrapper(id: usize, f: &FoundFn, skip: &BTreeMap<Part, String>) -> String {
+    let dropped = |k: usize| skip.contains_key(&Part::Inst(id, k));
+    wrappers::wrapper(id, f, &format!("crate::{HARNESS}"), &dropped)
 }
 
 fn module_block(wrappers: &[String]) -> String {
@@ -224,7 +169,7 @@ fn module_block(wrappers: &[String]) -> String {
 
 fn runtime_block(arms: &[(usize, String)]) -> String {
     let mut s = format!(
-        "\n#[doc(hidden)]\n#[allow(warnings, missing_docs, unused, clippy::all)]\npub mod {HARNESS} {{\n{RUNTIME}\n    /// Maps a target id to its wrapper.\n    pub fn dispatch(id: usize, args: &[Json]) -> Outcome {{\n        match id {{\n"
+        "\n#[doc(hidden)]\n#[allow(warnings, missing_docs, unused, clippy::all)]\npub mod {HARNESS} {{\n{RUNTIME}\n{RUNTIME_BUILT}\n    /// Maps a target id to its wrapper.\n    pub fn dispatch(id: usize, args: &[Json]) -> Outcome {{\n        match id {{\n"
     );
     for (id, path) in arms {
         s.push_str(&format!("            {id} => {path}(args), // arm {id}\n"));
@@ -244,6 +189,44 @@ pub enum Part {
     Insert(usize),
     /// The probes of function `i` (its mutants stay switched without them).
     Probe(usize),
+    /// A builder of built values: a type's `FromJson` impl or one of its constructors (see
+    /// `builders::part_id`).
+    Built(u32),
+    /// Instantiation `k` of generic function `i`.
+    Inst(usize, usize),
+}
+
+/// The parts marked in generated text (`// abex-part built N {` … `}`, `// abex-part inst I K {`
+/// … `}`, or one line ending in `// abex-part built N =`), as (first line, last line, part)
+/// with lines counted from `first`.
+fn marked(text: &str, first: usize) -> Vec<(usize, usize, Part)> {
+    let mut open: Vec<(String, usize)> = Vec::new();
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let Some((_, mark)) = line.split_once("// abex-part ") else { continue };
+        let (tag, end) = mark.trim().split_at(mark.trim().len().saturating_sub(1));
+        let tag = tag.trim().to_string();
+        let nums: Vec<usize> = tag.split(' ').skip(1).filter_map(|n| n.parse().ok()).collect();
+        let part = match (tag.split(' ').next(), nums.as_slice()) {
+            (Some("built"), [n]) => Part::Built(*n as u32),
+            (Some("inst"), [i, k]) => Part::Inst(*i, *k),
+            _ => continue,
+        };
+        match end {
+            "{" => open.push((tag, i)),
+            "=" => out.push((first + i, first + i, part)),
+            "}" => {
+                if let Some(at) = open.iter().rposition(|(t, _)| *t == tag) {
+                    let (_, start) = open.remove(at);
+                    out.push((first + start, first + i, part));
+                }
+            }
+            _ => {}
+        }
+    }
+    // Smallest first: an error in a constructor blames it, not the impl around it.
+    out.sort_by_key(|(lo, hi, _)| hi - lo);
+    out
 }
 
 /// The edited sources: file (absolute, in the user's tree) → new text, and the lines of each
@@ -273,7 +256,7 @@ fn generate(req: &HarnessRequest<'_>, skip: &BTreeMap<Part, String>) -> Generate
         if skip.contains_key(&Part::Wrapper(id)) || f.plan.is_err() {
             continue;
         }
-        blocks.entry((f.file.clone(), f.inject_at)).or_default().push((id, wrapper(id, f)));
+        blocks.entry((f.file.clone(), f.inject_at)).or_default().push((id, wrapper(id, f, skip)));
         let mut path = String::from("crate::");
         for m in &f.module {
             path.push_str(m);
@@ -281,6 +264,26 @@ fn generate(req: &HarnessRequest<'_>, skip: &BTreeMap<Part, String>) -> Generate
         }
         arms.push((id, format!("{path}__abex_h::__abex_call_{id}")));
         widen.push(&f.module);
+    }
+    // Builders of the built values the functions take.
+    let needed: std::collections::BTreeSet<usize> = req
+        .fns
+        .iter()
+        .enumerate()
+        .filter(|(id, _)| !skip.contains_key(&Part::Wrapper(*id)))
+        .flat_map(|(_, f)| wrappers::plans(f).into_iter().flat_map(|p| p.builders.iter().copied()))
+        .collect();
+    let built = builders::code(&req.sources.book, &req.sources.sites, &needed, &|n| {
+        skip.contains_key(&Part::Built(n))
+    });
+    widen.extend(built.widen.iter());
+    for e in built.edits {
+        edits.entry(e.file).or_default().push(PartEdit {
+            start: e.at,
+            end: e.at,
+            text: e.text,
+            parts: vec![],
+        });
     }
     for decl in &req.sources.mods {
         let needed = widen.iter().any(|m| m.starts_with(&decl.module));
@@ -411,6 +414,9 @@ fn generate(req: &HarnessRequest<'_>, skip: &BTreeMap<Part, String>) -> Generate
             let first = text.matches('\n').count() + 1;
             text.push_str(&e.text);
             let last = text.matches('\n').count() + 1;
+            for (lo, hi, part) in marked(&e.text, first) {
+                regions.push((file.clone(), lo, hi, vec![part]));
+            }
             let wrappers: Vec<usize> = e
                 .parts
                 .iter()
@@ -867,9 +873,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lifetimes_are_elided_but_static_is_kept() {
-        assert_eq!(elide_lifetimes("Parser<'a>"), "Parser<'_>");
-        assert_eq!(elide_lifetimes("Wrap<&'static str>"), "Wrap<&'static str>");
+    fn marked_parts_are_regions_of_their_own_smallest_first() {
+        let text = "a\n// abex-part built 256 {\nimpl X {\n  \"A\" => f(), // abex-part built 257 =\n}\n// abex-part built 256 }\n// abex-part inst 3 1 {\nfn g() {}\n// abex-part inst 3 1 }\n";
+        let regions = marked(text, 10);
+        assert_eq!(
+            regions,
+            [(13, 13, Part::Built(257)), (16, 18, Part::Inst(3, 1)), (11, 15, Part::Built(256))]
+        );
     }
 
     #[test]

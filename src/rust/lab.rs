@@ -10,11 +10,13 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
+use super::builders::part_id;
 use super::error::RustError;
 use super::harness::{self, Harness, HarnessRequest, Host, Part};
-use super::suggest;
+use super::source::CallPlan;
 use super::suite::{self, DocTests, TestResult, TestSuite};
 use super::workspace::Selected;
+use super::{suggest, wrapper};
 use crate::exec::shared::SharedWorker;
 use crate::exec::worker::{Worker, WorkerSpec};
 use crate::exec::{Evaluate, ProbeEvaluate};
@@ -22,6 +24,8 @@ use crate::pipeline::{
     Defaults, Lab, Numbered, RunConfig, RunError, Suggestion, Tested, Uncallable, Unit,
 };
 use crate::report::{MutantStatus, Witness};
+use crate::targets::Param;
+use crate::value::Ty;
 
 /// Longest the baseline (the tests without any mutant) may take.
 const BASELINE_LIMIT: Duration = Duration::from_secs(600);
@@ -205,6 +209,22 @@ impl<'a> RustLab<'a> {
         Ok(timeout)
     }
 
+    /// The plan the first build calls target `i` with (the first instantiation that compiled),
+    /// and the value types of its parameters without the constructors that did not compile.
+    fn built_plan(&self, i: usize) -> Option<(&CallPlan, Result<Vec<Ty>, String>)> {
+        let id = self.driven.iter().position(|&d| d == i)?;
+        let dropped = &self.builds.first()?.dropped;
+        let f = self.front.found(i);
+        let (_, plan) = wrapper::chosen(f, &|k| dropped.contains_key(&Part::Inst(id, k)))?;
+        let book = &self.front.krate(i).sources.book;
+        let keep = |b: usize, k: usize| {
+            !dropped.contains_key(&Part::Built(part_id(b, None)))
+                && !dropped.contains_key(&Part::Built(part_id(b, Some(k))))
+        };
+        let tys = plan.args.iter().map(|a| book.expand(&a.ty, &keep)).collect();
+        Some((plan, tys))
+    }
+
     /// Whether target `i`'s code is not compiled under the current features.
     fn not_compiled(&self, i: usize) -> bool {
         self.uncallable(i).is_some_and(|u| u.not_compiled)
@@ -299,19 +319,44 @@ impl<'a> RustLab<'a> {
 impl Lab for RustLab<'_> {
     fn uncallable(&self, i: usize) -> Option<Uncallable> {
         let id = self.driven.iter().position(|&d| d == i)?;
-        let reason = self.builds.first()?.dropped_fn(id)?;
+        let Some(reason) = self.builds.first()?.dropped_fn(id) else {
+            // It compiles, but one of its arguments may have lost every constructor.
+            let (_, tys) = self.built_plan(i)?;
+            return tys.err().map(|reason| Uncallable { reason, not_compiled: false });
+        };
         // The compiler's headline, e.g. "the trait bound `Counter: Default` is not satisfied".
         let headline = reason.lines().next().unwrap_or(reason);
         let headline = headline.split_once("]: ").map_or(headline, |(_, h)| h);
-        // The wrapper cannot find the function: it is `cfg`'d out under these features.
-        let not_compiled =
-            reason.contains("E0425") || reason.contains("E0433") || reason.contains("cannot find");
-        let reason = if headline.contains("cannot find") {
+        // The wrapper cannot find the function (or its type): it is `cfg`'d out under these
+        // features. A type of a generic instantiation that cannot be found is not that.
+        let name = &self.front.found(i).name;
+        let own = self.front.found(i).owner.as_deref().unwrap_or(name);
+        let f = self.front.found(i);
+        let names_it = headline.contains(&format!("`{name}`"))
+            || headline.contains(&format!("`{own}"))
+            || f.module.iter().any(|m| headline.contains(&format!("`{m}`")));
+        let not_compiled = names_it
+            && (reason.contains("E0425")
+                || reason.contains("E0433")
+                || reason.contains("cannot find"));
+        let reason = if not_compiled {
             "not compiled under the current features".to_string()
+        } else if reason.contains("abex_render") {
+            "the harness cannot show what it returns: neither `Debug` nor `Display`".to_string()
         } else {
             format!("the harness cannot call it: {headline}")
         };
         Some(Uncallable { reason, not_compiled })
+    }
+
+    fn params(&mut self, i: usize) -> Option<Vec<Param>> {
+        // The types as the build decodes them: constructors that did not compile are left out.
+        let built = self.built_plan(i)?.1.ok()?;
+        let mut params = self.front.found(i).params.clone();
+        for (p, t) in params.iter_mut().zip(built) {
+            p.ty = Some(t);
+        }
+        Some(params)
     }
 
     fn test_count(&self) -> usize {
@@ -357,9 +402,6 @@ impl Lab for RustLab<'_> {
     fn tracer(&mut self, i: usize) -> Result<Option<Box<dyn ProbeEvaluate>>, RunError> {
         // The original's worker in trace mode: the comparisons of the probed functions report
         // their operands (there are none without probes).
-        if !crate::witness::directed_enabled() {
-            return Ok(None);
-        }
         let id = self.driven.iter().position(|&d| d == i).unwrap_or(usize::MAX);
         let env = [("ABEX_PROBE".to_string(), super::probe::TRACE_SPEC.to_string())];
         let worker = self.worker(&self.builds[0], None).with_env(env);
@@ -383,8 +425,8 @@ impl Lab for RustLab<'_> {
 
     fn suggest(&self, i: usize, w: &Witness, name: &str, why: &str) -> Option<String> {
         let f = self.front.found(i);
-        let plan = f.plan.as_ref().ok()?;
-        suggest::test_fn(f, plan, w, name, why)
+        let (plan, _) = self.built_plan(i)?;
+        suggest::test_fn(f, plan, &self.front.krate(i).sources.book, w, name, why)
     }
 
     fn test_name(&self, i: usize, mutant_id: &str) -> String {
@@ -407,7 +449,7 @@ impl Lab for RustLab<'_> {
         }
         let mut by_fn: BTreeMap<usize, Vec<String>> = BTreeMap::new();
         for s in suggestions {
-            by_fn.entry(s.target).or_default().push(s.code.clone());
+            by_fn.entry(s.calls).or_default().push(s.code.clone());
         }
         let inserts: Vec<(PathBuf, usize, String)> = by_fn
             .iter()
@@ -423,14 +465,31 @@ impl Lab for RustLab<'_> {
             let req = self.request(&switched, inserts.clone(), self.builds[b].dropped.clone());
             let built = harness::build(&req).map_err(front_err)?;
             let s = self.suite(&built);
+            // One run of every suggested test on the original, then one per survivor: a test
+            // counts when it passed on the original and fails on the survivor.
+            let filter = suggest::MODULE;
+            let Some(on_original) = s.failures(None, timeout, filter) else { continue };
+            let mut failing: Vec<(u32, Vec<String>)> = Vec::new();
+            for &k in &survivors {
+                match s.failures(Some(k), timeout, filter) {
+                    Some(f) => failing.push((k, f)),
+                    // One test hung on this survivor: each test on its own, then.
+                    None => {
+                        let one = |sug: &&Suggestion| {
+                            let path = suggest::test_path(self.front.found(sug.calls), &sug.name);
+                            matches!(s.run(Some(k), timeout, Some(&path)), TestResult::Fail { .. })
+                                .then_some(path)
+                        };
+                        failing.push((k, suggestions.iter().filter_map(|x| one(&x)).collect()));
+                    }
+                }
+            }
             for sug in suggestions {
-                let path = suggest::test_path(self.front.found(sug.target), &sug.name);
-                if s.run(None, timeout, Some(&path)) != TestResult::Pass {
+                let path = suggest::test_path(self.front.found(sug.calls), &sug.name);
+                if on_original.contains(&path) {
                     continue;
                 }
-                let killed = survivors.iter().copied().filter(|k| {
-                    matches!(s.run(Some(*k), timeout, Some(&path)), TestResult::Fail { .. })
-                });
+                let killed = failing.iter().filter(|(_, f)| f.contains(&path)).map(|(k, _)| *k);
                 kills.entry(sug.name.clone()).or_default().extend(killed);
             }
         }

@@ -4,22 +4,36 @@
 //! spine's [`FrontEnd`](crate::pipeline::FrontEnd) and [`Lab`](crate::pipeline::Lab)
 //! ([`front`], [`lab`]).
 
+pub mod book;
+pub mod builders;
+pub mod callplan;
+pub mod calls;
 pub mod constants;
 pub mod error;
+pub mod files;
+pub mod fnplan;
 pub mod front;
+pub mod generics;
 pub mod harness;
 pub mod lab;
+pub mod literal;
 pub mod model;
 pub mod model_check;
 pub mod probe;
+pub mod recipes;
+#[cfg(test)]
+mod runtime_built_tests;
 #[cfg(test)]
 mod runtime_tests;
+pub mod seeds;
 pub mod source;
 pub mod suggest;
 pub mod suite;
 pub mod switch;
 pub mod types;
+pub mod typetable;
 pub mod workspace;
+pub mod wrapper;
 
 pub use error::RustError;
 pub use front::{run, RustFront};

@@ -1,6 +1,8 @@
 //! Reads a Rust crate's sources: walks the module tree from a target's root file (`lib.rs`,
 //! `main.rs`), and lists the functions of each module with their spans, signatures and the plan
-//! to call them from a generated harness.
+//! to call them from a generated harness. Plans are made once every file is read: they need the
+//! crate's type table (`typetable.rs`), from which the recipe book of the crate's types is
+//! synthesised (`recipes.rs`, `book.rs`), with seeds from its tests (`seeds.rs`).
 //!
 //! Test code is never a target: `#[test]` functions and `#[cfg(test)]` modules are skipped, and
 //! only files reachable from a library or binary root are read (not `tests/`, `benches/`).
@@ -10,9 +12,15 @@ use std::path::{Path, PathBuf};
 use proc_macro2::LineColumn;
 use quote::ToTokens;
 use syn::spanned::Spanned;
-use syn::{Attribute, FnArg, ImplItem, Item, Pat, Signature, Visibility};
+use syn::{Attribute, ImplItem, Item, Signature, Visibility};
 
-use super::types::{self, ArgPlan, Ret};
+pub use super::callplan::{CallPlan, Callee, Receiver, Via};
+pub use super::files::{is_cfg_test, is_test_fn, ModuleSite, SourceFile};
+
+use super::book::Book;
+use super::fnplan::{self, ImplHead};
+use super::recipes::Recipes;
+use super::typetable::TypeTable;
 use crate::targets::{Param, Span};
 
 /// Errors reading a crate's sources.
@@ -38,17 +46,6 @@ pub enum SourceError {
     },
 }
 
-/// One source file of a crate, with its place in the module tree.
-#[derive(Debug)]
-pub struct SourceFile {
-    /// Absolute path.
-    pub path: PathBuf,
-    /// Module path from the crate root (empty for the root file).
-    pub module: Vec<String>,
-    /// The file's text.
-    pub text: String,
-}
-
 /// Where a `mod name;` or `mod name { … }` is declared, so its visibility can be widened.
 #[derive(Clone, Debug)]
 pub struct ModDecl {
@@ -60,36 +57,6 @@ pub struct ModDecl {
     pub vis: (usize, usize),
     /// Whether it is already visible crate-wide (`pub`, `pub(crate)`).
     pub crate_visible: bool,
-}
-
-/// How a function is reached.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Callee {
-    /// A free function: `name(…)`.
-    Free,
-    /// An associated function: `Type::name(…)`.
-    Assoc {
-        /// The impl's self type as written.
-        self_ty: String,
-    },
-    /// A method on a default-constructed receiver.
-    Method {
-        /// The impl's self type as written.
-        self_ty: String,
-        /// `&`, `&mut` or by value.
-        receiver: Receiver,
-    },
-}
-
-/// The receiver of a method.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Receiver {
-    /// `&self`.
-    Ref,
-    /// `&mut self`.
-    RefMut,
-    /// `self`.
-    Value,
 }
 
 /// A function found in a crate.
@@ -119,19 +86,10 @@ pub struct FoundFn {
     pub params: Vec<Param>,
     /// The call plan, or why there is none.
     pub plan: Result<CallPlan, String>,
+    /// Other instantiations of a generic function, tried in turn when `plan` does not compile.
+    pub alternatives: Vec<CallPlan>,
     /// Byte offset in `file` where a harness module for `module` goes.
     pub inject_at: usize,
-}
-
-/// Everything the harness needs to call a function.
-#[derive(Clone, Debug)]
-pub struct CallPlan {
-    /// How it is reached.
-    pub callee: Callee,
-    /// One plan per parameter.
-    pub args: Vec<ArgPlan>,
-    /// How its result is rendered.
-    pub ret: Ret,
 }
 
 /// The sources of one crate target (library or binary).
@@ -146,6 +104,17 @@ pub struct CrateSources {
     /// The text of the test code in these files (`#[cfg(test)]` modules, `#[test]` functions),
     /// for cache keys.
     pub test_code: Vec<String>,
+    /// Where each module's generated code goes.
+    pub sites: Vec<ModuleSite>,
+    /// How to build the crate's types that functions take.
+    pub book: Book,
+}
+
+/// A function waiting for its plan: its signature and impl head.
+struct Pending {
+    index: usize,
+    sig: Signature,
+    head: Option<ImplHead>,
 }
 
 /// Byte offsets of line starts, to turn spans into offsets.
@@ -160,27 +129,6 @@ impl Lines {
         let start = self.0.get(at.line.saturating_sub(1)).copied().unwrap_or(text.len());
         text[start..].char_indices().nth(at.column).map_or(text.len(), |(i, _)| start + i)
     }
-}
-
-/// `#[cfg(test)]`, or a `cfg` that requires `test` (`cfg(all(test, …))`).
-fn is_cfg_test(attrs: &[Attribute]) -> bool {
-    attrs.iter().any(|a| {
-        a.path().is_ident("cfg") && {
-            let t = a.meta.to_token_stream().to_string();
-            let inner = t.trim_start_matches("cfg").trim();
-            inner == "(test)" || inner.starts_with("(all (test") || inner.contains("(test ,")
-        }
-    })
-}
-
-/// Test functions: `#[test]`, `#[tokio::test]`, `#[rstest]`, … anything named `*test`.
-fn is_test_fn(attrs: &[Attribute]) -> bool {
-    attrs.iter().any(|a| {
-        a.path().segments.last().is_some_and(|s| {
-            let n = s.ident.to_string();
-            n == "test" || n.ends_with("_test") || n == "rstest" || n == "bench"
-        })
-    })
 }
 
 fn doc_of(attrs: &[Attribute]) -> String {
@@ -208,9 +156,11 @@ fn path_attr(attrs: &[Attribute]) -> Option<String> {
     })
 }
 
-/// Walks the module tree of a crate target from its root file.
+/// Walks the module tree of a crate target from its root file, then plans its functions.
 pub fn read_crate(root: &Path) -> Result<CrateSources, SourceError> {
     let mut out = CrateSources::default();
+    let mut parsed: Vec<(SourceFile, syn::File)> = Vec::new();
+    let mut pending: Vec<Pending> = Vec::new();
     // (file, module path, directory for its child modules)
     let mut queue = vec![(root.to_path_buf(), Vec::<String>::new(), None::<PathBuf>)];
     while let Some((path, module, dir_override)) = queue.pop() {
@@ -228,12 +178,49 @@ pub fn read_crate(root: &Path) -> Result<CrateSources, SourceError> {
             lines: Lines::new(&text),
             out: &mut out,
             queue: &mut queue,
+            pending: &mut pending,
         };
         walker.items(&ast.items, &module, &child_dir, text.len());
-        out.files.push(SourceFile { path, module, text });
+        parsed.push((SourceFile { path, module, text }, ast));
     }
+    plan_all(&mut out, &parsed, pending, root);
+    out.files = parsed.into_iter().map(|(f, _)| f).collect();
     out.fns.sort_by(|a, b| (&a.file, a.span.start_line).cmp(&(&b.file, b.span.start_line)));
     Ok(out)
+}
+
+/// Plans every function once the type table of the whole crate is known, then reads seeds for
+/// the crate's types from its tests and examples.
+fn plan_all(
+    out: &mut CrateSources,
+    parsed: &[(SourceFile, syn::File)],
+    pending: Vec<Pending>,
+    root: &Path,
+) {
+    let public: Vec<Vec<String>> =
+        out.mods.iter().filter(|m| m.crate_visible).map(|m| m.module.clone()).collect();
+    let table = TypeTable::new(parsed, &public);
+    let recipes = Recipes::new(&table);
+    for p in pending {
+        let f = &mut out.fns[p.index];
+        let planned = fnplan::plan(&recipes, &f.module, &p.sig, p.head.as_ref());
+        f.params = planned.params;
+        f.plan = planned.plan;
+        f.alternatives = planned.alternatives;
+    }
+    super::seeds::collect(&recipes, parsed, &out.test_code, root);
+    // Value types again, now that constructors carry their seeds.
+    for f in &mut out.fns {
+        if let Ok(plan) = &f.plan {
+            for (p, a) in f.params.iter_mut().zip(&plan.args) {
+                if let Ok(t) = recipes.expand(&a.ty) {
+                    p.ty = Some(t);
+                }
+            }
+        }
+    }
+    let modules: Vec<Vec<String>> = table.modules.keys().cloned().collect();
+    out.book = recipes.finish(&modules);
 }
 
 /// Where `mod x;` declared in `file` looks for `x.rs`: next to a `mod.rs`/crate root, or in a
@@ -254,6 +241,7 @@ struct Walker<'a> {
     lines: Lines,
     out: &'a mut CrateSources,
     queue: &'a mut Vec<(PathBuf, Vec<String>, Option<PathBuf>)>,
+    pending: &'a mut Vec<Pending>,
 }
 
 impl Walker<'_> {
@@ -262,6 +250,11 @@ impl Walker<'_> {
     }
 
     fn items(&mut self, items: &[Item], module: &[String], dir: &Path, inject_at: usize) {
+        self.out.sites.push(ModuleSite {
+            module: module.to_vec(),
+            file: self.file.to_path_buf(),
+            inject_at,
+        });
         for item in items {
             match item {
                 Item::Fn(f) if !is_test_fn(&f.attrs) && !is_cfg_test(&f.attrs) => {
@@ -272,9 +265,13 @@ impl Walker<'_> {
                         item.span(),
                         module,
                         None,
-                        Callee::Free,
                         inject_at,
                     );
+                    self.pending.push(Pending {
+                        index: self.out.fns.len(),
+                        sig: f.sig.clone(),
+                        head: None,
+                    });
                     self.out.fns.push(found);
                 }
                 Item::Impl(imp) if !is_cfg_test(&imp.attrs) => {
@@ -358,51 +355,30 @@ impl Walker<'_> {
 
     fn impl_block(&mut self, imp: &syn::ItemImpl, module: &[String], inject_at: usize) {
         let self_ty = imp.self_ty.to_token_stream().to_string().replace(" ", "");
-        let generic =
-            imp.generics.params.iter().any(|p| !matches!(p, syn::GenericParam::Lifetime(_)));
-        let trait_name = imp.trait_.as_ref().map(|(_, p, _)| p.to_token_stream().to_string());
+        let head = ImplHead {
+            generics: imp.generics.clone(),
+            self_ty: (*imp.self_ty).clone(),
+            trait_: imp.trait_.as_ref().map(|(_, p, _)| p.clone()),
+        };
         for it in &imp.items {
             let ImplItem::Fn(f) = it else { continue };
             if is_test_fn(&f.attrs) || is_cfg_test(&f.attrs) {
                 continue;
             }
-            let receiver = f.sig.receiver().map(|r| match (&r.reference, &r.mutability) {
-                (Some(_), Some(_)) => Receiver::RefMut,
-                (Some(_), None) => Receiver::Ref,
-                (None, _) => Receiver::Value,
-            });
-            let callee = match receiver {
-                Some(receiver) => Callee::Method { self_ty: self_ty.clone(), receiver },
-                None => Callee::Assoc { self_ty: self_ty.clone() },
-            };
-            let mut found = self.function(
+            let found = self.function(
                 &f.attrs,
                 &f.sig,
                 f.block.span(),
                 it.span(),
                 module,
                 Some(&self_ty),
-                callee,
                 inject_at,
             );
-            let typed_self = f.sig.receiver().is_some_and(|r| r.colon_token.is_some());
-            if let Ok(plan) = &found.plan {
-                let why = if generic {
-                    Some("the impl block is generic".to_string())
-                } else if typed_self {
-                    Some("a typed `self` receiver".to_string())
-                } else if trait_name.is_some() && receiver.is_none() {
-                    Some("a trait's associated function".to_string())
-                } else if imp.self_ty.to_token_stream().to_string().contains("dyn ") {
-                    Some("an impl on a trait object".to_string())
-                } else {
-                    None
-                };
-                let _ = plan;
-                if let Some(why) = why {
-                    found.plan = Err(why);
-                }
-            }
+            self.pending.push(Pending {
+                index: self.out.fns.len(),
+                sig: f.sig.clone(),
+                head: Some(head.clone()),
+            });
             self.out.fns.push(found);
         }
     }
@@ -416,51 +392,12 @@ impl Walker<'_> {
         span: proc_macro2::Span,
         module: &[String],
         owner: Option<&str>,
-        callee: Callee,
         inject_at: usize,
     ) -> FoundFn {
         let start = self.offset(span.start());
         let end = self.offset(span.end());
         let sig_start = self.offset(sig.span().start());
         let sig_end = self.offset(sig.span().end());
-        let mut params = Vec::new();
-        let mut plans = Vec::new();
-        let mut why_not: Option<String> = None;
-        for (i, input) in sig.inputs.iter().enumerate() {
-            let FnArg::Typed(pt) = input else { continue };
-            let name = match &*pt.pat {
-                Pat::Ident(id) => id.ident.to_string(),
-                _ => format!("arg{i}"),
-            };
-            let type_text = pt.ty.to_token_stream().to_string();
-            match types::plan(&pt.ty) {
-                Ok(plan) => {
-                    params.push(Param { name, type_text, ty: Some(plan.ty.clone()) });
-                    plans.push(plan);
-                }
-                Err(reason) => {
-                    why_not.get_or_insert(reason);
-                    params.push(Param { name, type_text, ty: None });
-                }
-            }
-        }
-        let generic =
-            sig.generics.params.iter().any(|p| !matches!(p, syn::GenericParam::Lifetime(_)));
-        let reason = if generic {
-            Some("a generic function".to_string())
-        } else if sig.asyncness.is_some() {
-            Some("an `async` function".to_string())
-        } else if sig.unsafety.is_some() {
-            Some("an `unsafe` function".to_string())
-        } else if sig.variadic.is_some() {
-            Some("a variadic function".to_string())
-        } else {
-            why_not
-        };
-        let plan = match (reason, types::ret(&sig.output)) {
-            (Some(r), _) | (None, Err(r)) => Err(r),
-            (None, Ok(ret)) => Ok(CallPlan { callee, args: plans, ret }),
-        };
         FoundFn {
             file: self.file.to_path_buf(),
             module: module.to_vec(),
@@ -472,8 +409,9 @@ impl Walker<'_> {
             signature: self.text[sig_start..sig_end].to_string(),
             doc: doc_of(attrs),
             source: self.text[start..end].to_string(),
-            params,
-            plan,
+            params: Vec::new(),
+            plan: Err("not planned".into()),
+            alternatives: Vec::new(),
             inject_at,
         }
     }
@@ -519,7 +457,9 @@ mod tests {
         assert_eq!(add.span, Span { start_line: 1, end_line: 2 });
         assert_eq!(add.doc, "Adds.");
         assert_eq!(add.signature, "fn add(a: i32, b: i32) -> i32");
-        assert!(c.fns[2].plan.as_ref().unwrap_err().contains("generic"));
+        // A generic function is instantiated; a method takes its receiver as its first argument.
+        assert_eq!(c.fns[2].plan.as_ref().unwrap().turbofish, "::<i32>");
+        assert_eq!(c.fns[3].params[0].name, "self");
         assert!(matches!(
             c.fns[3].plan.as_ref().unwrap().callee,
             Callee::Method { receiver: Receiver::Ref, .. }

@@ -3,10 +3,12 @@
 //! next to the function (private functions stay reachable), built and run in the scratch copy;
 //! only tests that pass on the original and fail on their mutant are suggested.
 
-use super::source::{CallPlan, Callee, FoundFn, Receiver};
-use super::types::{ArgPlan, Pass, Ret};
+use super::book::Book;
+use super::literal::Cx;
+use super::source::{CallPlan, Callee, FoundFn, Receiver, Via};
+use super::types::{Ret, ITEMS};
 use crate::report::Witness;
-use crate::value::{CtorForm, Outcome, Ty, Value};
+use crate::value::{Outcome, Value};
 
 /// Start of the name of the module holding the suggested tests next to a function.
 pub const MODULE: &str = "abex_suggested";
@@ -22,120 +24,123 @@ fn escape(s: &str) -> String {
     format!("{s:?}")
 }
 
-/// A Rust expression of the owned type of `ty` with value `v`.
-pub fn literal(ty: &Ty, v: &Value) -> Option<String> {
-    Some(match (ty, v) {
-        (Ty::Int { bits, signed }, Value::Int(i)) => {
-            let suffix = match (bits, signed) {
-                (8, true) => "i8",
-                (16, true) => "i16",
-                (32, true) => "i32",
-                (64, true) => "i64",
-                (128, true) => "i128",
-                (8, false) => "u8",
-                (16, false) => "u16",
-                (32, false) => "u32",
-                (64, false) => "u64",
-                _ => "u128",
-            };
-            if *i < 0 {
-                format!("({i}{suffix})")
-            } else {
-                format!("{i}{suffix}")
-            }
-        }
-        (Ty::Int { .. }, Value::BigUint(u)) => format!("{u}u128"),
-        (Ty::Float { bits }, Value::Float(x)) => {
-            let t = if *bits == 32 { "f32" } else { "f64" };
-            if x.is_nan() {
-                format!("{t}::NAN")
-            } else if x.is_infinite() {
-                format!("{}{t}::INFINITY", if *x < 0.0 { "-" } else { "" })
-            } else {
-                format!("({x:?}{t})")
-            }
-        }
-        (Ty::Bool, Value::Bool(b)) => b.to_string(),
-        (Ty::Char, Value::Str(s)) => format!("{:?}", s.chars().next()?),
-        (Ty::Str, Value::Str(s)) => format!("{}.to_string()", escape(s)),
-        (Ty::List { item }, Value::List(xs)) | (Ty::Array { item, .. }, Value::List(xs)) => {
-            let items: Option<Vec<String>> = xs.iter().map(|x| literal(item, x)).collect();
-            let items = items?.join(", ");
-            if matches!(ty, Ty::Array { .. }) {
-                format!("[{items}]")
-            } else {
-                format!("vec![{items}]")
-            }
-        }
-        (Ty::Built { ctors, .. }, Value::Built { ctor, args }) => {
-            let c = ctors.iter().find(|c| c.name == *ctor)?;
-            let parts: Option<Vec<String>> =
-                c.params.iter().zip(args).map(|((_, t), x)| literal(t, x)).collect();
-            let parts = parts?;
-            match c.form {
-                CtorForm::Unit => c.name.clone(),
-                CtorForm::Call => format!("{}({})", c.name, parts.join(", ")),
-                CtorForm::Fields => {
-                    let fields: Vec<String> = c
-                        .params
-                        .iter()
-                        .zip(&parts)
-                        .map(|((n, _), p)| format!("{n}: {p}"))
-                        .collect();
-                    format!("{} {{ {} }}", c.name, fields.join(", "))
-                }
-            }
-        }
-        (Ty::Option { .. }, Value::Null) => "None".into(),
-        (Ty::Option { item }, v) => format!("Some({})", literal(item, v)?),
-        (Ty::Tuple { items }, Value::List(xs)) if items.len() == xs.len() => {
-            let parts: Option<Vec<String>> =
-                items.iter().zip(xs).map(|(t, x)| literal(t, x)).collect();
-            let parts = parts?;
-            if parts.len() == 1 {
-                format!("({},)", parts[0])
-            } else {
-                format!("({})", parts.join(", "))
-            }
-        }
-        _ => return None,
-    })
+/// Traits of the prelude: their methods are called with method syntax.
+const PRELUDE_TRAITS: [&str; 14] = [
+    "PartialEq",
+    "PartialOrd",
+    "Ord",
+    "Eq",
+    "Clone",
+    "Iterator",
+    "IntoIterator",
+    "ToString",
+    "From",
+    "Into",
+    "AsRef",
+    "AsMut",
+    "Default",
+    "ToOwned",
+];
+
+/// The last segment of a trait path as written (`fmt::Display` → `Display`).
+fn trait_name(t: &str) -> &str {
+    let t = t.split('<').next().unwrap_or(t);
+    t.rsplit("::").next().unwrap_or(t).trim()
 }
 
-/// The argument expression passing `v` for a parameter planned as `a`, written inline.
-fn inline_arg(a: &ArgPlan, v: &Value) -> Option<String> {
-    let boxed = |lit: String| {
-        if a.owned.starts_with("::std::boxed::Box<") {
-            format!("Box::new({lit})")
-        } else {
-            lit
-        }
+/// The format string `format!` writes a formatting trait's flags with.
+fn format_spec(spec: &str, flags: &[Value]) -> Option<String> {
+    let ch = match spec {
+        "display" => "",
+        "debug" => "?",
+        "lower_hex" => "x",
+        "upper_hex" => "X",
+        "octal" => "o",
+        "binary" => "b",
+        "lower_exp" => "e",
+        "upper_exp" => "E",
+        _ => return None,
     };
-    Some(match (&a.pass, &a.ty, v) {
-        (Pass::Ref, Ty::Str, Value::Str(s)) => escape(s),
-        (Pass::Value, _, _) => boxed(literal(&a.ty, v)?),
-        (Pass::Ref, _, _) => format!("&{}", boxed(literal(&a.ty, v)?)),
-        (Pass::RefMut, _, _) => format!("&mut {}", boxed(literal(&a.ty, v)?)),
-        (Pass::AsDeref, _, Value::Null) | (Pass::AsRef, _, Value::Null) => "None".into(),
-        (Pass::AsDeref, Ty::Option { item }, v) => match (&**item, v) {
-            (Ty::Str, Value::Str(s)) => format!("Some({})", escape(s)),
-            (item, v) => format!("Some(&{}[..])", literal(item, v)?),
+    let mut s = String::from("{:");
+    if matches!(flags.first(), Some(Value::Bool(true))) {
+        s.push('#');
+    }
+    if let Some(Value::Int(w)) = flags.get(1) {
+        s.push_str(&w.to_string());
+    }
+    if let Some(Value::Int(p)) = flags.get(2) {
+        s.push_str(&format!(".{p}"));
+    }
+    s.push_str(ch);
+    s.push('}');
+    Some(if s == "{:}" { "{}".into() } else { s })
+}
+
+/// The call of `f` on the witness's input, as a test writes it, with the statements that come
+/// before it (a receiver bound to a name).
+fn call_expr(
+    f: &FoundFn,
+    plan: &CallPlan,
+    cx: &Cx<'_>,
+    input: &[Value],
+) -> Option<(String, String)> {
+    let mut pre = String::new();
+    let printed: Option<Vec<String>> =
+        plan.args.iter().zip(input).map(|(a, v)| cx.arg(a, v)).collect();
+    let printed = printed?;
+    let tf = &plan.turbofish;
+    let name = &f.name;
+    let trait_ = plan.trait_.as_deref();
+    let call = match &plan.callee {
+        Callee::Free => format!("{name}{tf}({})", printed.join(", ")),
+        Callee::Assoc { self_ty } => match (trait_.map(trait_name), name.as_str()) {
+            (Some("FromStr"), "from_str") => format!("{}.parse::<{self_ty}>()", printed.first()?),
+            (Some(t), _) if !PRELUDE_TRAITS.contains(&t) => {
+                format!("<{self_ty} as {}>::{name}{tf}({})", trait_?, printed.join(", "))
+            }
+            _ => format!("{self_ty}::{name}{tf}({})", printed.join(", ")),
         },
-        (Pass::AsRef, Ty::Option { item }, v) => format!("Some(&{})", literal(item, v)?),
-        (Pass::StrVec { by_ref }, _, Value::List(xs)) => {
-            let items: Option<Vec<String>> = xs
-                .iter()
-                .map(|x| if let Value::Str(s) = x { Some(escape(s)) } else { None })
-                .collect();
-            let items = items?.join(", ");
-            if *by_ref {
-                format!("&[{items}]")
-            } else {
-                format!("vec![{items}]")
+        Callee::Method { self_ty, receiver } => {
+            let recv = plan.args.first()?;
+            let value = cx.expr(&recv.ty, &syn::parse_str(&recv.owned).ok()?, input.first()?)?;
+            let mutable = *receiver == Receiver::RefMut || plan.via == Via::Collect;
+            let m = if mutable { "mut " } else { "" };
+            pre.push_str(&format!(
+                "        let {m}receiver = {value};
+"
+            ));
+            let rest = printed[1..].join(", ");
+            match plan.via {
+                Via::Format(spec) => {
+                    format!("format!({:?}, receiver)", format_spec(spec, &input[1..])?)
+                }
+                Via::Collect => {
+                    format!("receiver.by_ref().take({ITEMS}).collect::<Vec<_>>()")
+                }
+                Via::Hash => {
+                    let t = trait_?;
+                    format!("{{ let mut hasher = std::collections::hash_map::DefaultHasher::new(); <{self_ty} as {t}>::hash(&receiver, &mut hasher); std::hash::Hasher::finish(&hasher) }}")
+                }
+                Via::Direct => match trait_ {
+                    Some(t) if !PRELUDE_TRAITS.contains(&trait_name(t)) => {
+                        let r = match receiver {
+                            Receiver::Ref => "&receiver",
+                            Receiver::RefMut => "&mut receiver",
+                            Receiver::Value => "receiver",
+                        };
+                        let sep = if rest.is_empty() { "" } else { ", " };
+                        format!("<{self_ty} as {t}>::{name}{tf}({r}{sep}{rest})")
+                    }
+                    _ => format!("receiver.{name}{tf}({rest})"),
+                },
             }
         }
-        _ => return None,
-    })
+    };
+    let call = match plan.ret {
+        Ret::Iter => format!("{call}.take({ITEMS}).collect::<Vec<_>>()"),
+        _ => call,
+    };
+    Some((pre, call))
 }
 
 /// Whether a return value rendered as `value` can be written as a literal of the return type in
@@ -157,33 +162,38 @@ fn literal_return(signature: &str, value: &str) -> bool {
 }
 
 /// The body of a suggested test: call `f` on the witness and assert the original outcome.
-pub fn test_fn(f: &FoundFn, plan: &CallPlan, w: &Witness, name: &str, why: &str) -> Option<String> {
+pub fn test_fn(
+    f: &FoundFn,
+    plan: &CallPlan,
+    book: &Book,
+    w: &Witness,
+    name: &str,
+    why: &str,
+) -> Option<String> {
     if w.original.is_cut() {
         return None; // the original's full value is not known: nothing to assert
     }
+    if matches!(&w.original, Outcome::Error { ty, .. } if ty.starts_with("abex: ")) {
+        return None; // the arguments could not be built: a test cannot write that call
+    }
+    let cx = Cx { book, module: &f.module };
+    let (pre, call) = call_expr(f, plan, &cx, &w.input)?;
     let mut s = format!("    /// {why}\n    #[test]\n");
     if let Outcome::Panic { message } = &w.original {
         s.push_str(&format!("    #[should_panic(expected = {})]\n", escape(message)));
     }
-    s.push_str(&format!("    fn {name}() {{\n"));
-    let args: Option<Vec<String>> =
-        plan.args.iter().zip(&w.input).map(|(a, v)| inline_arg(a, v)).collect();
-    let args = args?.join(", ");
-    let call = match &plan.callee {
-        Callee::Free => format!("{}({args})", f.name),
-        Callee::Assoc { self_ty } => format!("{self_ty}::{}({args})", f.name),
-        Callee::Method { self_ty, receiver } => {
-            let m = if *receiver == Receiver::RefMut { "mut " } else { "" };
-            s.push_str(&format!("        let {m}receiver = {self_ty}::default();\n"));
-            format!("receiver.{}({args})", f.name)
-        }
-    };
+    s.push_str(&format!("    fn {name}() {{\n{pre}"));
     match (&w.original, plan.ret) {
         (Outcome::Panic { .. }, _) => s.push_str(&format!("        let _ = {call};\n")),
-        (Outcome::Ok { value }, Ret::Value) if literal_return(&f.signature, value) => {
+        (Outcome::Ok { value }, Ret::Value) if matches!(plan.via, Via::Format(_)) => {
             s.push_str(&format!("        assert_eq!({call}, {value});\n"));
         }
-        (Outcome::Ok { value }, Ret::Value) => {
+        (Outcome::Ok { value }, Ret::Value)
+            if plan.via == Via::Direct && literal_return(&f.signature, value) =>
+        {
+            s.push_str(&format!("        assert_eq!({call}, {value});\n"));
+        }
+        (Outcome::Ok { value }, Ret::Value | Ret::Iter) => {
             s.push_str(&format!(
                 "        assert_eq!(format!(\"{{:?}}\", {call}), {});\n",
                 escape(value)
@@ -249,8 +259,9 @@ mod tests {
             found_by: "search".into(),
         };
         let whole = format!("{:?}", "a".repeat(5000));
-        assert!(test_fn(f, plan, &w(whole.clone()), "abex_pad_1", "why").is_some());
-        assert!(test_fn(f, plan, &w(crate::value::cut(whole)), "abex_pad_1", "why").is_none());
+        let book = &c.book;
+        assert!(test_fn(f, plan, book, &w(whole.clone()), "abex_pad_1", "why").is_some());
+        assert!(test_fn(f, plan, book, &w(crate::value::cut(whole)), "abex_pad_1", "why").is_none());
     }
 
     #[test]
@@ -269,7 +280,7 @@ mod tests {
         };
         let mut modules = Vec::new();
         for (f, name) in c.fns.iter().zip(["abex_a_12345678", "abex_b_87654321"]) {
-            let code = test_fn(f, f.plan.as_ref().unwrap(), &w, name, "why").unwrap();
+            let code = test_fn(f, f.plan.as_ref().unwrap(), &c.book, &w, name, "why").unwrap();
             let m = module(&[code]);
             let path = test_path(f, name);
             let (module_name, _) = path.rsplit_once("::").unwrap();
@@ -287,26 +298,5 @@ mod tests {
         assert!(!literal_return("fn f() -> f64", "NaN"));
         assert!(!literal_return("fn f() -> Option<u8>", "Some(1)"));
         assert!(!literal_return("fn f()", "()"));
-    }
-
-    #[test]
-    fn literals_are_typed_rust_expressions() {
-        assert_eq!(literal(&Ty::int(32, true), &Value::Int(-5)).unwrap(), "(-5i32)");
-        assert_eq!(
-            literal(&Ty::Str, &Value::Str("a\"b".into())).unwrap(),
-            "\"a\\\"b\".to_string()"
-        );
-        let opt = Ty::Option { item: Box::new(Ty::int(8, false)) };
-        assert_eq!(literal(&opt, &Value::Null).unwrap(), "None");
-        assert_eq!(literal(&opt, &Value::Int(3)).unwrap(), "Some(3u8)");
-        let t = Ty::Tuple { items: vec![Ty::Bool, Ty::Char] };
-        let v = Value::List(vec![Value::Bool(true), Value::Str("x".into())]);
-        assert_eq!(literal(&t, &v).unwrap(), "(true, 'x')");
-        assert_eq!(literal(&Ty::Float { bits: 64 }, &Value::Float(f64::NAN)).unwrap(), "f64::NAN");
-        let l = Ty::List { item: Box::new(Ty::Str) };
-        assert_eq!(
-            literal(&l, &Value::List(vec![Value::Str("a".into())])).unwrap(),
-            "vec![\"a\".to_string()]"
-        );
     }
 }

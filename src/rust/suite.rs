@@ -112,30 +112,59 @@ fn tail(s: &str, n: usize) -> String {
 }
 
 impl TestSuite {
+    /// The command running test binary `exe` with `mutant` active and libtest's `args`.
+    fn command(&self, exe: &Path, mutant: Option<u32>, args: &[&str]) -> Command {
+        let mut cmd = Command::new(exe);
+        cmd.current_dir(&self.cwd)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .env("RUST_BACKTRACE", "0")
+            .env_remove("ABEX_MUTANT");
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        if let Some(n) = mutant {
+            cmd.env("ABEX_MUTANT", n.to_string());
+        }
+        crate::safety::scrub_env(&mut cmd);
+        crate::safety::own_group(&mut cmd);
+        cmd
+    }
+
+    /// Runs every test whose name contains `filter`, in every binary, with `mutant` active, to
+    /// the end: the names of the tests that failed, or `None` when the binaries ran past
+    /// `timeout` or could not start.
+    pub fn failures(
+        &self,
+        mutant: Option<u32>,
+        timeout: Duration,
+        filter: &str,
+    ) -> Option<Vec<String>> {
+        let deadline = Instant::now() + timeout;
+        let mut failed = Vec::new();
+        for (_, exe) in &self.binaries {
+            let mut child = self.command(exe, mutant, &[filter]).spawn().ok()?;
+            let reader = drain(&mut child);
+            let status = wait_until(&mut child, deadline);
+            let (out, _) = reader();
+            status?;
+            failed.extend(out.lines().filter_map(|l| {
+                let name = l.strip_prefix("test ")?.strip_suffix(" ... FAILED")?;
+                Some(name.trim().to_string())
+            }));
+        }
+        Some(failed)
+    }
+
     /// Runs the binaries in turn with `mutant` active (none: the original), stopping at the first
     /// failure; `filter` runs one exact test only.
     pub fn run(&self, mutant: Option<u32>, timeout: Duration, filter: Option<&str>) -> TestResult {
         let deadline = Instant::now() + timeout;
         for (name, exe) in &self.binaries {
-            let mut cmd = Command::new(exe);
-            cmd.current_dir(&self.cwd)
-                .stdin(Stdio::null())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .env("RUST_BACKTRACE", "0")
-                .env_remove("ABEX_MUTANT");
-            if let Some(f) = filter {
-                cmd.args([f, "--exact"]);
-            }
-            for (k, v) in &self.env {
-                cmd.env(k, v);
-            }
-            if let Some(n) = mutant {
-                cmd.env("ABEX_MUTANT", n.to_string());
-            }
-            crate::safety::scrub_env(&mut cmd);
-            crate::safety::own_group(&mut cmd);
-            let Ok(mut child) = cmd.spawn() else {
+            let args: Vec<&str> = filter.map(|f| vec![f, "--exact"]).unwrap_or_default();
+            let Ok(mut child) = self.command(exe, mutant, &args).spawn() else {
                 return TestResult::Fail { test: name.clone(), output: "could not start".into() };
             };
             let reader = drain(&mut child);

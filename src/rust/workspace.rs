@@ -229,7 +229,8 @@ impl Workspace {
         out
     }
 
-    fn chosen(&self, k: usize, j: usize, changes: Option<&Changes>) -> Chosen {
+    /// The choice of function `j` of crate target `k`.
+    pub fn chosen(&self, k: usize, j: usize, changes: Option<&Changes>) -> Chosen {
         let f = &self.crates[k].sources.fns[j];
         Chosen { krate: k, func: j, target: self.target_of(&self.crates[k], f, changes) }
     }
@@ -326,5 +327,38 @@ impl Selected {
             }
             TestScope::Workspace => self.ws.members.clone(),
         }
+    }
+}
+
+impl crate::pipeline::Catalog for Workspace {
+    type Item = Chosen;
+
+    fn named(&self, spec: &str, cwd: &Path) -> Result<Vec<Chosen>, String> {
+        Workspace::named(self, spec, cwd)
+    }
+
+    fn every(&self) -> Vec<Chosen> {
+        Workspace::every(self)
+    }
+
+    fn changed(&self, changes: &Changes) -> Vec<Chosen> {
+        Workspace::changed(self, changes)
+    }
+
+    fn same(&self, a: &Chosen, b: &Chosen) -> bool {
+        (a.krate, a.func) == (b.krate, b.func)
+    }
+
+    fn target<'i>(&self, item: &'i Chosen) -> &'i Target {
+        &item.target
+    }
+
+    fn record<'i>(&self, item: &'i mut Chosen) -> &'i mut Target {
+        &mut item.target
+    }
+
+    fn caller(&self, item: &Chosen) -> Option<Chosen> {
+        let j = super::calls::vehicle(&self.crates[item.krate].sources.fns, item.func)?;
+        Some(self.chosen(item.krate, j, None))
     }
 }

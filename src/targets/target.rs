@@ -39,6 +39,24 @@ pub enum Drive {
         /// Why, in a sentence fragment.
         reason: String,
     },
+    /// It cannot be called itself, but a function that calls it can: it is explored and its
+    /// survivors witnessed through that caller, whose calls the suggested tests make.
+    Via {
+        /// The caller's qualified name.
+        caller: String,
+        /// Why the function itself cannot be called.
+        reason: String,
+    },
+}
+
+impl Drive {
+    /// Why the function itself cannot be called, if it cannot.
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            Drive::Supported => None,
+            Drive::Unsupported { reason } | Drive::Via { reason, .. } => Some(reason),
+        }
+    }
 }
 
 /// A function that a run analyses.
@@ -58,7 +76,7 @@ pub struct Target {
     pub qualified_name: String,
     /// The signature as written.
     pub signature: String,
-    /// The parameters, receiver excluded.
+    /// The parameters; a Rust method's receiver is the first, named `self`.
     pub params: Vec<Param>,
     /// The doc comment or docstring, if any.
     #[serde(default, skip_serializing_if = "String::is_empty")]

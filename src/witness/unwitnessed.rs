@@ -36,6 +36,14 @@ pub enum Unwitnessed {
         /// Why there is no probe.
         why: String,
     },
+    /// abex cannot call the function, nor a function that calls it: the survivor is what
+    /// cargo-mutants or mutmut would list, not proven either way (never "possibly equivalent").
+    NotCallable {
+        /// The function's qualified name.
+        function: String,
+        /// Why it cannot be called.
+        reason: String,
+    },
 }
 
 impl Unwitnessed {
@@ -97,6 +105,9 @@ impl Unwitnessed {
                 "infected, outcome never changed (masked), probably equivalent".to_string()
             }
             Unwitnessed::NoProbe { why } => format!("no probe ({why})"),
+            Unwitnessed::NotCallable { function, reason } => {
+                format!("not proven: abex cannot call `{function}` ({reason})")
+            }
         }
     }
 }
@@ -131,5 +142,7 @@ mod tests {
         assert!(masked.probably_equivalent() && !i.probably_equivalent());
         let n = Unwitnessed::NoProbe { why: "a logical operator".into() };
         assert_eq!(n.describe(), "no probe (a logical operator)");
+        let c = Unwitnessed::NotCallable { function: "m::f".into(), reason: "generic".into() };
+        assert_eq!(c.describe(), "not proven: abex cannot call `m::f` (generic)");
     }
 }

@@ -7,13 +7,16 @@ so every reference to the function (``from m import f`` included) runs the mutan
 
 import __future__
 import ast
+import functools
 import importlib
+import inspect
 import sys
 import types
 
 
-def resolve(module, qualname):
-    """The module object and the plain function behind ``module.qualname``."""
+def resolve(module, qualname, role=None):
+    """The module object and the plain function behind ``module.qualname`` (a property's
+    ``setter`` or ``deleter`` when ``role`` says so)."""
     mod = importlib.import_module(module)
     owner = mod
     parts = qualname.split(".")
@@ -21,7 +24,19 @@ def resolve(module, qualname):
         owner = getattr(owner, part)
     raw = owner.__dict__[parts[-1]] if isinstance(owner, type) else getattr(owner, parts[-1])
     func = getattr(raw, "__func__", raw)  # staticmethod / classmethod
-    return mod, func
+    if isinstance(func, property) and role in ("setter", "deleter"):
+        func = func.fset if role == "setter" else func.fdel
+    return mod, _plain(func)
+
+
+def _plain(obj):
+    """The function behind a property, a cached property, or a decorator that keeps it
+    (``functools.wraps`` sets ``__wrapped__``: ``lru_cache``, most decorators)."""
+    if isinstance(obj, property):
+        obj = obj.fget
+    elif isinstance(obj, functools.cached_property):
+        obj = obj.func
+    return inspect.unwrap(obj)
 
 
 def _find_code(code, path):
@@ -69,7 +84,7 @@ def compiled(patch, original):
 def mutant_function(patch):
     """A new function object running the mutant's code, beside the original (which is left
     alone), so that one worker can call the original and several mutants."""
-    _, func = resolve(patch["module"], patch["qualname"])
+    _, func = resolve(patch["module"], patch["qualname"], patch.get("role"))
     new = types.FunctionType(compiled(patch, func.__code__), func.__globals__, func.__name__, func.__defaults__, func.__closure__)
     new.__kwdefaults__ = func.__kwdefaults__
     return new
@@ -82,7 +97,7 @@ def probed_function(patch, helper):
     it is, with a probe that says why."""
     from . import _probe
 
-    _, func = resolve(patch["module"], patch["qualname"])
+    _, func = resolve(patch["module"], patch["qualname"], patch.get("role"))
     try:
         text, flags = _wrapped(patch, func.__code__)
         tree = ast.parse(text, patch["file"])
@@ -105,7 +120,7 @@ def probed_function(patch, helper):
 def apply(patch):
     """Applies a patch ``{"module", "qualname", "file", "source", "line"}``; raises ``ValueError`` with
     a reason when the mutant cannot be swapped in (a syntax error, a different closure)."""
-    _, func = resolve(patch["module"], patch["qualname"])
+    _, func = resolve(patch["module"], patch["qualname"], patch.get("role"))
     func.__code__ = compiled(patch, func.__code__)  # ValueError when the free variables differ
 
 

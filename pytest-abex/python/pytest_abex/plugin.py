@@ -13,6 +13,8 @@ import sys
 
 import pytest
 
+from . import suite
+
 _RESULT = pytest.StashKey[dict]()
 
 # Boundaries shown per validity group in the summary (``cargo abex --show``'s default).
@@ -22,6 +24,7 @@ _SHOW = 5
 _OPTIONS = [
     ("--abex-base", "abex_base", str, None, "base ref of the diff (default: origin/HEAD, main or master)"),
     ("--abex-function", "abex_function", "list", None, "analyse FILE::NAME instead of the diff (repeatable)"),
+    ("--abex-all", "abex_all", bool, False, "analyse every function of the project instead of the diff"),
     ("--abex-offline", "abex_offline", bool, False, "use the built-in offline engine only (no model)"),
     ("--abex-out", "abex_out", str, None, "output folder (default: .abex/out at the project root)"),
     ("--abex-pairs", "abex_pairs", int, None, "input pairs to explore per function (default: 1000)"),
@@ -187,7 +190,9 @@ def pytest_sessionfinish(session, exitstatus):
         "root": str(config.rootpath),
         "python": sys.executable,
         "functions": _setting(config, "--abex-function", "abex_function", "list", None) or [],
+        "all": _flag(config, "--abex-all", "abex_all"),
         "base": _setting(config, "--abex-base", "abex_base", str, None),
+        "suite": suite.settings(session),
         "out": _setting(config, "--abex-out", "abex_out", str, None),
         "llm": _model_settings(config),
     }

@@ -7,11 +7,15 @@ collected items; the parent enforces the time limit and answers. The cost of a m
 fork and one test run, not an interpreter start and an import of the project.
 
 Protocol (JSON lines, answers prefixed by ``@abex@``): the runner greets with
-``{"abex_runner": 1, "collected": N}`` (or ``{"abex_runner": 1, "error": "..."}``), then answers
+``{"abex_runner": 1, "collected": N}`` (with ``"dropped": [{"file", "error"}, ...]`` when some
+test files failed to collect: they are left out and the rest runs; or ``{"abex_runner": 1,
+"error": "..."}`` when none collected), then answers
 each request ``{"patch": null | {...}, "timeout": seconds, "all": bool, "trace": null | [{"module",
 "qualname"}, ...]}`` with ``{"status": "pass"|"fail"|"timeout"|"unviable", "failed": [node ids],
 "message": "the first failure's exception", "detail": "...", "reached": {"module:qualname": [node
-ids]}}``. With ``collect`` (a list of test files), the child
+ids]}, "seen": {"module:qualname": [{"param": [tag, json]}, ...]}}``; ``seen`` lists the argument
+lists the tests passed to a traced function marked ``"seeds": true`` (see
+:func:`pytest_abex.values.describe`). With ``collect`` (a list of test files), the child
 collects and runs those files instead (suggested tests, without a new pytest process). Without ``all`` the child stops at the first failing
 test. With ``trace`` (the baseline), the tests that call each function are recorded (see
 ``_Tracer``), and from then on a mutant runs only the tests that call its function: per-test
@@ -28,6 +32,7 @@ that a child does not copy the parent's pages by merely collecting them; the fil
 """
 
 import gc
+import inspect
 import json
 import os
 import select
@@ -39,7 +44,10 @@ import types
 
 import pytest
 
-from . import _patch
+from . import _patch, values
+
+# Argument lists recorded per traced function (seeds of its unannotated parameters).
+_SEEDS = 24
 
 MARKER = b"@abex@"
 
@@ -56,6 +64,7 @@ class _Runner:
         self.selected = {}  # "module:qualname" -> the tests that call it, once traced
         self.killers = {}  # "module:qualname" -> node ids that killed its mutants, latest first
         self.collected = {}  # tuple of test files -> their items, collected in the parent
+        self.uncollected = []  # {"file", "error"} of the files that failed to collect
 
     def send(self, obj):
         self.out.write(MARKER + json.dumps(obj).encode() + b"\n")
@@ -65,18 +74,31 @@ class _Runner:
         if session.config.option.collectonly:
             return None
         self.greeted = True
+        hello = {"abex_runner": 1}
         if session.testsfailed:
-            self.send({"abex_runner": 1, "error": "errors while collecting the tests"})
-            return True
+            # A file that does not collect here is left out, and the core says so; the run
+            # goes on with the others.
+            if not self.uncollected:
+                self.send({"abex_runner": 1, "error": "errors while collecting the tests"})
+                return True
+            hello["dropped"] = self.uncollected
+            session.testsfailed = 0
         _short_failures()
         _warm(session.items)
-        self.send({"abex_runner": 1, "collected": len(session.items)})
+        hello["collected"] = len(session.items)
+        self.send(hello)
         for line in self.inp:
             if not line.strip():
                 break
             req = json.loads(line)
             self.send(self.one(session, req))
         return True
+
+    def pytest_collectreport(self, report):
+        if report.failed and not self.greeted:
+            lines = [line for line in str(report.longrepr).splitlines() if line.strip()]
+            error = next((line for line in reversed(lines) if line.startswith("E ")), lines[-1] if lines else "")
+            self.uncollected.append({"file": report.nodeid or str(report.fspath), "error": error[1:].strip() if error.startswith("E ") else error.strip()})
 
     def pytest_runtest_logreport(self, report):
         if report.failed and report.nodeid not in self.failed:
@@ -147,6 +169,7 @@ class _Runner:
                 if tracer is not None:
                     tracer.stop()
                     result["reached"] = {k: sorted(v) for k, v in tracer.reached.items()}
+                    result["seen"] = tracer.seen
                 if self.failed:
                     result = {"status": "fail", "failed": self.failed, "detail": "", "ran": result["ran"],
                               "message": self.message}
@@ -236,12 +259,13 @@ class _Tracer:
     def __init__(self, targets):
         self.current = None
         self.reached = {}
+        self.seen = {}  # key -> argument lists the tests passed, described (targets with "seeds")
         self.profiled = {}  # code object -> key
         for n, target in enumerate(targets):
             key = _key(target)
             self.reached[key] = set()
             try:
-                _, func = _patch.resolve(target["module"], target["qualname"])
+                _, func = _patch.resolve(target["module"], target["qualname"], target.get("role"))
             except Exception:  # noqa: BLE001 - not importable here: no test reaches it
                 continue
             if func.__code__.co_freevars:
@@ -251,10 +275,10 @@ class _Tracer:
             copy = types.FunctionType(func.__code__, func.__globals__, func.__name__, func.__defaults__)
             copy.__kwdefaults__ = func.__kwdefaults__
             func.__globals__[tag + "_orig__"] = copy
-            func.__globals__[tag + "_hit__"] = self._hitter(key)
+            func.__globals__[tag + "_hit__"] = self._hitter(key, copy if target.get("seeds") else None)
             namespace = {}
             exec(
-                f"def wrapper(*args, **kwargs):\n    {tag}_hit__()\n    return {tag}_orig__(*args, **kwargs)\n",
+                f"def wrapper(*args, **kwargs):\n    {tag}_hit__(args, kwargs)\n    return {tag}_orig__(*args, **kwargs)\n",
                 namespace,
             )
             func.__code__ = namespace["wrapper"].__code__
@@ -262,9 +286,25 @@ class _Tracer:
             sys.setprofile(self._profile)
             threading.setprofile(self._profile)
 
-    def _hitter(self, key):
+    def _hitter(self, key, seeds_of):
         reached = self.reached[key]
-        return lambda: reached.add(self.current)
+        if seeds_of is None:
+            return lambda args, kwargs: reached.add(self.current)
+        seen = self.seen.setdefault(key, [])
+        signature = inspect.signature(seeds_of)
+
+        def hit(args, kwargs):
+            reached.add(self.current)
+            if len(seen) < _SEEDS:
+                try:
+                    bound = signature.bind(*args, **kwargs).arguments
+                    described = {name: values.describe(v) for name, v in bound.items()}
+                except Exception:  # noqa: BLE001 - a value abex cannot write is no seed
+                    return
+                if described not in seen:
+                    seen.append(described)
+
+        return hit
 
     def _profile(self, frame, event, arg):
         if event == "call" and frame.f_code in self.profiled:
@@ -296,12 +336,21 @@ def main(argv):
         "-p", "no:cacheprovider",
         "-p", "no:xdist",
         "-p", "no:randomly",
+        # The outer session's options come in `pytest_args`, the ini's `addopts` included
+        # (see `pytest_abex.suite`); some of them (`-n`, `--lf`) cannot run here.
         "-o", "addopts=",
-        "-W", "ignore",
+        # pytest_abex is imported before pytest starts, so pytest warns that it cannot rewrite
+        # its asserts: an error under the user's `filterwarnings = error`.
+        "-W", "ignore::pytest.PytestAssertRewriteWarning",
         *spec.get("pytest_args", []),
         *spec["tests"],
     ]
-    code = pytest.main(args, plugins=[runner])
+    try:
+        code = pytest.main(args, plugins=[runner])
+    except BaseException as e:  # noqa: BLE001 - said in the greeting, not lost on stderr
+        if not runner.greeted:
+            runner.send({"abex_runner": 1, "error": f"pytest failed to start: {type(e).__name__}: {e}"})
+        return 0
     if code not in (0, 1) and not runner.greeted:
         runner.send({"abex_runner": 1, "error": f"pytest could not collect the tests (exit code {int(code)})"})
     return 0

@@ -2,7 +2,8 @@
 
 Started by the core as ``python -m pytest_abex.worker SPEC.json`` in a scratch copy of the
 project. It speaks the JSON-lines protocol of ``src/exec/worker.rs``: it greets with
-``{"abex_harness":1}``, then answers each request ``[target_id,[args...]]`` with one line
+``{"abex_harness":1}`` (with ``"unloaded": {id: reason}`` for the targets it could not load),
+then answers each request ``[target_id,[args...]]`` with one line
 ``{"ok": repr}``, ``{"err": [type, message]}``, ``{"bad": message}`` or ``{"timed_out": true}``
 (the timer interrupted the call; the worker carries on), each prefixed by ``@abex@``. A call
 that the timer cannot interrupt (a C extension that never returns) is killed from the core. Requests are read in chunks and answered in one
@@ -19,13 +20,12 @@ of ``src/exec/probe.rs``).
 
 import hashlib
 import json
-import math
 import os
 import re
 import signal
 import sys
 
-from . import _patch
+from . import _patch, calls, values
 
 MARKER = b"@abex@"
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
@@ -55,75 +55,41 @@ def _cut(text):
     return f"{start}{CUT_MARK}{len(data)}, blake2b {digest}]"
 
 
-def _identity(v):
-    return v
-
-
-def _converter(ty, as_tuple=False):
-    """A function turning the JSON of an argument into the Python value of type ``ty``, or
-    ``None`` when the JSON value is already that value."""
-    kind = ty["kind"]
-    inner = lambda t: _converter(t) or _identity  # noqa: E731
-    if kind == "float":
-        special = {"NaN": math.nan, "inf": math.inf, "-inf": -math.inf}
-        return lambda v: special[v] if isinstance(v, str) else float(v)
-    if kind == "bytes":
-        return bytes
-    if kind in ("list", "array"):
-        if _converter(ty["item"]) is None and not as_tuple:
-            return None  # a JSON list of such values is the value
-        item = inner(ty["item"])
-        if as_tuple:
-            return lambda v: tuple(item(x) for x in v)
-        return lambda v: [item(x) for x in v]
-    if kind == "tuple":
-        items = [inner(t) for t in ty["items"]]
-        return lambda v: tuple(f(x) for f, x in zip(items, v))
-    if kind == "option":
-        if _converter(ty["item"]) is None:
-            return None
-        item = inner(ty["item"])
-        return lambda v: None if v is None else item(v)
-    if kind == "map":
-        key = int if ty["key"]["kind"] == "int" else (lambda k: k)
-        value = inner(ty["value"])
-        return lambda v: {key(k): value(x) for k, x in v.items()}
-    return None  # int, bool, str, char, any: the JSON value as it is
+# Values and calls live in their own modules; these names stay for the worker's users.
+_converter = values.converter
 
 
 def _target(t, index=0):
     """The callable of target ``t`` (the ``index``-th), its argument converters and its probe
-    (``None`` unless it probes). A target with a ``patch`` calls a mutant of the function (a new
-    function object; the original stays as it is)."""
-    mod, _ = _patch.resolve(t["module"], t["qualname"])
-    kind = t["kind"]
+    (``None`` unless it probes); how it is called and its arguments built are
+    :mod:`pytest_abex.calls`'s and :mod:`pytest_abex.values`'s. A target with a ``patch`` calls
+    a mutant of the function (a new function object; the original stays as it is); when the patch
+    is of another function (one the target calls), the target runs with that function's code
+    swapped for the mutant's."""
     probe = None
     if t.get("patch") and t.get("probe"):
         mutant, probe = _patch.probed_function(t["patch"], f"__abex_probe_{index}__")
     else:
         mutant = _patch.mutant_function(t["patch"]) if t.get("patch") else None
-    if kind == "function":
-        call = mutant or getattr(mod, t["qualname"])
-    elif kind == "method":
-        cls_name, name = t["qualname"].rsplit(".", 1)
-        cls = getattr(mod, cls_name)
-        if mutant is not None:
-            call = lambda *a: mutant(cls(), *a)  # noqa: E731 - a fresh instance per call
-        else:
-            call = lambda *a: getattr(cls(), name)(*a)  # noqa: E731
-    else:
-        cls_name, name = t["qualname"].rsplit(".", 1)
-        cls = getattr(mod, cls_name)
-        if mutant is None:
-            call = getattr(cls, name)
-        elif kind == "classmethod":
-            call = lambda *a: mutant(cls, *a)  # noqa: E731
-        else:
-            call = mutant
-    convs = [_converter(p["ty"], p.get("tuple", False)) for p in t["params"]]
-    if all(c is None for c in convs):
-        return call, None, probe
-    return call, [c or _identity for c in convs], probe
+    patch = t.get("patch") or {}
+    if mutant is not None and (patch["module"], patch["qualname"]) != (t["module"], t["qualname"]):
+        # The target drives another function (it calls it): the target runs as it is, with the
+        # mutated function's code swapped in for the call.
+        _, inner = _patch.resolve(patch["module"], patch["qualname"], patch.get("role"))
+        plain, convs, _ = _target({**t, "patch": None, "probe": False}, index)
+        code = mutant.__code__
+
+        def through(*a):
+            saved = inner.__code__
+            inner.__code__ = code
+            try:
+                return plain(*a)
+            finally:
+                inner.__code__ = saved
+
+        return through, convs, probe
+    call, convs = calls.target(t, mutant)
+    return call, convs, probe
 
 
 def _answer(obj):
@@ -139,16 +105,19 @@ def main(argv):
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     targets = []
-    for i, t in enumerate(spec["targets"]):
+    unloaded = {}
+    for n, t in enumerate(spec["targets"]):
         try:
-            targets.append(_target(t, i))
-        except Exception as e:  # reported on every call of that target
-            targets.append((None, f"cannot load {t['module']}.{t['qualname']}: {type(e).__name__}: {e}", None))
+            targets.append(_target(t, n))
+        except Exception as e:  # reported in the greeting and on every call of that target
+            reason = f"cannot load {t['module']}.{t['qualname']}: {type(e).__name__}: {e}"
+            targets.append((None, reason, None))
+            unloaded[str(n)] = reason
     limit = int(os.environ.get("ABEX_CALL_TIMEOUT_MS", "1000")) / 1000.0
     signal.signal(signal.SIGALRM, _on_alarm)
     setitimer, real = signal.setitimer, signal.ITIMER_REAL
     loads, dumps = json.loads, json.dumps
-    out.write(_answer({"abex_harness": 1}))
+    out.write(_answer({"abex_harness": 1, "unloaded": unloaded} if unloaded else {"abex_harness": 1}))
     pending = b""
     while True:
         chunk = os.read(0, 1 << 20)
@@ -170,6 +139,9 @@ def main(argv):
                     continue
                 if convs is not None:
                     args = [c(a) for c, a in zip(convs, args)]
+            except values.BuildError as e:  # a recipe's constructor raised: the call's error
+                answers.append(_answer(values.failure(e)))
+                continue
             except Exception as e:
                 answers.append(_answer({"bad": f"{type(e).__name__}: {e}"}))
                 continue

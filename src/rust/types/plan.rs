@@ -1,10 +1,35 @@
 //! Maps Rust parameter and return types, as written, to abex value types and to the code that
-//! decodes and passes an argument in the generated harness.
+//! decodes and passes an argument in the generated harness. Names that are not primitives,
+//! strings, `Vec` or `Option` go to a [`Resolve`]: the crate's own types (recipes), `Self` and
+//! generic parameters (substituted), then the std types of [`super::std`].
 
 use quote::ToTokens;
 use syn::{GenericArgument, PathArguments, ReturnType, Type};
 
+use super::std as std_types;
 use crate::value::Ty;
+
+/// What a plan needs to know about the place a type is written in.
+pub trait Resolve {
+    /// The type that `Self` or a generic parameter written as `p` stands for.
+    fn substitute(&self, _p: &syn::TypePath) -> Option<Type> {
+        None
+    }
+    /// A type of the crate: its value type and owned type as the harness writes it, or why it
+    /// cannot be built; `None` when `p` is not the crate's.
+    fn crate_type(&self, _p: &syn::TypePath) -> Option<Result<(Ty, String), String>> {
+        None
+    }
+    /// The std type `p` names, by its own name (`StdDuration` → `Duration`), when it is one.
+    fn std_name(&self, _p: &syn::TypePath) -> Option<String> {
+        None
+    }
+}
+
+/// A place that knows no crate type, no `Self` and no generic parameter.
+pub struct Plain;
+
+impl Resolve for Plain {}
 
 /// How the harness passes a decoded (owned) argument to the function.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,9 +69,14 @@ pub enum Ret {
     Value,
     /// A `Result`-like value: `Ok` is rendered, `Err` is an error outcome.
     Result,
+    /// An `impl Iterator`: its first items, collected (at most [`ITEMS`]).
+    Iter,
 }
 
-fn text(t: &impl ToTokens) -> String {
+/// How many items of an iterator the harness collects.
+pub const ITEMS: usize = 16;
+
+pub(crate) fn text(t: &impl ToTokens) -> String {
     t.to_token_stream().to_string()
 }
 
@@ -65,7 +95,8 @@ fn generic_args(args: &PathArguments) -> Vec<&Type> {
 }
 
 /// The value type and owned Rust type of a type with no references in it.
-pub fn owned(ty: &Type) -> Result<(Ty, String), String> {
+pub fn owned(ty: &Type, cx: &dyn Resolve) -> Result<(Ty, String), String> {
+    let owned = |t: &Type| owned(t, cx);
     match ty {
         Type::Paren(p) => owned(&p.elem),
         Type::Group(g) => owned(&g.elem),
@@ -92,6 +123,9 @@ pub fn owned(ty: &Type) -> Result<(Ty, String), String> {
             Ok((Ty::Array { item: Box::new(item), len }, format!("[{s}; {len}]")))
         }
         Type::Path(p) if p.qself.is_none() => {
+            if let Some(t) = cx.substitute(p) {
+                return owned(&t);
+            }
             let seg = p.path.segments.last().ok_or("an empty path")?;
             let name = seg.ident.to_string();
             let args = generic_args(&seg.arguments);
@@ -122,11 +156,15 @@ pub fn owned(ty: &Type) -> Result<(Ty, String), String> {
                     let (t, s) = owned(item)?;
                     Ok((Ty::Option { item: Box::new(t) }, format!("::std::option::Option<{s}>")))
                 }
-                ("Box", [item]) => {
-                    let (t, s) = owned(item)?;
-                    Ok((t, format!("::std::boxed::Box<{s}>")))
+                _ => {
+                    if let Some(found) = cx.crate_type(p) {
+                        return found;
+                    }
+                    let std_name = cx.std_name(p).unwrap_or(name);
+                    std_types::owned(&std_name, &args, &owned).unwrap_or_else(|| {
+                        Err(format!("unsupported parameter type `{}`", text(ty)))
+                    })
                 }
-                _ => Err(format!("unsupported parameter type `{}`", text(ty))),
             }
         }
         Type::Reference(_) => Err(format!("a reference nested inside `{}`", text(ty))),
@@ -140,7 +178,8 @@ fn is_str_ref(ty: &Type) -> bool {
 }
 
 /// The plan for one parameter type as written.
-pub fn plan(ty: &Type) -> Result<ArgPlan, String> {
+pub fn plan(ty: &Type, cx: &dyn Resolve) -> Result<ArgPlan, String> {
+    let owned = |t: &Type| owned(t, cx);
     match ty {
         Type::Reference(r) => {
             let pass = if r.mutability.is_some() { Pass::RefMut } else { Pass::Ref };
@@ -166,6 +205,9 @@ pub fn plan(ty: &Type) -> Result<ArgPlan, String> {
                     Ok(ArgPlan { ty: t, owned: o, pass })
                 }
             }
+        }
+        Type::Path(p) if p.qself.is_none() && cx.substitute(p).is_some() => {
+            plan(&cx.substitute(p).expect("checked"), cx)
         }
         Type::Path(p) if p.qself.is_none() => {
             let seg = p.path.segments.last().ok_or("an empty path")?;
@@ -200,8 +242,14 @@ pub fn plan(ty: &Type) -> Result<ArgPlan, String> {
                 _ => owned(ty).map(|(t, o)| ArgPlan { ty: t, owned: o, pass: Pass::Value }),
             }
         }
+        Type::Paren(p) => plan(&p.elem, cx),
+        Type::Group(g) => plan(&g.elem, cx),
         _ => owned(ty).map(|(t, o)| ArgPlan { ty: t, owned: o, pass: Pass::Value }),
     }
+}
+
+fn is_iterator(b: &syn::TypeParamBound) -> bool {
+    matches!(b, syn::TypeParamBound::Trait(t) if t.path.segments.last().is_some_and(|s| s.ident == "Iterator"))
 }
 
 /// How to render what a function returns; `Err` when the harness cannot.
@@ -209,6 +257,7 @@ pub fn ret(output: &ReturnType) -> Result<Ret, String> {
     match output {
         ReturnType::Default => Ok(Ret::Value),
         ReturnType::Type(_, ty) => match &**ty {
+            Type::ImplTrait(t) if t.bounds.iter().any(is_iterator) => Ok(Ret::Iter),
             Type::ImplTrait(_) => Err(format!("returns `{}`", text(ty))),
             Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Result") => {
                 Ok(Ret::Result)
@@ -242,7 +291,7 @@ mod tests {
     use super::*;
 
     fn p(s: &str) -> Result<ArgPlan, String> {
-        plan(&syn::parse_str::<Type>(s).unwrap())
+        plan(&syn::parse_str::<Type>(s).unwrap(), &Plain)
     }
 
     #[test]
@@ -278,6 +327,7 @@ mod tests {
         assert_eq!(r("fn f() -> io::Result<u8>").unwrap(), Ret::Result);
         assert_eq!(r("fn f() -> Option<u8>").unwrap(), Ret::Value);
         assert_eq!(r("fn f()").unwrap(), Ret::Value);
-        assert!(r("fn f() -> impl Iterator<Item = u8>").is_err());
+        assert_eq!(r("fn f() -> impl Iterator<Item = u8> + '_").unwrap(), Ret::Iter);
+        assert!(r("fn f() -> impl Fn(u8)").is_err());
     }
 }

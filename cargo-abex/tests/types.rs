@@ -1,0 +1,106 @@
+//! `cargo abex` on functions that take values of real types (issue 11): the fixture `types` has
+//! structs and an enum (`eval::matches`, semver-like), a `FromStr` type with a `Display` impl,
+//! an enum with tuple and struct variants, a generic function, methods on a type without
+//! `Default`, and a `Duration` parameter. Each is explored through built arguments, its gaps are
+//! proven with witnesses, and the suggested tests build their arguments as a person would.
+
+#[path = "../../tests/support/mod.rs"]
+mod support;
+
+use std::process::Command;
+
+use serde_json::Value;
+
+fn find<'a>(r: &'a Value, qualified: &str) -> &'a Value {
+    let all = r["targets"].as_array().unwrap();
+    all.iter().find(|t| t["qualified_name"] == qualified).unwrap_or_else(|| panic!("{qualified}"))
+}
+
+/// The displayed inputs of a target's archive cells.
+fn inputs(t: &Value) -> Vec<String> {
+    let cells = t["exploration"]["cells"].as_array().unwrap();
+    cells
+        .iter()
+        .flat_map(|c| c["strings"]["inputs"].as_array().unwrap().iter())
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The suggested tests of a target, and its survivors that have a witness.
+fn proven(t: &Value) -> (Vec<String>, Vec<&Value>) {
+    let m = &t["mutation"];
+    let tests = m["suggested_tests"].as_array().unwrap();
+    let codes = tests.iter().map(|s| s["code"].as_str().unwrap().to_string()).collect();
+    let witnessed =
+        m["mutants"].as_array().unwrap().iter().filter(|x| !x["witness"].is_null()).collect();
+    (codes, witnessed)
+}
+
+#[test]
+fn functions_taking_structs_enums_generics_receivers_and_durations_are_explored_and_proven() {
+    let (_tmp, dir) = support::project("types");
+    let before = support::snapshot(&dir);
+    let o = Command::new(env!("CARGO_BIN_EXE_cargo-abex"))
+        .args(["abex", "--offline", "--all", "--pairs", "500", "--test-timeout", "5s"])
+        .current_dir(&dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(dir.join(".abex/out/report.json")).unwrap();
+    let r: Value = serde_json::from_str(&text).unwrap();
+
+    let every = [
+        "Version::new",
+        "Version::parse",
+        "Version::from_str",
+        "Version::fmt",
+        "eval::matches",
+        "is_big",
+        "count_above",
+        "Budget::new",
+        "Budget::spend",
+        "Budget::left",
+        "time::timeout_label",
+    ];
+    for name in every {
+        let t = find(&r, name);
+        assert_eq!(t["drive"]["status"], "supported", "{name}: {:#}", t["drive"]);
+        assert!(t["exploration"]["bc_count"].as_u64().unwrap() >= 1, "{name}: no boundary");
+    }
+    // A method's receiver is its first argument, built with the type's constructor (`Budget`
+    // has no `Default` and private fields).
+    let spend = find(&r, "Budget::spend");
+    assert_eq!(spend["params"][0]["name"], "self");
+    assert!(inputs(spend).iter().any(|i| i.starts_with("[Budget::new(")), "{:?}", inputs(spend));
+    // `Display::fmt` is driven through `format!`; `FromStr::from_str` through the trait.
+    let shown = find(&r, "Version::fmt")["exploration"].to_string();
+    assert!(shown.contains(r#"\"1.2.3"#) || shown.contains(".0.0"), "{shown}");
+    // The generic function is instantiated with a concrete type.
+    assert_eq!(find(&r, "count_above")["params"][1]["ty"]["kind"], "int");
+    // An enum with tuple and struct variants.
+    let shapes = inputs(find(&r, "is_big"));
+    assert!(shapes.iter().any(|i| i.contains("Shape::Square(")), "{shapes:?}");
+    assert!(shapes.iter().any(|i| i.contains("Shape::Rect(")), "{shapes:?}");
+
+    // The semver-like case: gaps of a function taking two user structs, proven, and a test
+    // that builds its arguments the way the crate's own tests do.
+    let (tests, witnessed) = proven(find(&r, "eval::matches"));
+    assert!(!witnessed.is_empty());
+    assert!(
+        tests.iter().any(|c| c.contains("&Comparator { op: Op::") && c.contains("Version")),
+        "{tests:#?}"
+    );
+    // `Duration`: the untested minute is a gap, proven on a duration written as a recipe.
+    let label = find(&r, "time::timeout_label");
+    let (tests, witnessed) = proven(label);
+    let minute = witnessed
+        .iter()
+        .find(|m| m["description"].as_str().unwrap().contains("replace `>=` with `>`"))
+        .expect("the minute's `>=` survives with a witness");
+    let input = &minute["witness"]["input"][0];
+    assert!(input["$ctor"].as_str().unwrap().starts_with("Duration::"), "{input}");
+    assert!(tests.iter().any(|c| c.contains("std::time::Duration::")), "{tests:#?}");
+
+    assert_eq!(support::snapshot(&dir), before, "the user's tree changed");
+}

@@ -1,0 +1,100 @@
+"""The inner runner runs the suite as the user's pytest does: a project whose tests need
+`--ignore` (a file that does not import), a plugin given with `-p` (a fixture), `-k` and
+`filterwarnings = error` (a test that expects a warning to raise) gives the same results under
+`pytest --abex` as under plain pytest, and abex's runner runs its tests with the same options. A
+test file that collects in the user's run but not in the runner is left out with a warning."""
+
+import json
+
+import pytest
+
+PRICING = '''
+import warnings
+
+
+def discount(quantity: int) -> float:
+    """15% from 100 items; a negative quantity is deprecated."""
+    if quantity < 0:
+        warnings.warn("negative quantity", DeprecationWarning)
+        return 0.0
+    if quantity >= 100:
+        return 0.15
+    return 0.0
+'''
+
+PLUGIN = '''
+import pytest
+
+
+@pytest.fixture
+def big_order():
+    return 500
+'''
+
+TESTS = '''
+import pytest
+
+from pricing import discount
+
+
+def test_big(big_order):
+    assert discount(big_order) == 0.15
+
+
+def test_small():
+    assert discount(3) == 0.0
+
+
+def test_negative_warns():
+    with pytest.raises(DeprecationWarning):
+        discount(-1)
+
+
+def test_slow_and_failing():
+    assert False, "deselected by -k"
+'''
+
+
+@pytest.fixture
+def project(pytester):
+    pytester.makepyfile(pricing=PRICING, myplugin=PLUGIN)
+    pytester.mkdir("tests")
+    (pytester.path / "tests" / "test_pricing.py").write_text(TESTS)
+    (pytester.path / "tests" / "test_broken.py").write_text("import not_a_module\n")
+    pytester.makeini("[pytest]\npythonpath = .\nfilterwarnings =\n    error\n")
+    return pytester
+
+
+ARGS = ["-p", "no:cacheprovider", "-p", "myplugin", "--ignore", "tests/test_broken.py", "-k", "not slow"]
+
+
+def test_a_suite_that_needs_its_options_runs_in_abex_as_in_plain_pytest(project):
+    plain = project.runpytest(*ARGS)
+    plain.assert_outcomes(passed=3, deselected=1)
+    result = project.runpytest(*ARGS, "--abex", "--abex-offline", "--abex-function", "pricing.py::discount",
+                               "--abex-pairs", "60")
+    result.assert_outcomes(passed=3, deselected=1)
+    out = result.stdout.str()
+    assert "abex: error" not in out and "does not collect" not in out, out
+    (t,) = json.loads((project.path / ".abex" / "out" / "report.json").read_text())["targets"]
+    m = t["mutation"]
+    # The runner ran the three tests with the plugin's fixture and warnings as errors: its
+    # baseline passed, and each of them kills some mutant.
+    assert m["self_check_killed"] is True
+    assert "3 tests that call the function" in m["test_tool"], m["test_tool"]
+    killers = {x["killed_by"] for x in m["mutants"] if x["status"] == "killed"}
+    assert {"tests/test_pricing.py::test_big", "tests/test_pricing.py::test_negative_warns"} <= killers
+
+
+def test_a_test_file_that_does_not_collect_in_the_runner_is_left_out_with_a_warning(project):
+    (project.path / "tests" / "test_outside.py").write_text(
+        "import os\n\nif os.environ.get('ABEX_INNER'):\n    raise ImportError('needs the real tree')\n\n"
+        "from pricing import discount\n\n\ndef test_outside():\n    assert discount(200) == 0.15\n"
+    )
+    result = project.runpytest(*ARGS, "--abex", "--abex-offline", "--abex-function", "pricing.py::discount",
+                               "--abex-pairs", "30")
+    result.assert_outcomes(passed=4, deselected=1)
+    result.stdout.fnmatch_lines(["abex: warning: `tests/test_outside.py` does not collect in abex's test runner*"])
+    (t,) = json.loads((project.path / ".abex" / "out" / "report.json").read_text())["targets"]
+    assert "left out, as they do not collect in abex's runner: tests/test_outside.py" in t["mutation"]["test_tool"]
+    assert t["mutation"]["self_check_killed"] is True

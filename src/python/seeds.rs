@@ -1,0 +1,153 @@
+//! Types and seeds of unannotated parameters, from the calls the project's own tests make: the
+//! runner's traced baseline records the arguments each test passes to a function
+//! (`pytest_abex.values.describe`: a kind's tag and the value, or its recipe), and a parameter
+//! that was `any` becomes the union of the kinds seen, with the values seen as seeds (a built
+//! value's arguments are its constructor's seeds; plain values are a `one_of` option beside
+//! their kind, so that the explorer starts from them and steps away through the kind).
+
+use super::runner::Seen;
+use super::source::PyFn;
+use super::types::{self, lookup::Named, Lookup};
+use crate::targets::Param;
+use crate::value::{Ty, Value};
+
+/// Plain values kept per parameter as seeds.
+const MAX_SEEDS: usize = 12;
+
+/// Whether the baseline should record what the tests pass to `f`: it has a parameter of
+/// unknown type.
+pub fn wanted(f: &PyFn) -> bool {
+    f.unsupported.is_none() && f.params.iter().any(|p| p.ty == Some(Ty::Any))
+}
+
+/// The type of a tag, or `None` when it says nothing about the type (`none`).
+fn ty_of_tag(tag: &str, r: &types::Resolver<'_>) -> Option<Ty> {
+    Some(match tag {
+        "int" => Ty::int(64, true),
+        "float" => Ty::Float { bits: 64 },
+        "str" => Ty::Str,
+        "bool" => Ty::Bool,
+        "bytes" => Ty::Bytes,
+        "list" => Ty::List { item: Box::new(Ty::Any) },
+        "dict" => Ty::Map { key: Box::new(Ty::Str), value: Box::new(Ty::Any) },
+        t => {
+            if let Some(path) = t.strip_prefix("std:") {
+                return types::stdlib::ty(path, &[Ty::Any]);
+            }
+            let path = t.strip_prefix("class:")?;
+            match r.named(path, "") {
+                Named::Class(m, q) => types::classes::ty(r, &m, &q, 0).ok()?,
+                _ => return None,
+            }
+        }
+    })
+}
+
+/// `f`'s parameters with the unannotated ones typed and seeded from `seen`; `None` when the
+/// tests told nothing new.
+pub fn learnt(f: &PyFn, seen: &[Seen], r: &types::Resolver<'_>) -> Option<Vec<Param>> {
+    let mut params = f.params.clone();
+    let mut changed = false;
+    for p in params.iter_mut().filter(|p| p.ty == Some(Ty::Any)) {
+        let mut kinds: Vec<(String, Ty)> = Vec::new();
+        let mut plain: Vec<Value> = Vec::new();
+        let mut none = false;
+        for (tag, json) in seen.iter().filter_map(|s| s.get(&p.name)) {
+            if tag == "none" {
+                none = true;
+                continue;
+            }
+            let value = Value::from_json(json);
+            if !kinds.iter().any(|(t, _)| t == tag) {
+                let Some(ty) = ty_of_tag(tag, r) else { continue };
+                kinds.push((tag.clone(), ty));
+            }
+            let Some((_, ty)) = kinds.iter_mut().find(|(t, _)| t == tag) else { continue };
+            match (ty, value) {
+                (Ty::Built { ctors, .. }, Value::Built { ctor, args }) => {
+                    if let Some(c) = ctors.iter_mut().find(|c| c.name == ctor) {
+                        let fits = c.params.len() == args.len()
+                            && c.params
+                                .iter()
+                                .zip(&args)
+                                .all(|((_, t), x)| crate::inputs::conforms(t, x));
+                        if fits && !c.seeds.contains(&args) && c.seeds.len() < MAX_SEEDS {
+                            c.seeds.insert(0, args);
+                        }
+                    }
+                }
+                (Ty::Int { .. } | Ty::Float { .. } | Ty::Str, v)
+                    if !plain.contains(&v) && plain.len() < MAX_SEEDS =>
+                {
+                    plain.push(v);
+                }
+                _ => {}
+            }
+        }
+        if kinds.is_empty() {
+            continue;
+        }
+        let mut options: Vec<Ty> = kinds.into_iter().map(|(_, t)| t).collect();
+        if !plain.is_empty() {
+            options.push(Ty::OneOf { values: plain });
+        }
+        let ty = if options.len() == 1 { options.remove(0) } else { Ty::Union { options } };
+        p.ty = Some(if none { Ty::Option { item: Box::new(ty) } } else { ty });
+        changed = true;
+    }
+    changed.then_some(params)
+}
+
+/// The argument lists of `key` (`module:qualname`) seen by any of the baselines `results`.
+pub fn seen_by<'a>(
+    results: impl Iterator<Item = &'a super::runner::RunResult>,
+    key: &str,
+) -> Vec<Seen> {
+    let mut out: Vec<Seen> = Vec::new();
+    for r in results {
+        for s in r.seen.get(key).into_iter().flatten() {
+            if !out.contains(s) {
+                out.push(s.clone());
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+
+    #[test]
+    fn an_unannotated_parameter_takes_the_kinds_and_values_the_tests_pass() {
+        let src = "import enum\n\nclass Unit(enum.Enum):\n    S = 1\n    M = 2\n\ndef f(value, unit, other: int):\n    return value\n";
+        let (mut fns, scope) = super::super::source::read(src, "m", false);
+        let mut index = types::Index::default();
+        index.scopes.insert("m".into(), scope);
+        let r = types::Resolver { index: &index };
+        let f = fns.iter_mut().find(|f| f.name == "f").unwrap();
+        types::function::resolve(f, "m", &r);
+        assert!(wanted(f));
+        let call = |v: (&str, serde_json::Value), u: (&str, serde_json::Value)| -> Seen {
+            let mut s = BTreeMap::new();
+            s.insert("value".to_string(), (v.0.to_string(), v.1));
+            s.insert("unit".to_string(), (u.0.to_string(), u.1));
+            s
+        };
+        let unit = |m: &str| {
+            ("class:m.Unit", serde_json::json!({"$ctor": format!("Unit.{m}"), "$args": []}))
+        };
+        let seen = vec![
+            call(("int", serde_json::json!(1000)), unit("S")),
+            call(("float", serde_json::json!(2.5)), unit("M")),
+            call(("none", serde_json::Value::Null), unit("S")),
+        ];
+        let ps = learnt(f, &seen, &r).unwrap();
+        assert_eq!(ps[0].ty.as_ref().unwrap().to_string(), "option[i64 | f64 | one of 1000, 2.5]");
+        assert_eq!(ps[1].ty.as_ref().unwrap().to_string(), "m.Unit");
+        assert_eq!(ps[2].ty, Some(Ty::int(64, true)), "annotated parameters keep their type");
+        assert!(learnt(f, &[], &r).is_none());
+    }
+}

@@ -1,0 +1,233 @@
+//! Concrete types for generic parameters, so that generic functions and impls can be called:
+//! for each parameter, the types its bounds point at (`V: Into<u64>` → `u64`,
+//! `S: AsRef<str>` → `&str`, `I: IntoIterator<Item = Comparator>` → `Vec<Comparator>`), the crate's
+//! own types that implement a crate trait it is bound by, then a short list (`i32`, `u64`,
+//! `String`, `f64`, `Vec<u8>`, `&str`) without the ones its bounds rule out. A few
+//! instantiations are tried; the harness keeps the first that compiles.
+
+use std::collections::BTreeMap;
+
+use syn::{GenericParam, Type, TypeParamBound, WherePredicate};
+
+use super::recipes::type_args;
+use super::typetable::{tight, TypeTable};
+
+/// How many instantiations of one function are tried.
+pub const MAX_TRIES: usize = 3;
+
+/// The short list of types tried for any parameter.
+const SHORT_LIST: [&str; 6] = ["i32", "u64", "String", "f64", "Vec<u8>", "&str"];
+
+/// One generic parameter to instantiate: its name and bounds.
+pub struct Param {
+    /// Its name (`T`, or a made-up name for an `impl Trait` argument).
+    pub name: String,
+    /// Its bounds, inline and from `where` clauses.
+    pub bounds: Vec<TypeParamBound>,
+}
+
+/// The type parameters of `generics` with their bounds.
+pub fn params_of(generics: &syn::Generics) -> Vec<Param> {
+    let mut out: Vec<Param> = generics
+        .params
+        .iter()
+        .filter_map(|g| match g {
+            GenericParam::Type(t) => Some(Param {
+                name: t.ident.to_string(),
+                bounds: t.bounds.iter().cloned().collect(),
+            }),
+            _ => None,
+        })
+        .collect();
+    if let Some(w) = &generics.where_clause {
+        for pred in &w.predicates {
+            if let WherePredicate::Type(pt) = pred {
+                if let Type::Path(p) = &pt.bounded_ty {
+                    if let Some(id) = p.path.get_ident() {
+                        if let Some(param) = out.iter_mut().find(|x| *id == x.name) {
+                            param.bounds.extend(pt.bounds.iter().cloned());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn parse(t: &str) -> Type {
+    syn::parse_str(t).unwrap_or_else(|_| syn::parse_quote!(i32))
+}
+
+/// The types a parameter's bounds point at, and the names of the traits it is bound by.
+fn from_bounds(bounds: &[TypeParamBound]) -> (Vec<Type>, Vec<String>) {
+    let mut types = Vec::new();
+    let mut traits = Vec::new();
+    for b in bounds {
+        let TypeParamBound::Trait(t) = b else { continue };
+        let Some(last) = t.path.segments.last() else { continue };
+        let name = last.ident.to_string();
+        let args = type_args(&last.arguments);
+        let assoc_item = match &last.arguments {
+            syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|g| match g {
+                syn::GenericArgument::AssocType(at) if at.ident == "Item" => Some(at.ty.clone()),
+                _ => None,
+            }),
+            _ => None,
+        };
+        match (name.as_str(), args.as_slice()) {
+            ("Into" | "PartialEq" | "PartialOrd", [x]) => types.push((*x).clone()),
+            ("AsRef" | "Borrow", [Type::Path(p)]) if p.path.is_ident("str") => {
+                types.push(parse("&str"));
+                types.push(parse("String"));
+            }
+            ("AsRef" | "Borrow", [Type::Path(p)]) if p.path.is_ident("Path") => {
+                types.push(parse("std::path::PathBuf"))
+            }
+            ("AsRef" | "Borrow", [Type::Slice(s)]) => {
+                types.push(parse(&format!("Vec<{}>", tight(&*s.elem))))
+            }
+            ("IntoIterator", _) => {
+                if let Some(item) = assoc_item {
+                    types.push(parse(&format!("Vec<{}>", tight(&item))));
+                }
+            }
+            ("Iterator", _) => {
+                if let Some(item) = assoc_item {
+                    types.push(parse(&format!("std::vec::IntoIter<{}>", tight(&item))));
+                }
+            }
+            ("ToString" | "Display" | "Into", _) => types.push(parse("String")),
+            _ => {}
+        }
+        traits.push(name);
+    }
+    (types, traits)
+}
+
+/// Whether the short-list type `t` may satisfy `traits` (a cheap filter; the compiler decides).
+fn may_satisfy(t: &str, traits: &[String]) -> bool {
+    let has = |n: &str| traits.iter().any(|x| x == n);
+    let owned = matches!(t, "String" | "Vec<u8>");
+    let float = t == "f64";
+    !(has("Copy") && owned
+        || (has("Eq") || has("Ord") || has("Hash")) && float
+        || has("Display") && t == "Vec<u8>"
+        || (has("Default") || has("FromStr")) && t == "&str"
+        || has("Iterator")
+        || has("Fn")
+        || has("FnMut")
+        || has("FnOnce")
+        || has("Hasher")
+        || has("Serializer")
+        || has("Deserializer")
+        || has("Error"))
+}
+
+/// The candidates of one parameter, best first.
+fn candidates_of(p: &Param, table: &TypeTable<'_>) -> Vec<Type> {
+    let (mut out, traits) = from_bounds(&p.bounds);
+    // Crate types (and primitives) that implement a crate trait the parameter is bound by.
+    for imp in &table.impls {
+        let Some((_, path, _)) = &imp.item.trait_ else { continue };
+        let Some(last) = path.segments.last() else { continue };
+        let name = last.ident.to_string();
+        let crate_trait = table.traits.iter().any(|(_, t)| *t == name);
+        if crate_trait && imp.item.generics.params.is_empty() && traits.contains(&name) {
+            out.push((*imp.item.self_ty).clone());
+        }
+    }
+    for t in SHORT_LIST {
+        if may_satisfy(t, &traits) {
+            out.push(parse(t));
+        }
+    }
+    let mut seen = Vec::new();
+    out.retain(|t| {
+        let k = tight(t);
+        let new = !seen.contains(&k);
+        seen.push(k);
+        new
+    });
+    out
+}
+
+/// Replaces generic parameters by their candidates.
+struct SubstParams<'m>(&'m BTreeMap<String, Type>);
+
+impl syn::visit_mut::VisitMut for SubstParams<'_> {
+    fn visit_type_mut(&mut self, t: &mut Type) {
+        if let Type::Path(p) = t {
+            if let Some(s) = p.path.get_ident().and_then(|i| self.0.get(&i.to_string())) {
+                *t = s.clone();
+                return;
+            }
+        }
+        syn::visit_mut::visit_type_mut(self, t);
+    }
+}
+
+/// Up to [`MAX_TRIES`] instantiations of `params`: the first candidate of each, then the
+/// second, and so on.
+pub fn instantiations(params: &[Param], table: &TypeTable<'_>) -> Vec<BTreeMap<String, Type>> {
+    if params.is_empty() {
+        return vec![BTreeMap::new()];
+    }
+    let lists: Vec<Vec<Type>> = params.iter().map(|p| candidates_of(p, table)).collect();
+    if lists.iter().any(Vec::is_empty) {
+        return Vec::new();
+    }
+    let mut out: Vec<BTreeMap<String, Type>> = Vec::new();
+    for r in 0..MAX_TRIES {
+        let mut map: BTreeMap<String, Type> = params
+            .iter()
+            .zip(&lists)
+            .map(|(p, l)| (p.name.clone(), l[r.min(l.len() - 1)].clone()))
+            .collect();
+        // A candidate may name another parameter (`I: IntoIterator<Item = E>` → `Vec<E>`).
+        for _ in 0..params.len() {
+            let before = map.clone();
+            for t in map.values_mut() {
+                let mut s = SubstParams(&before);
+                syn::visit_mut::VisitMut::visit_type_mut(&mut s, t);
+            }
+        }
+        let key: Vec<String> = map.values().map(tight).collect();
+        if !out.iter().any(|m| m.values().map(tight).collect::<Vec<_>>() == key) {
+            out.push(map);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn first(sig: &str) -> Vec<String> {
+        let f: syn::ItemFn = syn::parse_str(&format!("{sig} {{}}")).unwrap();
+        let files = Vec::new();
+        let table = TypeTable::new(&files, &[]);
+        instantiations(&params_of(&f.sig.generics), &table)
+            .into_iter()
+            .map(|m| m.values().map(tight).collect::<Vec<_>>().join(", "))
+            .collect()
+    }
+
+    #[test]
+    fn bounds_point_at_the_types_they_convert_from() {
+        assert_eq!(first("fn kib<V: Into<u64>>(size: V) -> u64")[0], "u64");
+        assert_eq!(first("fn f<S: AsRef<str>>(s: S)")[0], "&str");
+        let v = first("fn from_iter<I>(iter: I) where I: IntoIterator<Item = Comparator>");
+        assert_eq!(v[0], "Vec<Comparator>");
+    }
+
+    #[test]
+    fn the_short_list_drops_what_the_bounds_rule_out() {
+        let v = first("fn largest<T: PartialOrd + Copy>(xs: &[T]) -> T");
+        assert_eq!(v, ["i32", "u64", "f64"]);
+        let v = first("fn h<T: std::hash::Hash + Eq>(x: T)");
+        assert!(!v.contains(&"f64".to_string()), "{v:?}");
+        assert!(first("fn take<P: FnMut(char) -> bool>(p: P)").is_empty());
+    }
+}

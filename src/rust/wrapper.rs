@@ -1,0 +1,126 @@
+//! The harness's wrapper of one function: decode each argument (the receiver first), call the
+//! function the way its [`CallPlan`] says (`<T as Trait>::f(…)`, a formatting trait through
+//! `format!`, `Iterator::next` through a capped `collect`, `Hash::hash` through a hasher), and
+//! report the outcome. A generic function gets one wrapper per instantiation, each a harness
+//! part of its own (`// abex-part inst ID K {` … `}`); the wrapper the dispatcher calls forwards
+//! to the first one that compiles.
+
+use super::source::{CallPlan, Callee, FoundFn, Via};
+use super::types::{pass_expr, Pass, Ret, ITEMS};
+
+/// The plans of `f`: its first plan, then the other instantiations.
+pub fn plans(f: &FoundFn) -> Vec<&CallPlan> {
+    f.plan.iter().chain(&f.alternatives).collect()
+}
+
+/// The plan the harness uses for `f` when the instantiations `dropped` did not compile, and
+/// its index.
+pub fn chosen<'f>(
+    f: &'f FoundFn,
+    dropped: &dyn Fn(usize) -> bool,
+) -> Option<(usize, &'f CallPlan)> {
+    let all = plans(f);
+    if all.len() == 1 {
+        return Some((0, all[0]));
+    }
+    all.into_iter().enumerate().find(|(k, _)| !dropped(*k))
+}
+
+/// The path of the function as the harness calls it.
+fn callee(f: &FoundFn, plan: &CallPlan) -> String {
+    let name = &f.name;
+    let tf = &plan.turbofish;
+    match (&plan.callee, &plan.trait_) {
+        (Callee::Free, _) => format!("super::{name}{tf}"),
+        (Callee::Assoc { self_ty } | Callee::Method { self_ty, .. }, Some(t)) => {
+            format!("<{self_ty} as {t}>::{name}{tf}")
+        }
+        (Callee::Assoc { self_ty } | Callee::Method { self_ty, .. }, None) => {
+            format!("<{self_ty}>::{name}{tf}")
+        }
+    }
+}
+
+/// The statements of a wrapper's body: decode, call, report.
+fn body(f: &FoundFn, plan: &CallPlan, rt: &str) -> String {
+    let n = plan.args.len();
+    let mut s = format!(
+        "        if args.len() != {n} {{ return {rt}::Outcome::Bad(::std::format!(\"expected {n} arguments, got {{}}\", args.len())); }}\n"
+    );
+    let mut passed = Vec::new();
+    for (i, a) in plan.args.iter().enumerate() {
+        let mutable = a.pass == Pass::RefMut || (i == 0 && plan.via == Via::Collect);
+        let m = if mutable { "mut " } else { "" };
+        s.push_str(&format!(
+            "        let {m}a{i}: {ty} = match {rt}::arg(args, {i}) {{ ::std::result::Result::Ok(v) => v, ::std::result::Result::Err(e) => return {rt}::arg_failed(e) }};\n",
+            ty = a.owned
+        ));
+        passed.push(pass_expr(&format!("a{i}"), &a.pass));
+    }
+    let path = callee(f, plan);
+    let call = match plan.via {
+        Via::Direct => format!("{path}({})", passed.join(", ")),
+        Via::Format(spec) => format!("{rt}::{spec}(&a0, a1, a2, a3)"),
+        Via::Collect => format!(
+            "::std::iter::Iterator::collect::<::std::vec::Vec<_>>(::std::iter::Iterator::take(&mut a0, {ITEMS}))"
+        ),
+        Via::Hash => format!(
+            "{{ let mut __h = ::std::collections::hash_map::DefaultHasher::new(); {path}(&a0, &mut __h); ::std::hash::Hasher::finish(&__h) }}"
+        ),
+    };
+    s.push_str(&format!("        let __r = {call};\n"));
+    // A value is rendered with `Debug`, else `Display`; inside `Ok`/`Err` a value with neither
+    // is `<its type>`, since whether the call failed still tells inputs apart.
+    let render = |v: &str, any: bool| {
+        let opaque = if any { ", RenderOpaque as _" } else { "" };
+        format!("{{ use {rt}::{{RenderDebug as _, RenderDisplay as _{opaque}}}; (&&&{rt}::Render(&{v})).abex_render() }}")
+    };
+    s.push_str(&match plan.ret {
+        Ret::Result => format!(
+            "        match __r {{ ::std::result::Result::Ok(v) => {rt}::Outcome::Ok({}), ::std::result::Result::Err(e) => {rt}::Outcome::Err({rt}::type_name_of(&e).to_string(), {}) }}\n",
+            render("v", true),
+            render("e", true)
+        ),
+        Ret::Value => format!("        {rt}::Outcome::Ok({})\n", render("__r", false)),
+        Ret::Iter => format!(
+            "        let __items = ::std::iter::Iterator::collect::<::std::vec::Vec<_>>(::std::iter::Iterator::take(__r, {ITEMS}));\n        {rt}::Outcome::Ok({})\n",
+            render("__items", false)
+        ),
+    });
+    s
+}
+
+fn signature(name: &str, rt: &str) -> String {
+    format!("    pub(crate) fn {name}(args: &[{rt}::Json]) -> {rt}::Outcome {{\n")
+}
+
+/// The wrapper of `f` (harness id `id`), with `rt` the runtime's path; `dropped(k)` says which
+/// instantiations did not compile.
+pub fn wrapper(id: usize, f: &FoundFn, rt: &str, dropped: &dyn Fn(usize) -> bool) -> String {
+    let all = plans(f);
+    let main = format!("__abex_call_{id}");
+    let mut s = signature(&main, rt);
+    if all.len() <= 1 {
+        if let Some(p) = all.first() {
+            s.push_str(&body(f, p, rt));
+        }
+        s.push_str(&format!("    }} // end {main}\n"));
+        return s;
+    }
+    match chosen(f, dropped) {
+        Some((k, _)) => s.push_str(&format!("        {main}_{k}(args)\n")),
+        // Every instantiation failed: the first one again, so that its error drops the wrapper.
+        None => s.push_str(&body(f, all[0], rt)),
+    }
+    s.push_str(&format!("    }} // end {main}\n"));
+    for (k, p) in all.iter().enumerate() {
+        if dropped(k) {
+            continue;
+        }
+        s.push_str(&format!("// abex-part inst {id} {k} {{\n"));
+        s.push_str(&signature(&format!("{main}_{k}"), rt));
+        s.push_str(&body(f, p, rt));
+        s.push_str(&format!("    }}\n// abex-part inst {id} {k} }}\n"));
+    }
+    s
+}
