@@ -40,7 +40,7 @@ pub(crate) fn explore(
         .map(|(s, subject)| Agents::new(s, subject, root, calls, seed));
     let proposer = agents.as_mut().map(|a| a as &mut dyn Proposer);
     // The original in trace mode, for the threshold operator.
-    let mut tracer = if explore::thresholds_enabled() { lab.tracer(driver)? } else { None };
+    let mut tracer = if explore::thresholds_enabled() { lab.tracer(i, driver)? } else { None };
     let tracer = tracer.as_mut().map(|t| t.as_mut() as &mut dyn crate::exec::ProbeEvaluate);
     let x = explore::explore_traced(&params, eval.as_mut(), tracer, &ecfg, &mut progress, proposer)
         .map_err(|source| RunError::Exec {

@@ -219,10 +219,14 @@ pub trait Lab {
     fn test(&mut self, mutants: &[u32]) -> Result<BTreeMap<u32, Tested>, RunError>;
     /// An evaluator of target `i`'s original.
     fn evaluator(&mut self, i: usize) -> Result<Box<dyn Evaluate>, RunError>;
-    /// An evaluator of target `i`'s original in trace mode (each of its comparisons reports
-    /// its operands, see `crate::exec::probe`), for the explorer's threshold operator; `None`
-    /// where the language cannot trace.
-    fn tracer(&mut self, _i: usize) -> Result<Option<Box<dyn ProbeEvaluate>>, RunError> {
+    /// An evaluator of function `driver` (target `i`, or the caller that drives it) with the
+    /// original's comparisons traced (each reports its operands, see `crate::exec::probe`),
+    /// for the explorer's threshold operator; `None` where the language cannot trace.
+    fn tracer(
+        &mut self,
+        _i: usize,
+        _driver: usize,
+    ) -> Result<Option<Box<dyn ProbeEvaluate>>, RunError> {
         Ok(None)
     }
     /// An evaluator of target `i` with mutant `n` active, in probe mode where the language can

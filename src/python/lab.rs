@@ -512,6 +512,28 @@ impl Lab for PythonLab<'_> {
         Ok(Box::new(SharedWorker { worker: self.explorer.clone(), id }))
     }
 
+    fn tracer(
+        &mut self,
+        i: usize,
+        driver: usize,
+    ) -> Result<Option<Box<dyn ProbeEvaluate>>, RunError> {
+        // A worker of its own: `driver` called with target `i`'s original traced (its own
+        // source as the patch, see `pytest_abex/_trace.py`).
+        let learnt = self.learnt.get(&driver).cloned().flatten();
+        let mut t =
+            worker::target(&self.front.project, &self.front.chosen[driver], learnt.as_deref());
+        let pf = &self.front.project.files[self.front.chosen[i].file];
+        let f = &pf.fns[self.front.chosen[i].func];
+        let file = self.place.scratch.join(&pf.rel);
+        let mut p =
+            Patch::of_function(&pf.module, &f.qualname, file, &pf.text, f.byte_span, &pf.text);
+        p.role = f.role();
+        t["patch"] = serde_json::to_value(p).unwrap_or_default();
+        t["trace"] = serde_json::json!(true);
+        let w = self.worker("tracer.json", &[t]).map_err(front_err)?;
+        Ok(Some(Box::new(SharedWorker { worker: Rc::new(RefCell::new(w)), id: 0 })))
+    }
+
     fn mutant(&mut self, i: usize, n: u32) -> Result<Box<dyn ProbeEvaluate>, RunError> {
         if !self.witnesses.as_ref().is_some_and(|(t, s, _)| *t == i && s.contains(&n)) {
             self.prepare_witnesses(i, &[n])?;

@@ -399,10 +399,14 @@ impl Lab for RustLab<'_> {
         Ok(Box::new(SharedWorker { worker: self.original.clone(), id }))
     }
 
-    fn tracer(&mut self, i: usize) -> Result<Option<Box<dyn ProbeEvaluate>>, RunError> {
-        // The original's worker in trace mode: the comparisons of the probed functions report
-        // their operands (there are none without probes).
-        let id = self.driven.iter().position(|&d| d == i).unwrap_or(usize::MAX);
+    fn tracer(
+        &mut self,
+        _i: usize,
+        driver: usize,
+    ) -> Result<Option<Box<dyn ProbeEvaluate>>, RunError> {
+        // The original's worker in trace mode: the comparisons of every probed function (the
+        // targets with mutants, the driven one among them) report their operands.
+        let id = self.driven.iter().position(|&d| d == driver).unwrap_or(usize::MAX);
         let env = [("ABEX_PROBE".to_string(), super::probe::TRACE_SPEC.to_string())];
         let worker = self.worker(&self.builds[0], None).with_env(env);
         Ok(Some(Box::new(SharedWorker::own(worker, id))))

@@ -17,6 +17,12 @@ pub fn tells_apart(original: &Outcome, mutant: &Outcome) -> bool {
     original != mutant && *original != Outcome::Timeout && *mutant != Outcome::Timeout
 }
 
+/// Whether an outcome is no panic: a witness where neither side panics gives a suggested test
+/// that asserts a value or an error.
+pub(super) fn calm(o: &Outcome) -> bool {
+    !matches!(o, Outcome::Panic { .. })
+}
+
 /// The distinct inputs of the archive's `elites` with their original outcomes, strongest
 /// boundaries first: the inputs tried first as witnesses. Inputs on which the original timed
 /// out are left out: they cannot be witnesses (see [`tells_apart`]) and are the slowest to run.
@@ -92,14 +98,17 @@ pub(super) fn probed(
         outs.extend(mutant.evaluate_probed(&batch)?);
     }
     outs.resize(known.len(), (Outcome::Timeout, None));
-    let witness =
-        known.iter().zip(&outs).find(|((_, o), (m, _))| tells_apart(o, m)).map(|((a, o), m)| {
-            Witness {
-                input: a.clone(),
-                original: o.clone(),
-                mutant: m.0.clone(),
-                found_by: "archive".into(),
-            }
+    // Where both sides return or raise an error of their own, the suggested test asserts a
+    // value; a panic (an arithmetic overflow far from the boundary) makes a weaker test.
+    let differ = || known.iter().zip(&outs).filter(|((_, o), (m, _))| tells_apart(o, m));
+    let witness = differ()
+        .find(|((_, o), (m, _))| calm(o) && calm(m))
+        .or_else(|| differ().next())
+        .map(|((a, o), m)| Witness {
+            input: a.clone(),
+            original: o.clone(),
+            mutant: m.0.clone(),
+            found_by: "archive".into(),
         });
     Ok((witness, outs))
 }
@@ -129,6 +138,23 @@ mod tests {
         assert_eq!(outs.len(), 3);
         let mut same = FnEvaluator(f(10));
         assert!(from_inputs(&known, &mut same, None).unwrap().0.is_none());
+    }
+
+    #[test]
+    fn a_witness_where_neither_side_panics_comes_before_a_panic() {
+        let known: Vec<(Args, Outcome)> = vec![
+            (
+                vec![Value::Int(1 << 60)],
+                Outcome::Panic { message: "attempt to add with overflow".into() },
+            ),
+            (vec![Value::Int(10)], Outcome::Ok { value: "true".into() }),
+        ];
+        let mut mutant = FnEvaluator(f(11));
+        let w = from_inputs(&known, &mut mutant, None).unwrap().0.unwrap();
+        assert_eq!(w.input, vec![Value::Int(10)]);
+        let mut only = FnEvaluator(f(10));
+        let w = from_inputs(&known[..1], &mut only, None).unwrap().0.unwrap();
+        assert_eq!(w.input, vec![Value::Int(1 << 60)], "a panic is still a witness");
     }
 
     #[test]

@@ -103,15 +103,25 @@ pub fn find(
         outcomes: outcomes.clone(),
         time: started.elapsed(),
     };
-    if witness.is_some() {
-        return Ok(done(witness, &tracker));
+    let mut rng = ChaCha8Rng::seed_from_u64(limits.seed);
+    if let Some(w) = &witness {
+        if (archive::calm(&w.original) && archive::calm(&w.mutant))
+            || !directed
+            || s.params.is_empty()
+        {
+            return Ok(done(witness, &tracker));
+        }
+        // A panic on either side (an overflow far from the boundary, say): the directed search
+        // may find a witness whose suggested test asserts a value; else the archive's stands.
+        let better = first_directed(s, original, mutant, &mut tracker, limits, &mut rng)?
+            .filter(|w| archive::calm(&w.original) && archive::calm(&w.mutant));
+        return Ok(done(better.or(witness), &tracker));
     }
     if s.params.is_empty() {
         // One input only (the empty argument list): the archive has no pair of it.
         let w = if s.known.is_empty() { only_input(original, mutant, &mut tracker)? } else { None };
         return Ok(done(w, &tracker));
     }
-    let mut rng = ChaCha8Rng::seed_from_u64(limits.seed);
     if directed {
         let w = first_directed(s, original, mutant, &mut tracker, limits, &mut rng)?;
         if w.is_some() {

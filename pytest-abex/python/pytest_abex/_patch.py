@@ -117,6 +117,27 @@ def probed_function(patch, helper):
     return new, probe
 
 
+def traced_function(patch, helper):
+    """The function of ``patch`` (the original's own source) with its comparisons traced (see
+    :mod:`pytest_abex._trace`): the new function and its :class:`~pytest_abex._trace.Trace`,
+    stored in the function's globals as ``helper``."""
+    from . import _trace
+
+    _, func = resolve(patch["module"], patch["qualname"], patch.get("role"))
+    text, flags = _wrapped(patch, func.__code__)
+    tree = ast.parse(text, patch["file"])
+    trace = _trace.traced_code(tree, patch["qualname"], helper)
+    if trace is None:
+        raise ValueError(f"no function {patch['qualname']} to trace")
+    code = _find_code(compile(tree, patch["file"], "exec", flags=flags, dont_inherit=True), patch["qualname"].split("."))
+    if code is None or code.co_freevars != func.__code__.co_freevars:
+        raise ValueError("the traced function does not fit")
+    func.__globals__[helper] = trace
+    new = types.FunctionType(code, func.__globals__, func.__name__, func.__defaults__, func.__closure__)
+    new.__kwdefaults__ = func.__kwdefaults__
+    return new, trace
+
+
 def apply(patch):
     """Applies a patch ``{"module", "qualname", "file", "source", "line"}``; raises ``ValueError`` with
     a reason when the mutant cannot be swapped in (a syntax error, a different closure)."""

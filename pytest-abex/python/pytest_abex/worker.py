@@ -15,7 +15,9 @@ beside the original, so one worker serves every survivor. A target that also has
 true`` calls the mutant instrumented (see :mod:`pytest_abex._probe`), and each of its answers
 carries a ``probe`` member about the mutated site: ``{"ok": repr, "probe": {"reached": 1,
 "infected": 0, "distance": 3, "operands": ["182", "185"], "guards": [[1, 0]]}}`` (the protocol
-of ``src/exec/probe.rs``).
+of ``src/exec/probe.rs``). A target with ``"trace": true`` and a patch of the original's own
+source calls the original with its comparisons traced (see :mod:`pytest_abex._trace`, for the
+explorer's threshold operator): its answers carry ``"probe": {"cmps": [...]}``.
 """
 
 import hashlib
@@ -67,7 +69,9 @@ def _target(t, index=0):
     is of another function (one the target calls), the target runs with that function's code
     swapped for the mutant's."""
     probe = None
-    if t.get("patch") and t.get("probe"):
+    if t.get("patch") and t.get("trace"):
+        mutant, probe = _patch.traced_function(t["patch"], f"__abex_trace_{index}__")
+    elif t.get("patch") and t.get("probe"):
         mutant, probe = _patch.probed_function(t["patch"], f"__abex_probe_{index}__")
     else:
         mutant = _patch.mutant_function(t["patch"]) if t.get("patch") else None
@@ -76,7 +80,7 @@ def _target(t, index=0):
         # The target drives another function (it calls it): the target runs as it is, with the
         # mutated function's code swapped in for the call.
         _, inner = _patch.resolve(patch["module"], patch["qualname"], patch.get("role"))
-        plain, convs, _ = _target({**t, "patch": None, "probe": False}, index)
+        plain, convs, _ = _target({**t, "patch": None, "probe": False, "trace": False}, index)
         code = mutant.__code__
 
         def through(*a):
