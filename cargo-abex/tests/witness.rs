@@ -122,3 +122,54 @@ fn without_the_directed_search_real_gaps_stay_hidden() {
         .collect();
     assert!(!hidden.is_empty(), "every gap was found without the directed search");
 }
+
+/// The BMI × 10 of `underweight` (the fixture's formula; `None` where it overflows).
+fn bmi(w: u64, h: u64) -> Option<u64> {
+    let num = w.checked_mul(2)?.checked_mul(100_000)?.checked_add(h.checked_mul(h)?)?;
+    num.checked_div(h.checked_mul(h)?.checked_mul(2)?)
+}
+
+/// The explored boundary pairs of `underweight` whose two inputs sit at 184 and 185: on
+/// either side of the threshold exactly.
+fn exact_bmi_pairs(r: &Value) -> Vec<String> {
+    let t = r["targets"].as_array().unwrap().iter().find(|t| t["qualified_name"] == "underweight");
+    let cells = t.unwrap()["exploration"]["cells"].as_array().unwrap();
+    let at = |x: &Value| bmi(x[0].as_u64()?, x[1].as_u64()?);
+    cells
+        .iter()
+        .filter(|c| c["pd"].as_f64().unwrap() > 0.0)
+        .filter(|c| {
+            let (a, b) = (at(&c["inputs"][0]), at(&c["inputs"][1]));
+            matches!((a, b), (Some(184), Some(185)) | (Some(185), Some(184)))
+        })
+        .map(|c| c["inputs"].to_string())
+        .collect()
+}
+
+#[test]
+fn the_threshold_operator_explores_the_pair_at_the_exact_threshold_of_a_computed_value() {
+    let (_tmp, dir) = support::project("thresholds");
+    let explore = |thresholds: &str| {
+        let _ = std::fs::remove_dir_all(dir.join(".abex"));
+        let o = Command::new(env!("CARGO_BIN_EXE_cargo-abex"))
+            .args(["abex", "--offline", "--seed", "1", "--function", "src/lib.rs::underweight"])
+            .env(abex::explore::THRESHOLDS_ENV, thresholds)
+            .env("NO_COLOR", "1")
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let text = std::fs::read_to_string(dir.join(".abex/out/report.json")).unwrap();
+        serde_json::from_str::<Value>(&text).unwrap()
+    };
+    let on = explore("on");
+    let exact = exact_bmi_pairs(&on);
+    assert!(!exact.is_empty(), "no explored pair at 184 | 185");
+    let t = &on["targets"][0]["exploration"];
+    assert!(t["exact_pairs"]["pairs"].as_u64().unwrap() >= 1, "{}", t["exact_pairs"]);
+    assert!(t["pairs_evaluated"].as_u64().unwrap() <= 1000, "within the pair budget");
+    // Without it, random pairs and bisection straddle 185 from further away for this seed.
+    let off = explore("off");
+    assert!(exact_bmi_pairs(&off).is_empty(), "{:?}", exact_bmi_pairs(&off));
+    assert!(off["targets"][0]["exploration"]["exact_pairs"].is_null());
+}

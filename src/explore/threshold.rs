@@ -135,10 +135,10 @@ impl Search<'_> {
                 break;
             }
             // A lattice too coarse near the closest input (`w·K / h²` steps over the
-            // threshold whichever number moves) is finer with every number scaled up.
+            // threshold whichever number moves) is finer with the numbers scaled up.
             if queue.is_empty() && scaled < SCALES.len() {
                 let base = best.as_ref().map(|(_, x)| x.clone()).unwrap_or_default();
-                queue.extend(scale(walk.s.params, &base, SCALES[scaled]));
+                queue.extend(scale(walk.s.params, &base, SCALES[scaled]).into_iter().rev());
                 scaled += 1;
             }
         }
@@ -158,13 +158,18 @@ impl Search<'_> {
         self.evaluate_all(&fresh)
     }
 
-    /// Pairs `x` (the closest input to comparison `id`'s threshold) with its nearest single
-    /// move on the other side: for each variable, steps on either side, finest first; the
-    /// moves that flip the comparison, closest to the threshold, win.
+    /// Pairs `x` (the closest input to comparison `id`'s threshold) with its nearest move on
+    /// the other side: for each variable, steps on either side, finest first, until a move
+    /// flips the comparison one unit away (integers) or at all (floats); where every single
+    /// move of an integer comparison jumps further (`w·K / h²` moves by 2 whichever number
+    /// moves), moves of two numbers at once. The flip closest to the threshold wins.
     fn partner(&mut self, id: u32, x: &Args) -> Result<(), ExecError> {
         let Some(here) = self.traces.at(&args_key(x), id).cloned() else { return Ok(()) };
         let vars = moves::vars(self.params, x);
-        let levels = if here.integral() { INT_STEPS.len() } else { FLOAT_STEPS.len() };
+        let unit = here.integral();
+        let levels = if unit { INT_STEPS.len() } else { FLOAT_STEPS.len() };
+        let mut best: Option<(f64, Args)> = None;
+        let near = |best: &Option<(f64, Args)>| best.as_ref().is_some_and(|b| !unit || b.0 <= 1.0);
         for level in 0..levels {
             let mut tries = Vec::new();
             for v in &vars {
@@ -174,17 +179,49 @@ impl Search<'_> {
                 };
                 tries.extend([step, -step].into_iter().filter_map(|d| moves::moved(x, v, d)));
             }
-            self.run(&tries)?;
-            let t = &self.traces;
-            let flips = tries.iter().filter_map(|y| {
-                let c = t.at(&args_key(y), id)?;
-                let d = c.diff()?.abs();
-                (c.holds()? != here.holds()?).then_some((d, y))
-            });
-            if let Some((_, y)) = flips.min_by(|a, b| a.0.total_cmp(&b.0)) {
-                let y = y.clone();
-                self.offer_refined(x, &y);
-                return Ok(());
+            self.flips(id, &here, &tries, &mut best)?;
+            if near(&best) {
+                break;
+            }
+        }
+        if unit && !near(&best) {
+            let numbers: Vec<_> =
+                vars.iter().filter(|v| matches!(v.kind, Kind::Int { .. })).take(6).collect();
+            let mut tries = Vec::new();
+            for (k, va) in numbers.iter().enumerate() {
+                for vb in &numbers[k + 1..] {
+                    for (da, db) in [(1.0, 1.0), (1.0, -1.0), (-1.0, 1.0), (-1.0, -1.0)] {
+                        tries
+                            .extend(moves::moved(x, va, da).and_then(|y| moves::moved(&y, vb, db)));
+                    }
+                }
+            }
+            self.flips(id, &here, &tries, &mut best)?;
+        }
+        if let Some((_, y)) = best {
+            self.offer_refined(x, &y);
+        }
+        Ok(())
+    }
+
+    /// Runs `tries` and keeps in `best` the one that flips comparison `id` (from where it
+    /// stands at `here`) closest to its threshold.
+    fn flips(
+        &mut self,
+        id: u32,
+        here: &Compared,
+        tries: &[Args],
+        best: &mut Option<(f64, Args)>,
+    ) -> Result<(), ExecError> {
+        self.run(tries)?;
+        let t = &self.traces;
+        for y in tries {
+            let Some(c) = t.at(&args_key(y), id) else { continue };
+            let (Some(d), Some(h), Some(h0)) = (c.diff(), c.holds(), here.holds()) else {
+                continue;
+            };
+            if h != h0 && best.as_ref().is_none_or(|b| d.abs() < b.0) {
+                *best = Some((d.abs(), y.clone()));
             }
         }
         Ok(())
@@ -206,16 +243,32 @@ impl Search<'_> {
     }
 }
 
-/// `x` with every number (integer or float) times `factor`, when that fits and changes it.
-fn scale(params: &[Ty], x: &Args, factor: f64) -> Option<Args> {
-    let mut y = x.clone();
-    let numbers = moves::vars(params, x);
-    for v in numbers.iter().filter(|v| matches!(v.kind, Kind::Int { .. } | Kind::Float)) {
-        if let Some(now) = moves::get(&y, v) {
-            y = moves::set(&y, v, now * factor).unwrap_or(y);
+/// New starts from `x` on a finer lattice: every number (integer or float) times `factor`, and,
+/// for each number, that one times `factor²` and the others times `factor` (which keeps ratios
+/// such as `w / h²`, `area / side²`); those that fit and change `x`, in that order.
+fn scale(params: &[Ty], x: &Args, factor: f64) -> Vec<Args> {
+    let numbers: Vec<_> = moves::vars(params, x)
+        .into_iter()
+        .filter(|v| matches!(v.kind, Kind::Int { .. } | Kind::Float))
+        .collect();
+    let scaled = |square: Option<usize>| {
+        let mut y = x.clone();
+        for (k, v) in numbers.iter().enumerate() {
+            let f = if square == Some(k) { factor * factor } else { factor };
+            if let Some(now) = moves::get(&y, v) {
+                y = moves::set(&y, v, now * f).unwrap_or(y);
+            }
+        }
+        y
+    };
+    let mut out: Vec<Args> = Vec::new();
+    let squares = (0..numbers.len().min(4)).map(Some);
+    for y in std::iter::once(None).chain(squares).map(scaled) {
+        if y != *x && !out.contains(&y) {
+            out.push(y);
         }
     }
-    (y != *x).then_some(y)
+    out
 }
 
 /// The walk of one comparison to its threshold: the method's objective. A move whose outcome
