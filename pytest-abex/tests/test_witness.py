@@ -156,3 +156,55 @@ def test_sites_without_an_infection_probe_say_why_and_still_count_their_runs():
     tree = ast.parse(ORIGINAL.replace("1812", "1813").replace("9999", "9998"))
     probe = _probe.probed_code(ORIGINAL, tree, "check_date", "__probe__")
     assert probe.report()["reached"] is None and "2 places" in probe.none
+
+
+def _bmi(w, h):
+    return (2 * w * 100_000 + h * h) // (2 * h * h) if h else None
+
+
+def _exact_bmi_pairs(rep):
+    (t,) = [t for t in rep["targets"] if t["qualified_name"].endswith("underweight")]
+    out = []
+    for c in t["exploration"]["cells"]:
+        a, b = c["inputs"]
+        if c["pd"] > 0 and all(type(v) is int for v in a + b) and {_bmi(*a), _bmi(*b)} == {184, 185}:
+            out.append((a, b))
+    return t, out
+
+
+def test_the_threshold_operator_explores_the_pair_at_the_exact_threshold_of_a_computed_value(thresholds):
+    def explore(switch):
+        os.environ["ABEX_THRESHOLDS"] = switch
+        try:
+            result = thresholds.runpytest("-p", "no:cacheprovider", "--abex", "--abex-offline", "--abex-seed", "1",
+                                          "--abex-function", "thresholds.py::underweight")
+        finally:
+            os.environ.pop("ABEX_THRESHOLDS", None)
+        result.assert_outcomes(passed=6)
+        return json.loads((thresholds.path / ".abex" / "out" / "report.json").read_text())
+
+    t, exact = _exact_bmi_pairs(explore("on"))
+    assert exact, "no explored pair at 184 | 185"
+    assert t["exploration"]["exact_pairs"]["pairs"] >= 1
+    assert t["exploration"]["pairs_evaluated"] <= 1000
+    import shutil
+
+    shutil.rmtree(thresholds.path / ".abex")
+    t, exact = _exact_bmi_pairs(explore("off"))
+    assert not exact, exact
+    assert "exact_pairs" not in t["exploration"]
+
+
+def test_a_traced_function_reports_each_comparison_at_its_closest_operands():
+    from pytest_abex import _trace
+
+    src = "def f(x, y):\n    if x < 10 or y == 'a':\n        return 0\n    return 1 if 1 < x < 5 else (x * 2 >= y)\n"
+    tree = ast.parse(src)
+    trace = _trace.traced_code(tree, "f", "__t")
+    g = {"__t": trace}
+    exec(compile(tree, "<f>", "exec"), g)
+    for x, y in [(3, 50), (12, 30), (9, 40)]:
+        g["f"](x, y)
+    assert trace.report() == {"cmps": [[1, "<", "9", "10"], [3, ">=", "24", "30"]]}, "y == 'a' and a chain are left out"
+    trace.reset()
+    assert g["f"](2.5, 1) == 0 and trace.report() == {"cmps": [[1, "<", "2.5", "10"]]}
