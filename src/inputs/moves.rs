@@ -27,6 +27,9 @@ pub(crate) enum Kind {
     Code,
     /// The integer a string of digits spells (spaces around kept).
     Digits,
+    /// The integer a run of digits inside a string spells (`2000` in `2000-02-14T00:28:07`),
+    /// the run starting at character `at`; its width is kept (zeros in front) while it fits.
+    Run { at: usize },
     /// A boolean.
     Toggle,
 }
@@ -69,6 +72,10 @@ fn walk(ty: &Ty, v: &Value, path: &mut Vec<usize>, out: &mut Vec<Var>, depth: us
         (Ty::Str, Value::Str(s)) | (Ty::Any, Value::Str(s)) => {
             if s.trim().parse::<i128>().is_ok() {
                 push(Kind::Digits);
+            } else {
+                for at in runs(s).into_iter().take(ELEMENTS) {
+                    push(Kind::Run { at });
+                }
             }
             push(Kind::Len { item: None });
             for k in 0..s.chars().count().min(ELEMENTS) {
@@ -126,6 +133,34 @@ fn elements(item: &Ty, items: &[Value], path: &mut Vec<usize>, out: &mut Vec<Var
         walk(item, x, path, out, d + 1);
         path.pop();
     }
+}
+
+/// Where the runs of ASCII digits of `s` start (character indices), those of up to 18 digits.
+fn runs(s: &str) -> Vec<usize> {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < chars.len() {
+        if chars[k].is_ascii_digit() {
+            let start = k;
+            while k < chars.len() && chars[k].is_ascii_digit() {
+                k += 1;
+            }
+            if k - start <= 18 {
+                out.push(start);
+            }
+        } else {
+            k += 1;
+        }
+    }
+    out
+}
+
+/// The number the run of digits at character `at` of `chars` spells, and its width.
+fn run_at(chars: &[char], at: usize) -> Option<(i128, usize)> {
+    let width = chars.get(at..)?.iter().take_while(|c| c.is_ascii_digit()).count();
+    let text: String = chars[at..at + width].iter().collect();
+    Some((text.parse().ok()?, width))
 }
 
 /// The value at `path` (a character's variable addresses its string).
@@ -202,6 +237,14 @@ pub(crate) fn moved(args: &Args, var: &Var, step: f64) -> Option<Args> {
                     let tail = &s[s.trim_end().len()..];
                     Value::Str(format!("{lead}{}{tail}", n.saturating_add(step as i128)))
                 }
+                (Kind::Run { at }, Value::Str(s)) => {
+                    let chars: Vec<char> = s.chars().collect();
+                    let (n, width) = run_at(&chars, *at)?;
+                    let m = n.checked_add(step as i128).filter(|m| *m >= 0)?;
+                    let head: String = chars[..*at].iter().collect();
+                    let tail: String = chars[at + width..].iter().collect();
+                    Value::Str(format!("{head}{m:0width$}{tail}"))
+                }
                 (Kind::Len { item: None }, Value::Str(s)) => {
                     let n = s.chars().count() as i128;
                     let len = (n + step as i128).clamp(0, MAX_LEN) as usize;
@@ -243,7 +286,7 @@ pub(crate) fn set(args: &Args, var: &Var, value: f64) -> Option<Args> {
         {
             x
         }
-        (Kind::Digits, x) if value.fract() == 0.0 => x,
+        (Kind::Digits | Kind::Run { .. }, x) if value.fract() == 0.0 => x,
         (Kind::Float, x) => x,
         _ => return None,
     };
@@ -266,6 +309,9 @@ pub(crate) fn get(args: &Args, var: &Var) -> Option<f64> {
         (Kind::Len { .. }, Value::Str(s)) => Some(s.chars().count() as f64),
         (Kind::Len { .. }, Value::List(items)) => Some(items.len() as f64),
         (Kind::Digits, Value::Str(s)) => s.trim().parse::<i128>().ok().map(|n| n as f64),
+        (Kind::Run { at }, Value::Str(s)) => {
+            run_at(&s.chars().collect::<Vec<_>>(), *at).map(|(n, _)| n as f64)
+        }
         (Kind::Int { .. } | Kind::Float, x) => x.as_f64(),
         _ => None,
     }
@@ -325,5 +371,22 @@ mod tests {
         assert_eq!(vs[0].kind, Kind::Digits);
         assert_eq!(moved(&text, &vs[0], 1.0).unwrap()[0], Value::Str(" 1000".into()));
         assert_eq!(set(&text, &vs[0], 64.0).unwrap()[0], Value::Str(" 64".into()));
+        // A run of digits inside a string moves by its number, keeping its width.
+        let stamp = vec![Value::Str("2000-02-14T00:28:07".into())];
+        let vs = vars(&[Ty::Str], &stamp);
+        let runs: Vec<&Var> = vs.iter().filter(|v| matches!(v.kind, Kind::Run { .. })).collect();
+        assert_eq!(runs.len(), 6);
+        let year = moved(&stamp, runs[0], -31.0).unwrap();
+        assert_eq!(year[0], Value::Str("1969-02-14T00:28:07".into()));
+        assert_eq!(
+            moved(&stamp, runs[1], 8.0).unwrap()[0],
+            Value::Str("2000-10-14T00:28:07".into())
+        );
+        assert_eq!(get(&year, runs[0]), Some(1969.0));
+        assert_eq!(
+            set(&stamp, runs[2], 100.0).unwrap()[0],
+            Value::Str("2000-02-100T00:28:07".into())
+        );
+        assert!(moved(&stamp, runs[3], -1.0).is_none(), "no negative run");
     }
 }

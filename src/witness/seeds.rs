@@ -107,7 +107,9 @@ pub(super) fn from_constants(params: &[Ty], base: &Args, hints: &Hints) -> Vec<A
                 return out;
             }
             let fits = match &var.kind {
-                Kind::Int { .. } | Kind::Len { .. } | Kind::Digits => c.fract() == 0.0,
+                Kind::Int { .. } | Kind::Len { .. } | Kind::Digits | Kind::Run { .. } => {
+                    c.fract() == 0.0
+                }
                 Kind::Float => true,
                 _ => false,
             };
