@@ -16,6 +16,12 @@ const PATTERN: u32 = 8;
 /// Steps of the exploratory moves on a float, coarsest first.
 const FLOAT_STEPS: [f64; 8] = [1.0, 0.5, 0.25, 0.125, 0.0625, 0.1, 0.01, 0.001];
 
+/// The factors every number is scaled by to escape a local optimum: small ones, then orders
+/// of magnitude either way, for objectives flat over a wide range (an exponent, a digit count:
+/// `floor(log10(x)) >= 33` is 19 orders away from 1e14, and ±1 moves change nothing there).
+const SCALES: [f64; 13] =
+    [2.0, 3.0, 5.0, 10.0, 1e3, 1e6, 1e12, 1e24, 0.1, 1e-3, 1e-6, 1e-12, 1e-24];
+
 /// Escapes from a local optimum per start (see [`escape`]).
 const ESCAPES: usize = 4;
 
@@ -72,9 +78,10 @@ fn best_below<K: Ord + Copy>(keys: &[K], than: K) -> Option<usize> {
 }
 
 /// Out of a local optimum, where no single variable's move improves (a lattice too coarse for
-/// the target: `w * K / (h * h)` jumps over 184 whichever of `w` and `h` moves): moves of two
-/// numbers at once, by up to ±3 each, and every number scaled by the same factor (which keeps
-/// such ratios and makes their steps finer), tried as one batch; whether one improved.
+/// the target: `w * K / (h * h)` jumps over 184 whichever of `w` and `h` moves; a plateau, as
+/// of an exponent): moves of two numbers at once, by up to ±3 each, and every number scaled by
+/// the same factor (which keeps such ratios and makes their steps finer, or crosses orders of
+/// magnitude, see [`SCALES`]), tried as one batch; whether one improved.
 fn escape<O: Objective>(
     o: &mut O,
     x: &mut Args,
@@ -99,7 +106,7 @@ fn escape<O: Objective>(
             }
         }
     }
-    for factor in [2.0, 3.0, 5.0, 10.0] {
+    for factor in SCALES {
         let mut y = Some(x.clone());
         for v in numbers.iter().filter(|v| !matches!(v.kind, Kind::Len { .. })) {
             y = y.and_then(|y| {
@@ -216,6 +223,44 @@ mod tests {
         fn goal(&self, k: &i128) -> bool {
             *k == 0
         }
+    }
+
+    /// `|floor(log10 |x|) − 33|`: flat over each order of magnitude.
+    struct Exponent {
+        calls: usize,
+    }
+
+    impl Objective for Exponent {
+        type Key = i64;
+        type Error = ();
+        fn eval(&mut self, batch: &[Args]) -> Result<Vec<i64>, ()> {
+            self.calls += batch.len();
+            Ok(batch
+                .iter()
+                .map(|a| {
+                    let x = a[0].as_f64().unwrap().abs();
+                    if x == 0.0 {
+                        33
+                    } else {
+                        (x.log10().floor() as i64 - 33).abs()
+                    }
+                })
+                .collect())
+        }
+        fn done(&self) -> bool {
+            self.calls > 2000
+        }
+        fn goal(&self, k: &i64) -> bool {
+            *k == 0
+        }
+    }
+
+    #[test]
+    fn orders_of_magnitude_get_across_a_plateau() {
+        let params = [Ty::Float { bits: 64 }];
+        let mut o = Exponent { calls: 0 };
+        let (x, k) = avm(&params, &mut o, vec![Value::Float(3.5e14)]).unwrap();
+        assert_eq!(k, 0, "{x:?}");
     }
 
     #[test]
