@@ -172,6 +172,9 @@ fn the_rust_demo_s_page_loads_in_a_browser_with_a_map_or_table_per_function_and_
     let leap = section("date::is_leap_year");
     assert!(leap.contains("class=\"pair unpinned\""), "no unpinned boundary drawn");
     assert_eq!(leap.matches("<g class=\"witness\">").count(), gaps_of(&r, 0));
+    // The QD-score curve is drawn from the report's history (a report without one says so).
+    assert!(leap.contains("<svg class=\"qd-chart\""), "no QD-score chart");
+    assert!(section("range::Thermostat::mode").contains("has no QD-score history"));
     // The mutants are shown in their source line.
     assert!(leap.contains("<tr class=\"line mutated\"><th scope=\"row\">4</th>"), "{leap}");
     open_in_browser("demo", "demo");

@@ -488,7 +488,7 @@ fn legend(classes: &Classes) -> String {
     out.push_str(
         "<li><span class=\"key pair\"></span>boundary pair</li>\
          <li><span class=\"key unpinned\"></span>not pinned by the tests</li>\
-         <li><span class=\"key witness\"></span>a gap's witness</li></ul>",
+         <li><span class=\"key witness\" aria-hidden=\"true\">▼ ×</span>a gap's witness</li></ul>",
     );
     out
 }
