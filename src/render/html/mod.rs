@@ -18,7 +18,4 @@ mod qd;
 mod scale;
 mod table;
 
-pub use page::render;
-
-/// File name of the page in the output folder.
-pub const FILE_NAME: &str = "report.html";
+pub use page::{render, FILE_NAME};

@@ -11,6 +11,9 @@ use super::markup::{esc, num};
 use super::{map, mutants, qd, table};
 use crate::report::{Report, TargetReport};
 
+/// File name of the page in the output folder.
+pub const FILE_NAME: &str = "report.html";
+
 const STYLE: &str = include_str!("page.css");
 const SCRIPT: &str = include_str!("page.js");
 
