@@ -7,7 +7,7 @@ use super::book::Book;
 use super::literal::Cx;
 use super::source::{CallPlan, Callee, FoundFn, Receiver, Via};
 use super::types::{Ret, ITEMS};
-use super::wrapper::{observed, AFTER};
+use super::wrapper::observed;
 use crate::report::Witness;
 use crate::value::{Outcome, Value};
 
@@ -193,8 +193,8 @@ pub fn test_fn(
         s.push_str(&format!("    #[should_panic(expected = {})]\n", escape(message)));
     }
     s.push_str(&format!("    fn {name}() {{\n{pre}"));
-    // The state of `&mut` arguments after the call follows the value (see `wrapper::AFTER`).
-    let (original, states) = split_after(&w.original);
+    // The state of `&mut` arguments after the call follows the value (see `value::AFTER`).
+    let (original, states) = w.original.split_after();
     if !states.is_empty() && !observed(plan).iter().all(|(_, n)| states.iter().any(|(m, _)| m == n))
     {
         return None;
@@ -244,30 +244,6 @@ pub fn test_fn(
     }
     s.push_str("    }\n");
     Some(s)
-}
-
-/// An outcome without the states of its `&mut` arguments after the call, and those states
-/// (`(name, state)`), as the harness wrote them (see [`wrapper::AFTER`]).
-fn split_after(o: &Outcome) -> (Outcome, Vec<(String, String)>) {
-    let split = |text: &str| -> (String, Vec<(String, String)>) {
-        let mut parts = text.split(AFTER);
-        let head = parts.next().unwrap_or_default().to_string();
-        let states = parts
-            .filter_map(|p| p.split_once(" = ").map(|(n, v)| (n.to_string(), v.to_string())))
-            .collect();
-        (head, states)
-    };
-    match o {
-        Outcome::Ok { value } => {
-            let (value, states) = split(value);
-            (Outcome::Ok { value }, states)
-        }
-        Outcome::Error { ty, message } => {
-            let (message, states) = split(message);
-            (Outcome::Error { ty: ty.clone(), message }, states)
-        }
-        other => (other.clone(), Vec::new()),
-    }
 }
 
 /// The `#[cfg(test)]` module holding `tests` (from [`test_fn`]).

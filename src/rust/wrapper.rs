@@ -7,6 +7,7 @@
 
 use super::source::{CallPlan, Callee, FoundFn, Via};
 use super::types::{pass_expr, Pass, Ret, ITEMS};
+use crate::value::AFTER;
 
 /// The plans of `f`: its first plan, then the other instantiations.
 pub fn plans(f: &FoundFn) -> Vec<&CallPlan> {
@@ -40,10 +41,6 @@ fn callee(f: &FoundFn, plan: &CallPlan) -> String {
         }
     }
 }
-
-/// What separates a call's value from the state after the call of an argument it borrowed
-/// mutably, in an outcome's text: `() ⟹ receiver = Counter { n: 2 }`.
-pub const AFTER: &str = " ⟹ ";
 
 /// The arguments whose state after the call is part of its outcome: those passed as `&mut`
 /// (the receiver of a `&mut self` method included), by the name a suggested test gives them.
