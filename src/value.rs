@@ -491,7 +491,36 @@ pub fn cut(text: String) -> String {
 /// failed (`Version::parse("x")`), so the function itself never ran.
 pub const COULD_NOT_BUILD: &str = "abex: could not build";
 
+/// What separates a call's value (or an error's message) from the state, after the call, of an
+/// argument the call changed: `() ⟹ receiver = Budget { limit: 1000 }` (Rust: every `&mut`
+/// argument; Python: the receiver of a method when the call changed it).
+pub const AFTER: &str = " ⟹ ";
+
 impl Outcome {
+    /// This outcome without the states after the call of the arguments it changed, and those
+    /// states as `(name, state)` (see [`AFTER`]).
+    pub fn split_after(&self) -> (Outcome, Vec<(String, String)>) {
+        let split = |text: &str| -> (String, Vec<(String, String)>) {
+            let mut parts = text.split(AFTER);
+            let head = parts.next().unwrap_or_default().to_string();
+            let states = parts
+                .filter_map(|p| p.split_once(" = ").map(|(n, v)| (n.to_string(), v.to_string())))
+                .collect();
+            (head, states)
+        };
+        match self {
+            Outcome::Ok { value } => {
+                let (value, states) = split(value);
+                (Outcome::Ok { value }, states)
+            }
+            Outcome::Error { ty, message } => {
+                let (message, states) = split(message);
+                (Outcome::Error { ty: ty.clone(), message }, states)
+            }
+            other => (other.clone(), Vec::new()),
+        }
+    }
+
     /// Whether the function never ran because its arguments could not be built.
     pub fn unbuilt(&self) -> bool {
         matches!(self, Outcome::Error { ty, .. } if ty == COULD_NOT_BUILD)

@@ -56,6 +56,13 @@ def test_every_kind_of_value_is_built_explored_and_written_as_code(kinds):
     assert any("asyncio.run(later(" in c for c in code["later"])
     assert any("obj.limit = " in c for name, cs in code.items() if name == "Account.limit" for c in cs)
     assert any("from datetime import" in c for name in ("weekend", "late") for c in code[name])
+    # A method that returns None shows what it did to its instance: the untested threshold is a
+    # gap, and its test binds the instance and asserts its state after the call.
+    deposit = by["Account.deposit"]["mutation"]["mutants"]
+    boundary = [m for m in deposit if m["description"] == "replace `<=` with `<`"]
+    assert boundary and boundary[0]["witness"], boundary
+    assert " \u27f9 receiver = {" in boundary[0]["witness"]["original"]["value"]
+    assert any("receiver = Account(" in c and "assert repr(vars(receiver)) == " in c for c in code["Account.deposit"])
     # abex suggests only tests it ran: every one passes on the original.
     every = [c for cs in code.values() for c in cs]
     assert len(every) >= 8

@@ -34,7 +34,7 @@ mod search;
 mod threshold;
 mod traces;
 
-pub use exploration::{Exploration, ExploreConfig, Progress, StopReason};
+pub use exploration::{Exploration, ExploreConfig, Progress, QdPoint, StopReason};
 pub use proposer::{Proposer, View};
 pub use search::{explore, explore_traced, explore_with, random_pairs};
 pub use threshold::{enabled as thresholds_enabled, THRESHOLDS_ENV};

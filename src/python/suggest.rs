@@ -204,6 +204,8 @@ struct Call {
     setup: Vec<String>,
     statement: String,
     expr: String,
+    /// For a method: the instance's expression and the call on it (`Point(x=1)`, `norm()`).
+    method: Option<(String, String)>,
 }
 
 fn call_of(f: &Callee<'_>, input: &[Value]) -> Call {
@@ -249,11 +251,13 @@ fn call_of(f: &Callee<'_>, input: &[Value]) -> Call {
                 setup: vec![format!("obj = {instance}")],
                 statement: format!("obj.{name_in} = {args}"),
                 expr: format!("obj.{name_in}"),
+                method: None,
             }
         }
     };
     let expr = if f.is_async { format!("asyncio.run({expr})") } else { expr };
-    Call { setup: Vec::new(), statement: expr.clone(), expr }
+    let method = (f.kind == Kind::Method).then(|| (instance, format!("{name_in}({args})")));
+    Call { setup: Vec::new(), statement: expr.clone(), expr, method }
 }
 
 /// The suggested test `name` for `witness`, or `None` when the original's outcome cannot be
@@ -262,7 +266,21 @@ pub fn test_fn(f: &Callee<'_>, w: &Witness, name: &str, why: &str) -> Option<Str
     if w.original.is_cut() {
         return None; // the original's full value is not known: nothing to assert
     }
-    let call = call_of(f, &w.input);
+    // A method that changed its receiver: its state after the call follows the value (see
+    // `value::AFTER`), and the test binds the receiver to assert it.
+    let (original, states) = w.original.split_after();
+    let mut call = call_of(f, &w.input);
+    let receiver_state = match states.as_slice() {
+        [] => None,
+        [(name, state)] if name == "receiver" && f.receiver && !f.is_async => {
+            let (instance, method) = call.method.clone()?;
+            call.setup.push(format!("receiver = {instance}"));
+            call.statement = format!("result = receiver.{method}");
+            call.expr = "result".into();
+            Some(state.clone())
+        }
+        _ => return None,
+    };
     let mut needs: BTreeSet<(String, String)> = BTreeSet::new();
     for (i, v) in w.input.iter().enumerate() {
         imports(v, f.params.get(i).unwrap_or(&Ty::Any), &mut needs);
@@ -273,7 +291,7 @@ pub fn test_fn(f: &Callee<'_>, w: &Witness, name: &str, why: &str) -> Option<Str
     if f.is_async {
         code.push_str("    import asyncio\n");
     }
-    if matches!(w.original, Outcome::Error { .. }) {
+    if matches!(original, Outcome::Error { .. }) {
         code.push_str("    import pytest\n");
     }
     for (module, head) in &needs {
@@ -283,7 +301,11 @@ pub fn test_fn(f: &Callee<'_>, w: &Witness, name: &str, why: &str) -> Option<Str
     for line in &call.setup {
         code.push_str(&format!("    {line}\n"));
     }
-    match &w.original {
+    match &original {
+        Outcome::Ok { value } if receiver_state.is_some() && value == "None" => {
+            let statement = call.statement.trim_start_matches("result = ");
+            code.push_str(&format!("    {statement}\n"));
+        }
         Outcome::Ok { value } => {
             if call.statement != call.expr {
                 code.push_str(&format!("    {}\n", call.statement));
@@ -302,6 +324,10 @@ pub fn test_fn(f: &Callee<'_>, w: &Witness, name: &str, why: &str) -> Option<Str
             }
         }
         _ => return None,
+    }
+    if let Some(state) = receiver_state {
+        let read = if state.starts_with('{') { "vars(receiver)" } else { "receiver" };
+        code.push_str(&format!("    assert repr({read}) == {}\n", string(&state)));
     }
     Some(code)
 }

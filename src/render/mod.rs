@@ -7,8 +7,10 @@
 //! - `markdown`: `summary.md`, also the GitHub job summary;
 //! - `junit`: `junit.xml`;
 //! - `leftovers`: the survivors without a witness grouped by reason, for the three above;
-//! - `stryker`: `mutation-report.json` in the mutation-testing-report-schema.
+//! - `stryker`: `mutation-report.json` in the mutation-testing-report-schema;
+//! - `html`: `report.html`, boundary maps, QD-score charts and the mutants in their source.
 
+pub mod html;
 pub mod junit;
 pub mod leftovers;
 pub mod markdown;

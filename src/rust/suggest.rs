@@ -7,6 +7,7 @@ use super::book::Book;
 use super::literal::Cx;
 use super::source::{CallPlan, Callee, FoundFn, Receiver, Via};
 use super::types::{Ret, ITEMS};
+use super::wrapper::observed;
 use crate::report::Witness;
 use crate::value::{Outcome, Value};
 
@@ -87,7 +88,16 @@ fn call_expr(
     let mut pre = String::new();
     let printed: Option<Vec<String>> =
         plan.args.iter().zip(input).map(|(a, v)| cx.arg(a, v)).collect();
-    let printed = printed?;
+    let mut printed = printed?;
+    // An argument whose state after the call is asserted is bound first (the receiver is below).
+    for (i, name) in observed(plan) {
+        let (a, v) = (plan.args.get(i)?, input.get(i)?);
+        if name != "receiver" {
+            let value = cx.expr(&a.ty, &syn::parse_str(&a.owned).ok()?, v)?;
+            pre.push_str(&format!("        let mut {name} = {value};\n"));
+            printed[i] = format!("&mut {name}");
+        }
+    }
     let tf = &plan.turbofish;
     let name = &f.name;
     let trait_ = plan.trait_.as_deref();
@@ -183,7 +193,16 @@ pub fn test_fn(
         s.push_str(&format!("    #[should_panic(expected = {})]\n", escape(message)));
     }
     s.push_str(&format!("    fn {name}() {{\n{pre}"));
-    match (&w.original, plan.ret) {
+    // The state of `&mut` arguments after the call follows the value (see `value::AFTER`).
+    let (original, states) = w.original.split_after();
+    if !states.is_empty() && !observed(plan).iter().all(|(_, n)| states.iter().any(|(m, _)| m == n))
+    {
+        return None;
+    }
+    match (&original, plan.ret) {
+        (Outcome::Ok { value }, Ret::Value) if !states.is_empty() && value == "()" => {
+            s.push_str(&format!("        {call};\n"));
+        }
         (Outcome::Panic { .. }, _) => s.push_str(&format!("        let _ = {call};\n")),
         (Outcome::Ok { value }, Ret::Value) if matches!(plan.via, Via::Format(_)) => {
             s.push_str(&format!("        assert_eq!({call}, {value});\n"));
@@ -216,6 +235,12 @@ pub fn test_fn(
             ));
         }
         _ => return None,
+    }
+    for (var, state) in &states {
+        s.push_str(&format!(
+            "        assert_eq!(format!(\"{{:?}}\", {var}), {});\n",
+            escape(state)
+        ));
     }
     s.push_str("    }\n");
     Some(s)

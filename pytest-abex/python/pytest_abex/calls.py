@@ -69,6 +69,31 @@ def _state(obj):
     return vars(obj) if hasattr(obj, "__dict__") else obj
 
 
+# What separates a call's value from the state of its receiver after the call (the core's
+# ``value::AFTER``); a suggested test asserts both.
+AFTER = " \u27f9 "
+
+
+class _Changed:
+    """A method's result when the call changed its receiver: its repr is the result's, then the
+    receiver's state after the call (``None ⟹ receiver = {'n': 2}``)."""
+
+    def __init__(self, result, state):
+        self.text = f"{result!r}{AFTER}receiver = {state}"
+
+    def __repr__(self):
+        return self.text
+
+
+def _state_text(obj):
+    """The state of a receiver, as a suggested test reads it back: ``repr(vars(obj))``, or
+    ``repr(obj)`` for an object without attributes of its own."""
+    try:
+        return repr(vars(obj)) if hasattr(obj, "__dict__") else repr(obj)
+    except Exception:  # a repr that raises: the state is not shown
+        return None
+
+
 def target(t, mutant=None):
     """The callable of target ``t`` (taking the converted arguments, in order) and its
     argument converters (``None`` when the JSON values are the arguments); ``mutant``, the
@@ -135,7 +160,12 @@ def target(t, mutant=None):
         def run(*vals):
             instance = vals[0] if receiver else owner()
             args, kwargs = _spread(rest, vals[1:] if receiver else vals)
-            return bound(instance)(*args, **kwargs)
+            if not receiver or t.get("is_async"):
+                return bound(instance)(*args, **kwargs)
+            before = _state_text(instance)
+            result = bound(instance)(*args, **kwargs)
+            after = _state_text(instance)
+            return result if after is None or after == before else _Changed(result, after)
 
     call = run
     if t.get("is_async"):
