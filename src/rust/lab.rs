@@ -183,8 +183,10 @@ impl<'a> RustLab<'a> {
         }
     }
 
+    /// Whether to start no more work: the time budget is spent or the run was interrupted.
     fn past_deadline(&self) -> bool {
         self.deadline.is_some_and(|d| Instant::now() >= d)
+            || crate::interrupt::requested().is_some()
     }
 
     /// The time limit of a mutant's tests; the first call runs the baseline.
@@ -230,28 +232,54 @@ impl<'a> RustLab<'a> {
         self.uncallable(i).is_some_and(|u| u.not_compiled)
     }
 
-    /// Tests the mutants switched in build `b`; survivors meet the doc-tests too.
+    /// Tests the mutants switched in build `b`; survivors meet the doc-tests too. `on_result`
+    /// hears each final result as it comes (a survivor's after its doc-tests).
     fn test_switched(
         &self,
         b: usize,
         numbers: &[u32],
         timeout: Duration,
         results: &mut BTreeMap<u32, Tested>,
+        on_result: &mut dyn FnMut(u32, &Tested),
     ) {
         let suite = self.suite(&self.builds[b]);
         let deadline = self.deadline;
         let stop = move || deadline.is_some_and(|d| Instant::now() >= d);
-        let outs = suite::run_all(&suite, numbers, self.cfg.jobs, timeout, &stop, &|_, _, _| {});
+        let mut heard = |n: u32, r: &TestResult, time: Duration| {
+            if *r != TestResult::Pass {
+                on_result(n, &tested(r, time));
+            }
+        };
+        let outs = suite::run_all(&suite, numbers, self.cfg.jobs, timeout, &stop, &mut heard);
         for (n, r) in numbers.iter().zip(outs) {
             if let Some((r, time)) = r {
                 results.insert(*n, tested(&r, time));
             }
         }
-        let survivors: Vec<u32> = numbers
+        let passed: Vec<u32> = numbers
             .iter()
             .copied()
             .filter(|n| results.get(n).is_some_and(|r| r.status == MutantStatus::Survived))
             .collect();
+        self.doc_tests(b, &passed, timeout, results);
+        if crate::interrupt::requested().is_some() {
+            return;
+        }
+        for n in passed {
+            if let Some(t) = results.get(&n) {
+                on_result(n, t);
+            }
+        }
+    }
+
+    /// Runs the doc-tests of build `b` on the `survivors` of its test binaries.
+    fn doc_tests(
+        &self,
+        b: usize,
+        survivors: &[u32],
+        timeout: Duration,
+        results: &mut BTreeMap<u32, Tested>,
+    ) {
         let doc = DocTests {
             tree: self.builds[b].tree.clone(),
             target_dir: self.scratch.join("target"),
@@ -263,14 +291,16 @@ impl<'a> RustLab<'a> {
         {
             return;
         }
-        for n in survivors {
+        for &n in survivors {
             if self.past_deadline() {
                 break;
             }
             let t0 = Instant::now();
-            if let Some(r @ TestResult::Fail { .. }) =
-                doc.run(Some(n), timeout.max(Duration::from_secs(60)))
-            {
+            let r = doc.run(Some(n), timeout.max(Duration::from_secs(60)));
+            if crate::interrupt::requested().is_some() {
+                return;
+            }
+            if let Some(r @ TestResult::Fail { .. }) = r {
                 results.insert(n, tested(&r, t0.elapsed()));
             }
         }
@@ -367,7 +397,11 @@ impl Lab for RustLab<'_> {
         "cargo test (test binaries run directly)".into()
     }
 
-    fn test(&mut self, numbers: &[u32]) -> Result<BTreeMap<u32, Tested>, RunError> {
+    fn test(
+        &mut self,
+        numbers: &[u32],
+        on_result: &mut dyn FnMut(u32, &Tested),
+    ) -> Result<BTreeMap<u32, Tested>, RunError> {
         let timeout = self.timeout().map_err(front_err)?;
         let mut by_build: BTreeMap<usize, Vec<u32>> = BTreeMap::new();
         let mut alone = Vec::new();
@@ -382,13 +416,17 @@ impl Lab for RustLab<'_> {
         }
         let mut results = BTreeMap::new();
         for (b, list) in &by_build {
-            self.test_switched(*b, list, timeout, &mut results);
+            self.test_switched(*b, list, timeout, &mut results, on_result);
         }
         for n in alone {
             if self.past_deadline() {
                 break;
             }
             let t = self.test_alone(n, timeout).map_err(front_err)?;
+            if crate::interrupt::requested().is_some() {
+                break;
+            }
+            on_result(n, &t);
             results.insert(n, t);
         }
         Ok(results)
