@@ -79,6 +79,9 @@ pub(crate) fn analyse(
         };
         results.extend(lab.test(&todo, &mut on_result)?);
     }
+    if crate::interrupt::requested().is_some() {
+        return Err(RunError::Interrupted);
+    }
     let survived = |m: &&Numbered| {
         !m.self_check && results.get(&m.n).is_some_and(|r| r.status == MutantStatus::Survived)
     };
