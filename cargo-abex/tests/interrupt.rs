@@ -15,32 +15,24 @@ use serde_json::Value;
 
 const ARGS: [&str; 5] = ["--offline", "--all", "--test-timeout", "2s", "--seed=3"];
 
+/// `cargo abex` with [`ARGS`] in `dir`, without a model or a base ref from the environment.
+fn abex(dir: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-abex"));
+    cmd.arg("abex").args(ARGS).current_dir(dir).env("NO_COLOR", "1");
+    for k in ["GITHUB_BASE_REF", "ABEX_API_KEY", "OPENAI_API_KEY"] {
+        cmd.env_remove(k);
+    }
+    cmd
+}
+
+/// Starts a run whose stderr goes to `log`.
 fn start(dir: &Path, log: &Path) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_cargo-abex"))
-        .arg("abex")
-        .args(ARGS)
-        .current_dir(dir)
-        .env_remove("GITHUB_BASE_REF")
-        .env_remove("ABEX_API_KEY")
-        .env_remove("OPENAI_API_KEY")
-        .env("NO_COLOR", "1")
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(log).unwrap())
-        .spawn()
-        .unwrap()
+    let log = std::fs::File::create(log).unwrap();
+    abex(dir).stdout(Stdio::null()).stderr(log).spawn().unwrap()
 }
 
 fn run(dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cargo-abex"))
-        .arg("abex")
-        .args(ARGS)
-        .current_dir(dir)
-        .env_remove("GITHUB_BASE_REF")
-        .env_remove("ABEX_API_KEY")
-        .env_remove("OPENAI_API_KEY")
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
+    abex(dir).output().unwrap()
 }
 
 /// The report as written now, when it parses.
