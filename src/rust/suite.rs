@@ -38,6 +38,11 @@ pub struct TestSuite {
     pub cwd: PathBuf,
     /// `CARGO_MANIFEST_DIR` and the like.
     pub env: Vec<(String, String)>,
+    /// Tests left out of [`TestSuite::run`]: flaky ones, which fail on the original too.
+    pub skip: Vec<String>,
+    /// The address-space limit of a test process in bytes (a mutant that allocates without
+    /// bound then fails its tests instead of exhausting the machine).
+    pub memory_limit: Option<u64>,
 }
 
 /// Reads a child's stdout and stderr on two threads (one pipe filling up while the other is read
@@ -129,6 +134,9 @@ impl TestSuite {
         }
         crate::safety::scrub_env(&mut cmd);
         crate::safety::own_group(&mut cmd);
+        if let Some(bytes) = self.memory_limit {
+            crate::safety::limit_memory(&mut cmd, bytes);
+        }
         cmd
     }
 
@@ -159,11 +167,17 @@ impl TestSuite {
     }
 
     /// Runs the binaries in turn with `mutant` active (none: the original), stopping at the first
-    /// failure; `filter` runs one exact test only.
+    /// failure; `filter` runs one exact test only; the [`TestSuite::skip`] tests never run.
     pub fn run(&self, mutant: Option<u32>, timeout: Duration, filter: Option<&str>) -> TestResult {
         let deadline = Instant::now() + timeout;
+        let mut args: Vec<&str> = filter.into_iter().collect();
+        for s in &self.skip {
+            args.extend(["--skip", s.as_str()]);
+        }
+        if !args.is_empty() {
+            args.push("--exact");
+        }
         for (name, exe) in &self.binaries {
-            let args: Vec<&str> = filter.map(|f| vec![f, "--exact"]).unwrap_or_default();
             let Ok(mut child) = self.command(exe, mutant, &args).spawn() else {
                 return TestResult::Fail { test: name.clone(), output: "could not start".into() };
             };
