@@ -12,6 +12,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::error::PythonError;
+use super::flaky::Flaky;
 use super::project::Selected;
 use super::runner::{Interpreter, Patch, RunResult, Runner, RunnerError, Traced};
 use super::seeds;
@@ -65,6 +66,8 @@ pub struct PythonLab<'a> {
     unloaded: RefCell<Option<BTreeMap<usize, String>>>,
     /// Per target, its parameters as the tests' arguments typed them (`None`: nothing learnt).
     learnt: BTreeMap<usize, Option<Vec<Param>>>,
+    /// Which tests fail on the original too (they kill no mutant).
+    flaky: Flaky,
 }
 
 fn front_err(e: impl Into<PythonError>) -> RunError {
@@ -162,6 +165,7 @@ impl<'a> PythonLab<'a> {
             dropped: BTreeMap::new(),
             unloaded: RefCell::new(None),
             learnt: BTreeMap::new(),
+            flaky: Flaky::default(),
         })
     }
 
@@ -274,7 +278,7 @@ impl<'a> PythonLab<'a> {
         let key = format!("{}:{}", pf.module, f.qualname);
         let base = match runner.traced.clone().filter(|b| b.reached.contains_key(&key)) {
             Some(b) => b,
-            None => runner.baseline(&self.place.traced, BASELINE_LIMIT)?,
+            None => self.flaky.baseline(&mut runner, &self.place.traced, BASELINE_LIMIT)?,
         };
         let reached = Some(base.reached.get(&key).map_or(0, Vec::len));
         if base.status != "pass" {
@@ -287,7 +291,9 @@ impl<'a> PythonLab<'a> {
             timeout = Defaults::test_timeout(Duration::from_secs_f64(base.time));
         }
         for m in mine.iter().filter(|m| m.self_check) {
-            let t = tested(&runner.run(Some(&self.patch(i, &m.mutant)), timeout, false)?);
+            let patch = self.patch(i, &m.mutant);
+            let first = runner.run(Some(&patch), timeout, false)?;
+            let t = tested(&self.flaky.settle(&mut runner, &patch, first, timeout)?);
             if interrupted() {
                 break;
             }
@@ -307,13 +313,14 @@ impl<'a> PythonLab<'a> {
             let spec =
                 self.work.path().join(format!("runner-{}-{j}.json", c.file * 10_000 + c.func));
             let mut r = self.place.start(&spec, &files)?;
-            r.baseline(&self.place.traced, BASELINE_LIMIT)?;
+            self.flaky.baseline(&mut r, &self.place.traced, BASELINE_LIMIT)?;
             runners.push(r);
         }
         let patches: Vec<(u32, Patch)> =
             others.iter().map(|m| (m.n, self.patch(i, &m.mutant))).collect();
         let deadline = self.deadline;
         let past = move || deadline.is_some_and(|d| Instant::now() >= d) || interrupted();
+        let flaky = &self.flaky;
         let outs: Vec<Result<(), RunnerError>> = std::thread::scope(|s| {
             let (tx, rx) = std::sync::mpsc::channel();
             let handles: Vec<_> = runners
@@ -326,7 +333,8 @@ impl<'a> PythonLab<'a> {
                             if past() {
                                 break;
                             }
-                            let t = tested(&r.run(Some(patch), timeout, false)?);
+                            let first = r.run(Some(patch), timeout, false)?;
+                            let t = tested(&flaky.settle(r, patch, first, timeout)?);
                             // A run the interruption killed is no result.
                             if interrupted() || tx.send((*n, t)).is_err() {
                                 break;
@@ -634,7 +642,7 @@ impl Lab for PythonLab<'_> {
     }
 
     fn warnings(&mut self) -> Vec<String> {
-        let mut out = Vec::new();
+        let mut out = self.flaky.warnings();
         for (file, (error, said)) in &mut self.dropped {
             if !*said {
                 *said = true;
