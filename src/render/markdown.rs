@@ -119,6 +119,10 @@ pub fn render(report: &Report) -> String {
         "{} function(s) analysed, {tested} mutants tested, **{gaps} gap(s)** the tests do not pin down.{unfinished}\n",
         report.targets.len(),
     );
+    out.push_str(
+        "Boundary maps, QD-score charts and the mutants in their source: `report.html` beside \
+         this summary (`.abex/out/` by default; in GitHub Actions, the `abex-report` artifact).\n\n",
+    );
     if let Some(llm) = &report.llm {
         let _ = writeln!(out, "{}.\n", llm.describe());
     }

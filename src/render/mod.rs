@@ -6,8 +6,10 @@
 //! - `progress`: the progress lines both front ends print while a run goes;
 //! - `markdown`: `summary.md`, also the GitHub job summary;
 //! - `junit`: `junit.xml`;
-//! - `stryker`: `mutation-report.json` in the mutation-testing-report-schema.
+//! - `stryker`: `mutation-report.json` in the mutation-testing-report-schema;
+//! - `html`: `report.html`, boundary maps, QD-score charts and the mutants in their source.
 
+pub mod html;
 pub mod junit;
 pub mod markdown;
 pub mod progress;
