@@ -13,6 +13,7 @@ pub mod explore;
 pub mod fingerprint;
 pub mod github;
 pub mod inputs;
+pub mod interrupt;
 pub mod llm;
 pub mod mutate;
 pub mod out;

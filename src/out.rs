@@ -3,9 +3,11 @@
 //!
 //! [`OutDir::prepare`] starts a run's folder: the previous run's folder is kept as
 //! `<name>.old/` (one generation), and a parent `.abex/` gets a `.gitignore` that ignores it.
-//! During the run, [`OutDir::write_report`] rewrites `report.json` after each function, with
-//! `"complete": false`, so an interrupted run leaves a valid partial report. At the end,
-//! [`OutDir::write_all`] writes the final `report.json`, `summary.md`, `report.html` and, when mutants were
+//! During the run, [`OutDir::write_report`] rewrites `report.json` as results are found (the
+//! pipeline's saver decides when: `docs/report.md`, "When the report is written"), with
+//! `"complete": false`, so an interrupted run leaves a valid partial report. At the end (and
+//! after an interruption), [`OutDir::write_all`] writes the final `report.json`, `summary.md`,
+//! `report.html` and, when mutants were
 //! tested, `mutation-report.json` and `junit.xml`, each rendered from the report by the
 //! renderers (`render/`). Every file is written atomically (a temporary file in the
 //! folder, renamed into place), so a reader never sees a torn file.

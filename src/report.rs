@@ -48,11 +48,45 @@ pub struct Report {
     pub settings: Settings,
     /// Whether the run finished (false while it runs and after an interruption).
     pub complete: bool,
+    /// Why the run ended before it finished: the signal that interrupted it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<Interrupted>,
+    /// What the run took from the results cache instead of doing it again.
+    #[serde(default, skip_serializing_if = "Reused::is_empty")]
+    pub reused: Reused,
     /// One entry per target, in analysis order.
     pub targets: Vec<TargetReport>,
     /// What the model engine spent and whether the run fell back to the offline engine.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub llm: Option<crate::llm::usage::LlmReport>,
+}
+
+/// Why a run ended early.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Interrupted {
+    /// `SIGINT` or `SIGTERM`.
+    pub signal: String,
+    /// In words, for people: "interrupted by SIGINT".
+    pub reason: String,
+}
+
+/// What a run reused from the results cache (an earlier run of the same code and settings,
+/// finished or interrupted).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reused {
+    /// Functions whose whole result was cached.
+    pub functions: usize,
+    /// Explorations of functions an earlier run finished exploring but not analysing.
+    pub explorations: usize,
+    /// Mutants whose tests an earlier run finished (of functions it did not finish).
+    pub mutants: usize,
+}
+
+impl Reused {
+    /// Whether nothing was reused.
+    pub fn is_empty(&self) -> bool {
+        *self == Reused::default()
+    }
 }
 
 /// The settings that shape a run's result.

@@ -32,7 +32,10 @@ enum Cargo {
 /// uncommitted changes. Everything is built and run in a scratch copy under `.abex/`; your working
 /// tree is never modified. Results go to `.abex/out/report.json`.
 ///
-/// Exit codes: 0 finished, 1 gaps found with `--fail-on finding`, 2 usage or configuration error, 3 infrastructure failure.
+/// Exit codes: 0 finished, 1 gaps found with `--fail-on finding`, 2 usage or configuration error, 3 infrastructure failure,
+/// 130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM. An interrupted run stops its builds and
+/// tests, writes the report of what it finished and resumes from it when run again; a second
+/// signal ends it at once.
 #[derive(Args, Debug)]
 #[command(version, about, long_about, args_conflicts_with_subcommands = true)]
 struct Cli {
@@ -320,6 +323,25 @@ fn merge(reports: &[PathBuf], out: &std::path::Path) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// Ctrl-C and SIGTERM: the first asks the run to stop (it kills its builds and tests and writes
+/// the report of what was finished), a second ends the process at once.
+fn on_signals() {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else { return };
+    std::thread::spawn(move || {
+        for signal in signals.forever() {
+            let name = if signal == SIGINT { "SIGINT" } else { "SIGTERM" };
+            if abex::interrupt::request(signal) > 1 {
+                eprintln!("abex: {name} again: stopping now");
+                std::process::exit(128 + signal);
+            }
+            eprintln!(
+                "abex: {name}: stopping, saving what is finished (send it again to stop at once)"
+            );
+        }
+    });
+}
+
 fn main() -> ExitCode {
     let cli = parse();
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
@@ -361,6 +383,7 @@ fn main() -> ExitCode {
     cfg.test_timeout = cli.mutate.test_timeout;
     cfg.shard = cli.select.shard;
     let mut ui = render::Terminal::new(cli.output.quiet, cli.output.show);
+    on_signals();
     let result = abex::rust::run(&cfg, &mut |e| ui.event(e));
     ui.finish_bars();
     match result {
@@ -375,9 +398,25 @@ fn main() -> ExitCode {
                     }
                 }
             }
-            github::finish(&report, &out.join("report.json"), cli.post_review, true, &cli.github)
+            // What an interrupted run proved still reaches the pull request.
+            let code = github::finish(
+                &report,
+                &out.join("report.json"),
+                cli.post_review,
+                true,
+                &cli.github,
+            );
+            match abex::interrupt::requested().filter(|_| report.interrupted.is_some()) {
+                Some(i) => ExitCode::from(i.exit_code()),
+                None => code,
+            }
         }
         Err(e) => {
+            if let Some(i) = abex::interrupt::requested() {
+                // Interrupted before the report was started (loading the workspace).
+                eprintln!("abex: interrupted by {} before the analysis started", i.name());
+                return ExitCode::from(i.exit_code());
+            }
             render::error(&e.to_string());
             ExitCode::from(e.exit_code().code())
         }

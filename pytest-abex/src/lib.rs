@@ -1,8 +1,9 @@
 //! `pytest_abex._core`: the abex core as a Python extension module. [`run`] takes the run's
 //! settings as JSON and returns the report as JSON; [`render_text`] renders a report as the
 //! terminal text the plugin prints in pytest's summary; [`publish`] posts a report as a
-//! pull-request review (`--abex-post-review`). The GIL is released while the core works (it runs
-//! the project's interpreter in subprocesses, never in this one).
+//! pull-request review (`--abex-post-review`); [`interrupt`] asks a running analysis to stop (the
+//! plugin calls it from its SIGINT and SIGTERM handlers). The GIL is released while the core
+//! works (it runs the project's interpreter in subprocesses, never in this one).
 
 use std::path::{Path, PathBuf};
 
@@ -20,6 +21,8 @@ create_exception!(_core, AbexError, PyException, "An abex run failed; the messag
 fn run(py: Python<'_>, config: &str, progress: Option<Py<PyAny>>) -> PyResult<(String, String)> {
     let cfg: abex::python::PyRunConfig = serde_json::from_str(config)
         .map_err(|e| AbexError::new_err(format!("invalid abex settings: {e}")))?;
+    // A request of an earlier run in this process (pytester runs sessions in one) is not ours.
+    abex::interrupt::reset();
     let result = py.detach(|| {
         abex::python::run(cfg, &mut |e| {
             let (Some(cb), Some(l)) = (&progress, abex::render::progress::line(&e, "python"))
@@ -38,6 +41,15 @@ fn run(py: Python<'_>, config: &str, progress: Option<Py<PyAny>>) -> PyResult<(S
         }
         Err(e) => Err(AbexError::new_err(e.to_string())),
     }
+}
+
+/// Asks the running analysis to stop because of `signal` (SIGINT, SIGTERM): it kills its test
+/// runners and workers and [`run`] returns the report of what was finished, with `interrupted`
+/// set. Returns how many requests this run received (1 for the first; the plugin ends the
+/// process at once on the second). Safe to call from any thread.
+#[pyfunction]
+fn interrupt(signal: i32) -> usize {
+    abex::interrupt::request(signal)
 }
 
 /// Publishes a report on GitHub Actions, as `cargo abex --post-review` does from its own run:
@@ -126,6 +138,7 @@ fn version() -> &'static str {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(interrupt, m)?)?;
     m.add_function(wrap_pyfunction!(publish, m)?)?;
     m.add_function(wrap_pyfunction!(render_text, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;

@@ -50,6 +50,8 @@ struct Running {
     stdin: ChildStdin,
     lines: Receiver<String>,
     stderr: Arc<Mutex<String>>,
+    /// Killed with its process group when the run is interrupted.
+    _tracked: crate::interrupt::Tracked,
 }
 
 /// A worker process, restarted as needed.
@@ -107,8 +109,10 @@ impl Worker {
         if let Some(bytes) = self.spec.memory_limit {
             crate::safety::limit_memory(&mut cmd, bytes);
         }
+        crate::safety::own_group(&mut cmd);
         let command = format!("{} {}", self.spec.program.display(), self.spec.args.join(" "));
         let mut child = cmd.spawn().map_err(|source| ExecError::Spawn { command, source })?;
+        let tracked = crate::interrupt::track(&child);
         self.starts += 1;
         let stdin = child.stdin.take().ok_or_else(|| ExecError::Protocol("no stdin".into()))?;
         let stdout = child.stdout.take().ok_or_else(|| ExecError::Protocol("no stdout".into()))?;
@@ -143,7 +147,7 @@ impl Worker {
                 }
             });
         }
-        let mut running = Running { child, stdin, lines: rx, stderr };
+        let mut running = Running { child, stdin, lines: rx, stderr, _tracked: tracked };
         match running.lines.recv_timeout(Duration::from_secs(30)) {
             Ok(hello) if hello.contains("\"abex_harness\"") => {
                 self.greeting = Some(hello);

@@ -38,6 +38,8 @@ pub(crate) struct Ctx<'r> {
     pub(crate) session: Option<Session>,
     pub(crate) deadline: Option<Instant>,
     pub(crate) clock: ExploreClock,
+    /// What the run took from the results cache so far.
+    pub(crate) reused: crate::report::Reused,
 }
 
 impl Ctx<'_> {
@@ -46,9 +48,10 @@ impl Ctx<'_> {
         self.clock.next()
     }
 
-    /// Whether the run's time budget is spent.
+    /// Whether to start no more work: the run's time budget is spent or it was interrupted.
     pub(crate) fn past_deadline(&self) -> bool {
         self.deadline.is_some_and(|d| Instant::now() >= d)
+            || crate::interrupt::requested().is_some()
     }
 }
 

@@ -17,6 +17,10 @@ pub enum ExitCode {
     Usage = 2,
     /// Anything else: a worker that keeps dying, a disk that is full.
     Infrastructure = 3,
+    /// Interrupted by SIGINT (Ctrl-C); the report holds what was finished.
+    Sigint = 130,
+    /// Interrupted by SIGTERM; the report holds what was finished.
+    Sigterm = 143,
 }
 
 impl ExitCode {
@@ -61,6 +65,10 @@ pub enum RunError {
     /// The model settings are broken.
     #[error(transparent)]
     Llm(#[from] crate::llm::engine::EngineError),
+    /// The run was interrupted (SIGINT, SIGTERM): what a step gave afterwards is no result.
+    /// [`super::run`] never returns it: it ends with the report of what was finished.
+    #[error("interrupted")]
+    Interrupted,
     /// Writing the output failed.
     #[error("failed to write `{path}`: {source}")]
     Output {
@@ -86,6 +94,10 @@ impl RunError {
             | RunError::Llm(_) => ExitCode::Usage,
             RunError::Front(e) => e.exit_code(),
             RunError::Exec { .. } | RunError::Output { .. } => ExitCode::Infrastructure,
+            RunError::Interrupted => match crate::interrupt::requested() {
+                Some(i) if i.signal == crate::interrupt::SIGTERM => ExitCode::Sigterm,
+                _ => ExitCode::Sigint,
+            },
         }
     }
 }

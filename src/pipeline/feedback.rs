@@ -87,7 +87,17 @@ pub(crate) fn rounds(
             targets: which.iter().map(|&k| unit.targets[k]).collect(),
         };
         let sub_elites: Vec<Vec<Pair>> = which.iter().map(|&k| elites[k].clone()).collect();
-        let results = survivors::analyse(ctx, lab, &sub, &fresh, &sub_elites, on_event)?;
+        let cached = std::collections::BTreeMap::new();
+        let results = survivors::analyse(
+            ctx,
+            lab,
+            &sub,
+            &fresh,
+            &sub_elites,
+            &cached,
+            on_event,
+            &mut |_| {},
+        )?;
         last = vec![Vec::new(); unit.targets.len()];
         for (k, more) in which.into_iter().zip(results) {
             last[k] = model_ids(&more.mutants);

@@ -84,8 +84,8 @@ pub struct Numbered {
     pub self_check: bool,
 }
 
-/// What happened to one mutant's tests.
-#[derive(Clone, Debug)]
+/// What happened to one mutant's tests (kept in the results cache as soon as it is known).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Tested {
     /// The outcome.
     pub status: MutantStatus,
@@ -215,8 +215,14 @@ pub trait Lab {
     /// The test tool and selection used for target `i`, in words, for the report.
     fn test_tool(&self, i: usize) -> String;
     /// Runs the tests of `mutants` (numbers of this unit), within the run's deadline. A mutant
-    /// left untested (budget) is absent from the answer.
-    fn test(&mut self, mutants: &[u32]) -> Result<BTreeMap<u32, Tested>, RunError>;
+    /// left untested (budget, interruption) is absent from the answer. `on_result` hears each
+    /// mutant's final result as soon as it is known; after an interruption (see
+    /// `crate::interrupt`) no result is given, since its processes were killed.
+    fn test(
+        &mut self,
+        mutants: &[u32],
+        on_result: &mut dyn FnMut(u32, &Tested),
+    ) -> Result<BTreeMap<u32, Tested>, RunError>;
     /// An evaluator of target `i`'s original.
     fn evaluator(&mut self, i: usize) -> Result<Box<dyn Evaluate>, RunError>;
     /// An evaluator of function `driver` (target `i`, or the caller that drives it) with the

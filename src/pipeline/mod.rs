@@ -12,6 +12,7 @@ mod exploration;
 mod feedback;
 mod front;
 mod run;
+mod saver;
 mod shard;
 mod survivors;
 mod vehicles;

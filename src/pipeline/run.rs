@@ -1,50 +1,36 @@
 //! The spine of a run, for every language: the report and the output folder, the results cache,
 //! the model session, then per unit: mutants, the build, exploration of each callable target,
 //! the mutants' tests, the survivors' witnesses and suggested tests, and the model's feedback
-//! rounds. The report is rewritten as the run goes; progress goes out as [`Event`]s.
+//! rounds. Every finished exploration and every tested mutant reaches the report (and the
+//! results cache, so that a re-run resumes) as it is found; progress goes out as [`Event`]s.
+//!
+//! An interruption (`crate::interrupt`) stops the run between two steps: what a step gave after
+//! it is dropped, and the run ends with the report of what was finished, `"complete": false`
+//! and the signal in `interrupted`.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::config::RunConfig;
 use super::context::{Ctx, ExploreClock};
 use super::error::RunError;
 use super::event::Event;
-use super::front::{FrontEnd, Numbered, Unit};
+use super::front::{FrontEnd, Numbered, Tested, Unit};
+use super::saver::Saver;
+use super::survivors::Heard;
 use super::{exploration, feedback, survivors};
 use crate::archive::Pair;
 use crate::cache::ResultCache;
 use crate::llm::session::Session;
 use crate::llm::usage::LlmReport;
 use crate::out::OutDir;
-use crate::report::{Report, Settings, TargetReport};
+use crate::report::{ExplorationReport, Interrupted, Report, Reused, Settings, TargetReport};
 use crate::targets::{Drive, Target};
 
-/// How often the report is rewritten while a unit is analysed.
-const SAVE_EVERY: Duration = Duration::from_secs(1);
-
-/// The report and where it is written, rewritten at most every [`SAVE_EVERY`] as the run goes.
-struct Writer {
-    out: OutDir,
-    path: PathBuf,
-    last: Option<Instant>,
-}
-
-impl Writer {
-    fn save(&mut self, report: &Report, force: bool) -> Result<(), RunError> {
-        if !force && self.last.is_some_and(|t| t.elapsed() < SAVE_EVERY) {
-            return Ok(());
-        }
-        self.last = Some(Instant::now());
-        self.out
-            .write_report(report)
-            .map(|_| ())
-            .map_err(|source| RunError::Output { path: self.path.join("report.json"), source })
-    }
-}
-
 /// Runs the whole pipeline on `front`'s targets; returns the report and the folder it was
-/// written to.
+/// written to. An interrupted run returns the report of what was finished (its `interrupted`
+/// says why); the front end exits with the signal's code.
 pub fn run(
     cfg: &RunConfig,
     front: &dyn FrontEnd,
@@ -65,18 +51,24 @@ pub fn run(
     let path = cfg.out.clone().unwrap_or_else(|| root.join(".abex").join("out"));
     let out =
         OutDir::prepare(&path).map_err(|source| RunError::Output { path: path.clone(), source })?;
-    let mut writer = Writer { out, path, last: None };
+    let saver = Saver::start(out);
     let mut report = empty_report(cfg, front, session.is_some(), offline);
-    writer.save(&report, true)?;
+    saver.save_now(&report)?;
 
     let cache = ResultCache::open(root);
     let keys = cache_keys(cfg, front, session.as_ref());
     let driven =
         targets.iter().filter(|t| matches!(t.drive, Drive::Supported | Drive::Via { .. })).count();
     let clock = ExploreClock { started, budget: cfg.time_budget, left: driven };
-    let mut ctx = Ctx { cfg, front, session, deadline, clock };
+    let mut ctx = Ctx { cfg, front, session, deadline, clock, reused: Reused::default() };
     let mut results: Vec<Option<TargetReport>> = vec![None; targets.len()];
+    // The current unit's targets as last saved: what it finished before an interruption.
+    let mut snapshot: Vec<TargetReport> = Vec::new();
     for unit in front.units() {
+        if crate::interrupt::requested().is_some() {
+            break;
+        }
+        snapshot.clear();
         let mut todo = Vec::new();
         for &i in &unit.targets {
             match cache.get(&keys[i]) {
@@ -86,6 +78,7 @@ pub fn run(
                     if matches!(tr.target.drive, Drive::Supported | Drive::Via { .. }) {
                         ctx.clock.skip();
                     }
+                    ctx.reused.functions += 1;
                     on_event(Event::Done { index: i, report: &tr });
                     results[i] = Some(tr);
                 }
@@ -102,32 +95,73 @@ pub fn run(
             .filter(|v| todo.iter().any(|&i| front.vehicle(i) == Some(*v)))
             .collect();
         let unit = Unit { name: unit.name, targets: todo, vehicles };
-        let mut progress = |partial: &[TargetReport], force: bool| {
+        let mut progress = |partial: &[TargetReport], reused: &Reused, force: bool| {
+            snapshot = partial.to_vec();
             report.targets = results.iter().flatten().chain(partial).cloned().collect();
-            writer.save(&report, force)
+            report.reused = reused.clone();
+            if force {
+                saver.save_now(&report)
+            } else {
+                saver.save(&report)
+            }
         };
-        let done = run_unit(&mut ctx, &unit, on_event, &mut progress)?;
-        for (&i, tr) in unit.targets.iter().zip(done) {
+        let resume = Resume { cache: &cache, keys: &keys };
+        let done = run_unit(&mut ctx, &unit, &resume, on_event, &mut progress);
+        if crate::interrupt::requested().is_some() {
+            // What it gave after the interruption is no result; the snapshot is what it finished.
+            break;
+        }
+        for (&i, tr) in unit.targets.iter().zip(done?) {
             on_event(Event::Done { index: i, report: &tr });
             cache.put(&keys[i], &tr);
             results[i] = Some(tr);
         }
+        snapshot.clear();
         report.targets = results.iter().flatten().cloned().collect();
+        report.reused = ctx.reused.clone();
         if let Some(s) = &ctx.session {
             report.llm = Some(s.report.clone());
         }
-        writer.save(&report, true)?;
+        saver.save_now(&report)?;
     }
-    report.targets = results.into_iter().flatten().collect();
+    report.targets = results.into_iter().flatten().chain(snapshot).collect();
+    report.reused = ctx.reused.clone();
     if let Some(s) = &ctx.session {
         report.llm = Some(s.report.clone());
     }
-    report.complete = true;
-    writer
-        .out
-        .write_all(&report)
-        .map_err(|source| RunError::Output { path: writer.path.clone(), source })?;
-    Ok((report, writer.path))
+    match crate::interrupt::requested() {
+        Some(i) => {
+            report.interrupted = Some(Interrupted {
+                signal: i.name(),
+                reason: format!("interrupted by {}", i.name()),
+            });
+        }
+        None => report.complete = true,
+    }
+    let path = saver.path();
+    saver.finish(&report)?;
+    Ok((report, path))
+}
+
+/// Where a unit finds what an earlier run finished of its targets, and keeps what it finishes.
+struct Resume<'a> {
+    cache: &'a ResultCache,
+    /// The results-cache key of each target.
+    keys: &'a [String],
+}
+
+impl Resume<'_> {
+    /// The pairs of an exploration kept in the cache, as the archive's elites.
+    fn elites(x: &ExplorationReport) -> Vec<Pair> {
+        x.cells
+            .iter()
+            .filter_map(|c| {
+                let [a, b] = c.inputs.clone();
+                let [o, p] = c.outcomes.clone();
+                Pair::new(a, b, o, p)
+            })
+            .collect()
+    }
 }
 
 /// The report before any target is analysed.
@@ -154,6 +188,8 @@ fn empty_report(
             shard: cfg.shard.map(|(k, n)| format!("{k}/{n}")),
         },
         complete: false,
+        interrupted: None,
+        reused: Reused::default(),
         targets: Vec::new(),
         llm: offline,
     }
@@ -205,14 +241,16 @@ fn number_mutants(ctx: &mut Ctx<'_>, unit: &Unit) -> Vec<Numbered> {
     all
 }
 
-/// Saves the report with the finished targets and a unit's `partial` ones (`force`: now, not
-/// at most once a second).
-type Progress<'p> = dyn FnMut(&[TargetReport], bool) -> Result<(), RunError> + 'p;
+/// Saves the report with the finished targets, a unit's `partial` ones and what was reused
+/// (`force`: now, not within [`super::saver::SAVE_EVERY`]).
+type Progress<'p> = dyn FnMut(&[TargetReport], &Reused, bool) -> Result<(), RunError> + 'p;
 
-/// Analyses one unit's targets (none of them cached): their reports, in `unit.targets` order.
+/// Analyses one unit's targets (none of them fully cached, some maybe partly): their reports,
+/// in `unit.targets` order.
 fn run_unit(
     ctx: &mut Ctx<'_>,
     unit: &Unit,
+    resume: &Resume<'_>,
     on_event: &mut dyn FnMut(Event<'_>),
     progress: &mut Progress<'_>,
 ) -> Result<Vec<TargetReport>, RunError> {
@@ -226,11 +264,22 @@ fn run_unit(
     on_event(Event::Building { package: &unit.name, functions: callable });
     let built = Instant::now();
     let mut lab = ctx.front.open(ctx.cfg, unit, &numbered, ctx.deadline)?;
+    interrupted()?;
     on_event(Event::Built { package: &unit.name, time: built.elapsed() });
 
     let mut reports: Vec<TargetReport> = Vec::new();
     let mut elites: Vec<Vec<Pair>> = Vec::new();
+    // The mutants' results an earlier run finished, by number.
+    let mut cached: BTreeMap<u32, Tested> = BTreeMap::new();
     for &i in &unit.targets {
+        let key = &resume.keys[i];
+        let partial = resume.cache.partial::<Tested>(key);
+        for m in numbered.iter().filter(|m| m.target == i) {
+            if let Some(t) = partial.tested.get(&m.mutant.id) {
+                ctx.reused.mutants += usize::from(!m.self_check);
+                cached.insert(m.n, t.clone());
+            }
+        }
         let mut target: Target = targets[i].clone();
         let mut exploration = None;
         let mut kept = Vec::new();
@@ -262,33 +311,80 @@ fn run_unit(
                             target.params = params;
                         }
                     }
-                    let x = exploration::explore(ctx, lab.as_mut(), i, d, on_event)?;
-                    kept = x.archive.elites().into_iter().cloned().collect();
-                    exploration = Some(crate::report::ExplorationReport::of(&x));
+                    let x = match partial.exploration {
+                        Some(x) => {
+                            ctx.clock.skip();
+                            ctx.reused.explorations += 1;
+                            x
+                        }
+                        None => {
+                            let x = exploration::explore(ctx, lab.as_mut(), i, d, on_event)?;
+                            interrupted()?;
+                            let x = crate::report::ExplorationReport::of(&x);
+                            resume.cache.put_exploration(key, &x);
+                            x
+                        }
+                    };
+                    kept = Resume::elites(&x);
+                    exploration = Some(x);
                 }
             }
         }
         elites.push(kept);
         reports.push(TargetReport { target, exploration, mutation: None });
-        progress(&reports, false)?;
+        progress(&reports, &ctx.reused, false)?;
     }
     if ctx.cfg.mutate {
         let tests = lab.test_count();
         let count = numbered.iter().filter(|m| !m.self_check).count();
         on_event(Event::Testing { package: &unit.name, mutants: count, tests });
-        let mutation = survivors::analyse(ctx, lab.as_mut(), unit, &numbered, &elites, on_event);
+        let reused = ctx.reused.clone();
+        let mut failed = None;
+        let mut heard = |h: Heard<'_>| match h {
+            Heard::Tested(m, t) => resume.cache.put_tested(&resume.keys[m.target], &m.mutant.id, t),
+            Heard::Reports(so_far) => {
+                for (r, m) in reports.iter_mut().zip(so_far) {
+                    r.mutation = Some(m);
+                }
+                if let Err(e) = progress(&reports, &reused, false) {
+                    failed.get_or_insert(e);
+                }
+            }
+        };
+        let mutation = survivors::analyse(
+            ctx,
+            lab.as_mut(),
+            unit,
+            &numbered,
+            &elites,
+            &cached,
+            on_event,
+            &mut heard,
+        );
         for message in lab.warnings() {
             on_event(Event::Warning { message });
         }
         let mutation = mutation?;
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        interrupted()?;
         for (r, m) in reports.iter_mut().zip(mutation) {
             r.mutation = Some(m);
         }
-        progress(&reports, false)?;
+        progress(&reports, &ctx.reused, false)?;
         if ctx.session.is_some() {
             let next = numbered.iter().map(|m| m.n).max().unwrap_or(0) + 1;
             feedback::rounds(ctx, lab.as_mut(), unit, &elites, &mut reports, next, on_event)?;
         }
     }
     Ok(reports)
+}
+
+/// [`RunError::Interrupted`] once the run is interrupted: what the last step gave is no result.
+fn interrupted() -> Result<(), RunError> {
+    match crate::interrupt::requested() {
+        Some(_) => Err(RunError::Interrupted),
+        None => Ok(()),
+    }
 }

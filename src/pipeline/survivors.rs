@@ -19,8 +19,10 @@ use crate::value::{stringify_input, Outcome};
 use crate::witness;
 
 /// What the witness search found for one target.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Proven {
+    /// Whether its search is over (before, a survivor is not "possibly equivalent" yet).
+    settled: bool,
     witnesses: BTreeMap<u32, Witness>,
     /// Per survivor searched: why it stayed without a witness, and how long the search took.
     searches: BTreeMap<u32, (Option<witness::Unwitnessed>, u64)>,
@@ -29,29 +31,72 @@ struct Proven {
     suggestions: Vec<Suggestion>,
 }
 
+/// What the survivors phase tells the run as it goes.
+pub(crate) enum Heard<'h> {
+    /// A mutant's tests gave their final result.
+    Tested(&'h Numbered, &'h Tested),
+    /// The mutation reports of the unit's targets so far (in its order): the mutants tested and
+    /// the witnesses found up to now, the rest `not_tested` and unsearched.
+    Reports(Vec<MutationReport>),
+}
+
 /// Tests `mutants` (of `unit`'s targets, self-checks included), proves the survivors and
 /// chooses the suggested tests; returns one report per target of `unit`, in its order.
-/// `elites[k]` is the explored archive of `unit.targets[k]` (empty when not explored).
+/// `elites[k]` is the explored archive of `unit.targets[k]` (empty when not explored);
+/// `cached` the results an earlier run finished (those mutants are not tested again). `heard`
+/// hears each result as it comes.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn analyse(
     ctx: &mut Ctx<'_>,
     lab: &mut dyn Lab,
     unit: &Unit,
     mutants: &[Numbered],
     elites: &[Vec<Pair>],
+    cached: &BTreeMap<u32, Tested>,
     on_event: &mut dyn FnMut(Event<'_>),
+    heard: &mut dyn FnMut(Heard<'_>),
 ) -> Result<Vec<MutationReport>, RunError> {
-    let numbers: Vec<u32> = mutants.iter().map(|m| m.n).collect();
-    let results = lab.test(&numbers)?;
+    // What the reports need of the lab, known before its tests run (the final reports ask again).
+    let facts: Vec<Facts> = unit
+        .targets
+        .iter()
+        .map(|&i| Facts {
+            not_compiled: lab.uncallable(i).is_some_and(|u| u.not_compiled),
+            test_tool: lab.test_tool(i),
+        })
+        .collect();
+    let todo: Vec<u32> = mutants.iter().map(|m| m.n).filter(|n| !cached.contains_key(n)).collect();
+    let mut results = cached.clone();
+    if !todo.is_empty() {
+        let ctx = &*ctx;
+        let mut so_far = cached.clone();
+        let mut on_result = |n: u32, t: &Tested| {
+            let Some(m) = mutants.iter().find(|m| m.n == n) else { return };
+            heard(Heard::Tested(m, t));
+            so_far.insert(n, t.clone());
+            let none = vec![Proven::default(); unit.targets.len()];
+            heard(Heard::Reports(reports(ctx, unit, mutants, elites, &facts, &so_far, &none)));
+        };
+        results.extend(lab.test(&todo, &mut on_result)?);
+    }
+    if crate::interrupt::requested().is_some() {
+        return Err(RunError::Interrupted);
+    }
     let survived = |m: &&Numbered| {
         !m.self_check && results.get(&m.n).is_some_and(|r| r.status == MutantStatus::Survived)
     };
     let survivors = mutants.iter().filter(survived).count();
     on_event(Event::Proving { package: &unit.name, survivors });
-    let mut proven: Vec<Proven> = Vec::new();
+    let mut proven: Vec<Proven> = vec![Proven::default(); unit.targets.len()];
     for (k, &i) in unit.targets.iter().enumerate() {
         let mine: Vec<&Numbered> =
             mutants.iter().filter(|m| m.target == i).filter(survived).collect();
-        proven.push(prove(ctx, lab, i, &elites[k], &mine)?);
+        proven[k] = prove(ctx, lab, i, &elites[k], &mine)?;
+        proven[k].settled = true;
+        if crate::interrupt::requested().is_some() {
+            return Err(RunError::Interrupted);
+        }
+        heard(Heard::Reports(reports(ctx, unit, mutants, elites, &facts, &results, &proven)));
     }
     let suggestions: Vec<Suggestion> =
         proven.iter().flat_map(|p| p.suggestions.iter().cloned()).collect();
@@ -70,11 +115,37 @@ pub(crate) fn analyse(
     let mut reports = Vec::new();
     for (k, &i) in unit.targets.iter().enumerate() {
         let mine: Vec<&Numbered> = mutants.iter().filter(|m| m.target == i).collect();
+        let facts = Facts {
+            not_compiled: lab.uncallable(i).is_some_and(|u| u.not_compiled),
+            test_tool: lab.test_tool(i),
+        };
         let entry =
-            Entry { lab: &*lab, results: &results, chosen: &chosen, suggestions: &suggestions };
+            Entry { facts: &facts, results: &results, chosen: &chosen, suggestions: &suggestions };
         reports.push(entry.report(ctx, i, &mine, &proven[k], &elites[k]));
     }
     Ok(reports)
+}
+
+/// The mutation reports of `unit`'s targets while the phase runs: `results` so far, witnesses
+/// `proven` so far, no suggested test yet.
+fn reports(
+    ctx: &Ctx<'_>,
+    unit: &Unit,
+    mutants: &[Numbered],
+    elites: &[Vec<Pair>],
+    facts: &[Facts],
+    results: &BTreeMap<u32, Tested>,
+    proven: &[Proven],
+) -> Vec<MutationReport> {
+    unit.targets
+        .iter()
+        .enumerate()
+        .map(|(k, &i)| {
+            let mine: Vec<&Numbered> = mutants.iter().filter(|m| m.target == i).collect();
+            let entry = Entry { facts: &facts[k], results, chosen: &[], suggestions: &[] };
+            entry.report(ctx, i, &mine, &proven[k], &elites[k])
+        })
+        .collect()
 }
 
 /// Looks for a witness of each of target `i`'s `survivors`; `elites` is its explored archive.
@@ -178,9 +249,17 @@ fn prove(
     Ok(proven)
 }
 
+/// What a target's report needs of the lab.
+struct Facts {
+    /// Its code is not compiled under the current features.
+    not_compiled: bool,
+    /// The test tool and selection, in words.
+    test_tool: String,
+}
+
 /// What the mutation report of one target is made of.
 struct Entry<'a> {
-    lab: &'a dyn Lab,
+    facts: &'a Facts,
     results: &'a BTreeMap<u32, Tested>,
     /// The chosen suggested tests and the survivors each kills.
     chosen: &'a [(String, Vec<u32>)],
@@ -198,7 +277,7 @@ impl Entry<'_> {
         elites: &[Pair],
     ) -> MutationReport {
         let target = &ctx.front.targets()[i];
-        let not_compiled = self.lab.uncallable(i).is_some_and(|u| u.not_compiled);
+        let not_compiled = self.facts.not_compiled;
         let text = ctx.front.file_text(i);
         let file = target.file.display().to_string();
         let mut counts = MutantCounts::default();
@@ -236,6 +315,7 @@ impl Entry<'_> {
                 killed_by: r.and_then(|r| r.killed_by.clone()),
                 failure: r.and_then(|r| r.failure.clone()),
                 possibly_equivalent: status == MutantStatus::Survived
+                    && proven.settled
                     && witness.is_none()
                     && !matches!(
                         proven.searches.get(&m.n),
@@ -274,7 +354,7 @@ impl Entry<'_> {
             .collect();
         MutationReport {
             self_check_killed,
-            test_tool: self.lab.test_tool(i),
+            test_tool: self.facts.test_tool.clone(),
             counts,
             mutants: entries,
             unpinned,

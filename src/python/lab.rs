@@ -12,6 +12,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::error::PythonError;
+use super::flaky::Flaky;
 use super::project::Selected;
 use super::runner::{Interpreter, Patch, RunResult, Runner, RunnerError, Traced};
 use super::seeds;
@@ -65,6 +66,8 @@ pub struct PythonLab<'a> {
     unloaded: RefCell<Option<BTreeMap<usize, String>>>,
     /// Per target, its parameters as the tests' arguments typed them (`None`: nothing learnt).
     learnt: BTreeMap<usize, Option<Vec<Param>>>,
+    /// Which tests fail on the original too (they kill no mutant).
+    flaky: Flaky,
 }
 
 fn front_err(e: impl Into<PythonError>) -> RunError {
@@ -162,11 +165,14 @@ impl<'a> PythonLab<'a> {
             dropped: BTreeMap::new(),
             unloaded: RefCell::new(None),
             learnt: BTreeMap::new(),
+            flaky: Flaky::default(),
         })
     }
 
+    /// Whether to start no more work: the time budget is spent or the run was interrupted.
     fn past_deadline(&self) -> bool {
         self.deadline.is_some_and(|d| Instant::now() >= d)
+            || crate::interrupt::requested().is_some()
     }
 
     /// The patch that applies `m`, a mutant of target `i`.
@@ -243,6 +249,7 @@ impl<'a> PythonLab<'a> {
         i: usize,
         mine: &[&Numbered],
         results: &mut BTreeMap<u32, Tested>,
+        on_result: &mut dyn FnMut(u32, &Tested),
     ) -> Result<(), PythonError> {
         let front = self.front;
         let c = &front.chosen[i];
@@ -259,6 +266,7 @@ impl<'a> PythonLab<'a> {
                     failure: None,
                     time: Duration::ZERO,
                 };
+                on_result(m.n, &t);
                 results.insert(m.n, t);
             }
             self.reach.insert(i, Reach { files, reached: None, timeout });
@@ -270,7 +278,7 @@ impl<'a> PythonLab<'a> {
         let key = format!("{}:{}", pf.module, f.qualname);
         let base = match runner.traced.clone().filter(|b| b.reached.contains_key(&key)) {
             Some(b) => b,
-            None => runner.baseline(&self.place.traced, BASELINE_LIMIT)?,
+            None => self.flaky.baseline(&mut runner, &self.place.traced, BASELINE_LIMIT)?,
         };
         let reached = Some(base.reached.get(&key).map_or(0, Vec::len));
         if base.status != "pass" {
@@ -283,8 +291,14 @@ impl<'a> PythonLab<'a> {
             timeout = Defaults::test_timeout(Duration::from_secs_f64(base.time));
         }
         for m in mine.iter().filter(|m| m.self_check) {
-            results
-                .insert(m.n, tested(&runner.run(Some(&self.patch(i, &m.mutant)), timeout, false)?));
+            let patch = self.patch(i, &m.mutant);
+            let first = runner.run(Some(&patch), timeout, false)?;
+            let t = tested(&self.flaky.settle(&mut runner, &patch, first, timeout)?);
+            if interrupted() {
+                break;
+            }
+            on_result(m.n, &t);
+            results.insert(m.n, t);
         }
         let others: Vec<&Numbered> = mine.iter().copied().filter(|m| !m.self_check).collect();
         // `jobs` runners, each with its share of the mutants, one thread each.
@@ -299,31 +313,43 @@ impl<'a> PythonLab<'a> {
             let spec =
                 self.work.path().join(format!("runner-{}-{j}.json", c.file * 10_000 + c.func));
             let mut r = self.place.start(&spec, &files)?;
-            r.baseline(&self.place.traced, BASELINE_LIMIT)?;
+            self.flaky.baseline(&mut r, &self.place.traced, BASELINE_LIMIT)?;
             runners.push(r);
         }
         let patches: Vec<(u32, Patch)> =
             others.iter().map(|m| (m.n, self.patch(i, &m.mutant))).collect();
         let deadline = self.deadline;
-        let past = move || deadline.is_some_and(|d| Instant::now() >= d);
-        let outs: Vec<Result<Vec<(u32, Tested)>, RunnerError>> = std::thread::scope(|s| {
+        let past = move || deadline.is_some_and(|d| Instant::now() >= d) || interrupted();
+        let flaky = &self.flaky;
+        let outs: Vec<Result<(), RunnerError>> = std::thread::scope(|s| {
+            let (tx, rx) = std::sync::mpsc::channel();
             let handles: Vec<_> = runners
                 .iter_mut()
                 .enumerate()
                 .map(|(j, r)| {
-                    let patches = &patches;
+                    let (patches, tx) = (&patches, tx.clone());
                     s.spawn(move || {
-                        let mut got = Vec::new();
                         for (n, patch) in patches.iter().skip(j).step_by(jobs) {
                             if past() {
                                 break;
                             }
-                            got.push((*n, tested(&r.run(Some(patch), timeout, false)?)));
+                            let first = r.run(Some(patch), timeout, false)?;
+                            let t = tested(&flaky.settle(r, patch, first, timeout)?);
+                            // A run the interruption killed is no result.
+                            if interrupted() || tx.send((*n, t)).is_err() {
+                                break;
+                            }
                         }
-                        Ok(got)
+                        Ok(())
                     })
                 })
                 .collect();
+            drop(tx);
+            // Each result is heard as it comes, on this thread.
+            for (n, t) in rx {
+                on_result(n, &t);
+                results.insert(n, t);
+            }
             handles
                 .into_iter()
                 .map(|h| {
@@ -333,8 +359,8 @@ impl<'a> PythonLab<'a> {
                 })
                 .collect()
         });
-        for got in outs {
-            results.extend(got?);
+        if !interrupted() {
+            outs.into_iter().collect::<Result<(), _>>()?;
         }
         // Every runner is kept for the next function with the same tests.
         for r in runners {
@@ -404,6 +430,11 @@ impl<'a> PythonLab<'a> {
         let _ = std::fs::remove_file(self.place.scratch.join(&file));
         Ok(())
     }
+}
+
+/// Whether the run was interrupted: a test run it killed is no result.
+fn interrupted() -> bool {
+    crate::interrupt::requested().is_some()
 }
 
 impl Lab for PythonLab<'_> {
@@ -485,7 +516,11 @@ impl Lab for PythonLab<'_> {
         }
     }
 
-    fn test(&mut self, numbers: &[u32]) -> Result<BTreeMap<u32, Tested>, RunError> {
+    fn test(
+        &mut self,
+        numbers: &[u32],
+        on_result: &mut dyn FnMut(u32, &Tested),
+    ) -> Result<BTreeMap<u32, Tested>, RunError> {
         let mut results = BTreeMap::new();
         let mut order: Vec<usize> = Vec::new();
         for m in self.mutants.iter().filter(|m| numbers.contains(&m.n)) {
@@ -502,7 +537,10 @@ impl Lab for PythonLab<'_> {
                 .cloned()
                 .collect();
             let mine: Vec<&Numbered> = mine.iter().collect();
-            self.test_target(i, &mine, &mut results).map_err(front_err)?;
+            if interrupted() {
+                break;
+            }
+            self.test_target(i, &mine, &mut results, on_result).map_err(front_err)?;
         }
         Ok(results)
     }
@@ -626,7 +664,7 @@ impl Lab for PythonLab<'_> {
     }
 
     fn warnings(&mut self) -> Vec<String> {
-        let mut out = Vec::new();
+        let mut out = self.flaky.warnings();
         for (file, (error, said)) in &mut self.dropped {
             if !*said {
                 *said = true;

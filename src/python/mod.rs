@@ -8,6 +8,7 @@ pub mod calls;
 pub mod config;
 pub mod constants;
 pub mod error;
+mod flaky;
 pub mod front;
 pub mod lab;
 pub mod model;

@@ -127,6 +127,8 @@ pub enum RunnerError {
 /// A running `pytest_abex.runner`.
 pub struct Runner {
     child: Child,
+    /// Killed with its process group (its forks too) when the run is interrupted.
+    _tracked: crate::interrupt::Tracked,
     stdin: ChildStdin,
     lines: Receiver<String>,
     /// Tests it collected.
@@ -167,8 +169,10 @@ impl Runner {
         if let Some(bytes) = python.memory_limit {
             crate::safety::limit_memory(&mut cmd, bytes);
         }
+        crate::safety::own_group(&mut cmd);
         let command = format!("{} -m pytest_abex.runner", python.python.display());
         let mut child = cmd.spawn().map_err(|source| RunnerError::Spawn { command, source })?;
+        let _tracked = crate::interrupt::track(&child);
         let stdin = child.stdin.take().ok_or_else(|| RunnerError::Broken("no stdin".into()))?;
         let stdout = child.stdout.take().ok_or_else(|| RunnerError::Broken("no stdout".into()))?;
         let (tx, rx) = mpsc::channel();
@@ -182,8 +186,15 @@ impl Runner {
                 }
             }
         });
-        let mut r =
-            Runner { child, stdin, lines: rx, collected: 0, dropped: Vec::new(), traced: None };
+        let mut r = Runner {
+            child,
+            _tracked,
+            stdin,
+            lines: rx,
+            collected: 0,
+            dropped: Vec::new(),
+            traced: None,
+        };
         let hello = r.next(Duration::from_secs(300))?;
         let v: serde_json::Value = serde_json::from_str(&hello)
             .map_err(|_| RunnerError::Broken(format!("unexpected greeting `{hello}`")))?;

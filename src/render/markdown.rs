@@ -112,11 +112,15 @@ pub fn render(report: &Report) -> String {
         report.targets.iter().filter_map(|t| t.mutation.as_ref()).map(|m| m.counts.witnessed).sum();
     let tested: usize =
         report.targets.iter().filter_map(|t| t.mutation.as_ref()).map(|m| m.counts.tested()).sum();
+    let unfinished = match &report.interrupted {
+        Some(i) => format!(" *({}: partial results)*", i.reason),
+        None if !report.complete => " *(incomplete run)*".to_string(),
+        None => String::new(),
+    };
     let _ = writeln!(
         out,
-        "{} function(s) analysed, {tested} mutants tested, **{gaps} gap(s)** the tests do not pin down.{}\n",
+        "{} function(s) analysed, {tested} mutants tested, **{gaps} gap(s)** the tests do not pin down.{unfinished}\n",
         report.targets.len(),
-        if report.complete { "" } else { " *(incomplete run)*" }
     );
     out.push_str(
         "Boundary maps, QD-score charts and the mutants in their source: `report.html` beside \

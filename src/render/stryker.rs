@@ -333,6 +333,8 @@ pub fn clamp(x: i32, lo: i32, hi: i32) -> i32 {
                 shard: None,
             },
             complete: true,
+            interrupted: None,
+            reused: Default::default(),
             targets,
             llm: None,
         }

@@ -152,8 +152,27 @@ pub fn totals(report: &Report, opts: &TextOptions) -> String {
         }
         let _ = writeln!(out, "{abex} {line}");
     }
+    let r = &report.reused;
+    if !r.is_empty() {
+        let _ = writeln!(
+            out,
+            "{abex} reused from an earlier run: {} {}, {} {}, {} {}",
+            r.functions,
+            plural(r.functions, "function", "functions"),
+            r.explorations,
+            plural(r.explorations, "exploration", "explorations"),
+            r.mutants,
+            plural(r.mutants, "mutant", "mutants"),
+        );
+    }
     let warning = opts.paint(Style::Warning, "warning:");
-    if !report.complete {
+    if let Some(i) = &report.interrupted {
+        let _ = writeln!(
+            out,
+            "{warning} {}: the report holds what was finished; run again to resume",
+            i.reason
+        );
+    } else if !report.complete {
         let _ = writeln!(out, "{warning} the run did not finish: the report is partial");
     }
     if n.mutation_on && n.mutants_tested == 0 {

@@ -623,9 +623,12 @@ fn cargo(tree: &Path, target_dir: &Path, args: &[&str]) -> Result<CargoRun, Harn
         .stderr(Stdio::piped());
     cap_lints(&mut cmd, tree);
     crate::safety::scrub_env(&mut cmd);
+    // Its own process group: an interrupted run kills cargo and every rustc it started.
+    crate::safety::own_group(&mut cmd);
     let dir = tree.to_path_buf();
     let mut child =
         cmd.spawn().map_err(|source| HarnessError::Cargo { dir: dir.clone(), source })?;
+    let _tracked = crate::interrupt::track(&child);
     let stdout = child.stdout.take().expect("piped");
     let stderr = child.stderr.take();
     let err_thread = std::thread::spawn(move || {

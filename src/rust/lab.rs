@@ -29,6 +29,9 @@ use crate::value::Ty;
 
 /// Longest the baseline (the tests without any mutant) may take.
 const BASELINE_LIMIT: Duration = Duration::from_secs(600);
+/// How many times a test that failed on the original runs in all before abex calls it flaky
+/// (it passed once) or failing (it failed each time).
+const RUNS_OF_A_FAILURE: usize = 3;
 
 /// One crate target's builds and tests.
 pub struct RustLab<'a> {
@@ -54,6 +57,11 @@ pub struct RustLab<'a> {
     scratch: PathBuf,
     /// The time limit of one mutant's tests, once the baseline ran.
     timeout: Option<Duration>,
+    /// Tests that failed on the original, or were checked to pass on it: (runs that failed,
+    /// runs). One that failed is flaky: it kills no mutant and is left out of later runs.
+    flaky: RefCell<BTreeMap<String, (usize, usize)>>,
+    /// The flaky tests the run was told of.
+    told: std::collections::BTreeSet<String>,
 }
 
 fn front_err(e: impl Into<RustError>) -> RunError {
@@ -117,6 +125,8 @@ impl<'a> RustLab<'a> {
             }))),
             scratch,
             timeout: None,
+            flaky: RefCell::new(BTreeMap::new()),
+            told: Default::default(),
         };
         let built = harness::build(&lab.request(&numbers, Vec::new(), BTreeMap::new()))?;
         lab.original = Rc::new(RefCell::new(lab.worker(&built, None)));
@@ -180,29 +190,56 @@ impl<'a> RustLab<'a> {
             binaries: h.tests.clone(),
             cwd: h.cwd.clone(),
             env: suite::cargo_test_env(&h.cwd, self.package()),
+            skip: self
+                .flaky
+                .borrow()
+                .iter()
+                .filter(|(_, r)| r.0 > 0)
+                .map(|(t, _)| t.clone())
+                .collect(),
+            memory_limit: self.cfg.memory_limit(),
         }
     }
 
+    /// Whether to start no more work: the time budget is spent or the run was interrupted.
     fn past_deadline(&self) -> bool {
         self.deadline.is_some_and(|d| Instant::now() >= d)
+            || crate::interrupt::requested().is_some()
     }
 
-    /// The time limit of a mutant's tests; the first call runs the baseline.
+    /// The time limit of a mutant's tests; the first call runs the baseline. A test that fails
+    /// on the original is run again (at most [`RUNS_OF_A_FAILURE`] times in all): one that
+    /// passes on a re-run is flaky and left out of every later run; one that fails each time
+    /// fails the baseline.
     fn timeout(&mut self) -> Result<Duration, RustError> {
         if let Some(t) = self.timeout {
             return Ok(t);
         }
-        let t = Instant::now();
-        match self.suite(&self.builds[0]).run(None, BASELINE_LIMIT, None) {
-            TestResult::Pass => {}
-            TestResult::Fail { test, output } => {
-                let package = self.package().to_string();
-                return Err(RustError::BaselineFails { package, test, output });
+        let mut t = Instant::now();
+        let mut failures: Vec<(String, String)> = Vec::new();
+        loop {
+            match self.suite(&self.builds[0]).run(None, BASELINE_LIMIT, None) {
+                TestResult::Pass => break,
+                TestResult::Fail { test, output } => {
+                    let again = failures.iter().filter(|(f, _)| *f == test).count();
+                    if again + 1 >= RUNS_OF_A_FAILURE || crate::interrupt::requested().is_some() {
+                        let package = self.package().to_string();
+                        return Err(RustError::BaselineFails { package, test, output });
+                    }
+                    failures.push((test, output));
+                }
+                TestResult::Timeout => {
+                    let (package, secs) = (self.package().to_string(), BASELINE_LIMIT.as_secs());
+                    return Err(RustError::BaselineHangs { package, secs });
+                }
             }
-            TestResult::Timeout => {
-                let (package, secs) = (self.package().to_string(), BASELINE_LIMIT.as_secs());
-                return Err(RustError::BaselineHangs { package, secs });
-            }
+            t = Instant::now();
+        }
+        // The run that passed was the last one, and timed from its start.
+        let runs = failures.len() + 1;
+        for (test, _) in &failures {
+            let failed = failures.iter().filter(|(f, _)| f == test).count();
+            self.flaky.borrow_mut().insert(test.clone(), (failed, runs));
         }
         let timeout = self.cfg.test_timeout.unwrap_or_else(|| Defaults::test_timeout(t.elapsed()));
         self.timeout = Some(timeout);
@@ -230,28 +267,93 @@ impl<'a> RustLab<'a> {
         self.uncallable(i).is_some_and(|u| u.not_compiled)
     }
 
-    /// Tests the mutants switched in build `b`; survivors meet the doc-tests too.
+    /// Tests the mutants switched in build `b`; survivors meet the doc-tests too. `on_result`
+    /// hears each final result as it comes (a survivor's after its doc-tests).
     fn test_switched(
         &self,
         b: usize,
         numbers: &[u32],
         timeout: Duration,
         results: &mut BTreeMap<u32, Tested>,
+        on_result: &mut dyn FnMut(u32, &Tested),
     ) {
         let suite = self.suite(&self.builds[b]);
         let deadline = self.deadline;
         let stop = move || deadline.is_some_and(|d| Instant::now() >= d);
-        let outs = suite::run_all(&suite, numbers, self.cfg.jobs, timeout, &stop, &|_, _, _| {});
+        // A kill counts once its test is known to pass on the original; a mutant killed by a
+        // flaky test is run again without it.
+        let mut again: BTreeMap<u32, (TestResult, Duration)> = BTreeMap::new();
+        let mut heard = |n: u32, r: &TestResult, time: Duration| {
+            let (r, time) = match r {
+                TestResult::Pass => return,
+                TestResult::Fail { test, .. } if self.is_flaky(b, test, timeout) => {
+                    let t0 = Instant::now();
+                    let r = self.suite(&self.builds[b]).run(Some(n), timeout, None);
+                    if crate::interrupt::requested().is_some() {
+                        return;
+                    }
+                    again.insert(n, (r.clone(), t0.elapsed()));
+                    if r == TestResult::Pass {
+                        return;
+                    }
+                    (r, t0.elapsed())
+                }
+                _ => (r.clone(), time),
+            };
+            on_result(n, &tested(&r, time));
+        };
+        let outs = suite::run_all(&suite, numbers, self.cfg.jobs, timeout, &stop, &mut heard);
         for (n, r) in numbers.iter().zip(outs) {
-            if let Some((r, time)) = r {
+            if let Some((r, time)) = again.remove(n).or(r) {
                 results.insert(*n, tested(&r, time));
             }
         }
-        let survivors: Vec<u32> = numbers
+        let passed: Vec<u32> = numbers
             .iter()
             .copied()
             .filter(|n| results.get(n).is_some_and(|r| r.status == MutantStatus::Survived))
             .collect();
+        self.doc_tests(b, &passed, timeout, results);
+        if crate::interrupt::requested().is_some() {
+            return;
+        }
+        for n in passed {
+            if let Some(t) = results.get(&n) {
+                on_result(n, t);
+            }
+        }
+    }
+
+    /// Whether `test` (of build `b`) is flaky: it fails on the original too. Found out once per
+    /// test, by running it alone on the original up to [`RUNS_OF_A_FAILURE`] times.
+    fn is_flaky(&self, b: usize, test: &str, timeout: Duration) -> bool {
+        if let Some(&(failed, _)) = self.flaky.borrow().get(test) {
+            return failed > 0;
+        }
+        let suite = self.suite(&self.builds[b]);
+        let mut runs = 0;
+        let mut failed = 0;
+        while runs < RUNS_OF_A_FAILURE && failed == 0 {
+            runs += 1;
+            if suite.run(None, timeout, Some(test)) != TestResult::Pass {
+                failed += 1;
+            }
+            if crate::interrupt::requested().is_some() {
+                return false;
+            }
+        }
+        self.flaky.borrow_mut().insert(test.to_string(), (failed, runs));
+        failed > 0
+    }
+
+    /// Runs the doc-tests of build `b` on the `survivors` of its test binaries.
+    fn doc_tests(
+        &self,
+        b: usize,
+        survivors: &[u32],
+        timeout: Duration,
+        results: &mut BTreeMap<u32, Tested>,
+    ) {
         let doc = DocTests {
             tree: self.builds[b].tree.clone(),
             target_dir: self.scratch.join("target"),
@@ -263,14 +365,16 @@ impl<'a> RustLab<'a> {
         {
             return;
         }
-        for n in survivors {
+        for &n in survivors {
             if self.past_deadline() {
                 break;
             }
             let t0 = Instant::now();
-            if let Some(r @ TestResult::Fail { .. }) =
-                doc.run(Some(n), timeout.max(Duration::from_secs(60)))
-            {
+            let r = doc.run(Some(n), timeout.max(Duration::from_secs(60)));
+            if crate::interrupt::requested().is_some() {
+                return;
+            }
+            if let Some(r @ TestResult::Fail { .. }) = r {
                 results.insert(n, tested(&r, t0.elapsed()));
             }
         }
@@ -317,6 +421,26 @@ impl<'a> RustLab<'a> {
 }
 
 impl Lab for RustLab<'_> {
+    fn warnings(&mut self) -> Vec<String> {
+        let flaky = self.flaky.borrow();
+        let fresh = flaky.iter().filter(|(test, r)| r.0 > 0 && !self.told.contains(*test));
+        let said: Vec<(String, String)> = fresh
+            .map(|(test, (failed, runs))| {
+                let text = format!(
+                    "test `{test}` is flaky: it failed on the original code ({failed} of {runs} runs); it kills no mutant and was left out of the mutants' runs\nhint: make it deterministic, or mark it `#[ignore]`"
+                );
+                (test.clone(), text)
+            })
+            .collect();
+        drop(flaky);
+        said.into_iter()
+            .map(|(test, text)| {
+                self.told.insert(test);
+                text
+            })
+            .collect()
+    }
+
     fn uncallable(&self, i: usize) -> Option<Uncallable> {
         let id = self.driven.iter().position(|&d| d == i)?;
         let Some(reason) = self.builds.first()?.dropped_fn(id) else {
@@ -367,7 +491,11 @@ impl Lab for RustLab<'_> {
         "cargo test (test binaries run directly)".into()
     }
 
-    fn test(&mut self, numbers: &[u32]) -> Result<BTreeMap<u32, Tested>, RunError> {
+    fn test(
+        &mut self,
+        numbers: &[u32],
+        on_result: &mut dyn FnMut(u32, &Tested),
+    ) -> Result<BTreeMap<u32, Tested>, RunError> {
         let timeout = self.timeout().map_err(front_err)?;
         let mut by_build: BTreeMap<usize, Vec<u32>> = BTreeMap::new();
         let mut alone = Vec::new();
@@ -382,13 +510,17 @@ impl Lab for RustLab<'_> {
         }
         let mut results = BTreeMap::new();
         for (b, list) in &by_build {
-            self.test_switched(*b, list, timeout, &mut results);
+            self.test_switched(*b, list, timeout, &mut results, on_result);
         }
         for n in alone {
             if self.past_deadline() {
                 break;
             }
             let t = self.test_alone(n, timeout).map_err(front_err)?;
+            if crate::interrupt::requested().is_some() {
+                break;
+            }
+            on_result(n, &t);
             results.insert(n, t);
         }
         Ok(results)

@@ -11,7 +11,6 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// What a test run of one mutant (or of the original) gave.
@@ -39,6 +38,11 @@ pub struct TestSuite {
     pub cwd: PathBuf,
     /// `CARGO_MANIFEST_DIR` and the like.
     pub env: Vec<(String, String)>,
+    /// Tests left out of [`TestSuite::run`]: flaky ones, which fail on the original too.
+    pub skip: Vec<String>,
+    /// The address-space limit of a test process in bytes (a mutant that allocates without
+    /// bound then fails its tests instead of exhausting the machine).
+    pub memory_limit: Option<u64>,
 }
 
 /// Reads a child's stdout and stderr on two threads (one pipe filling up while the other is read
@@ -130,6 +134,9 @@ impl TestSuite {
         }
         crate::safety::scrub_env(&mut cmd);
         crate::safety::own_group(&mut cmd);
+        if let Some(bytes) = self.memory_limit {
+            crate::safety::limit_memory(&mut cmd, bytes);
+        }
         cmd
     }
 
@@ -146,6 +153,7 @@ impl TestSuite {
         let mut failed = Vec::new();
         for (_, exe) in &self.binaries {
             let mut child = self.command(exe, mutant, &[filter]).spawn().ok()?;
+            let _tracked = crate::interrupt::track(&child);
             let reader = drain(&mut child);
             let status = wait_until(&mut child, deadline);
             let (out, _) = reader();
@@ -159,14 +167,21 @@ impl TestSuite {
     }
 
     /// Runs the binaries in turn with `mutant` active (none: the original), stopping at the first
-    /// failure; `filter` runs one exact test only.
+    /// failure; `filter` runs one exact test only; the [`TestSuite::skip`] tests never run.
     pub fn run(&self, mutant: Option<u32>, timeout: Duration, filter: Option<&str>) -> TestResult {
         let deadline = Instant::now() + timeout;
+        let mut args: Vec<&str> = filter.into_iter().collect();
+        for s in &self.skip {
+            args.extend(["--skip", s.as_str()]);
+        }
+        if !args.is_empty() {
+            args.push("--exact");
+        }
         for (name, exe) in &self.binaries {
-            let args: Vec<&str> = filter.map(|f| vec![f, "--exact"]).unwrap_or_default();
             let Ok(mut child) = self.command(exe, mutant, &args).spawn() else {
                 return TestResult::Fail { test: name.clone(), output: "could not start".into() };
             };
+            let _tracked = crate::interrupt::track(&child);
             let reader = drain(&mut child);
             let status = wait_until(&mut child, deadline);
             let (out, err) = reader();
@@ -217,6 +232,7 @@ impl DocTests {
         crate::safety::scrub_env(&mut cmd);
         crate::safety::own_group(&mut cmd);
         let mut child = cmd.spawn().ok()?;
+        let _tracked = crate::interrupt::track(&child);
         let reader = drain(&mut child);
         let deadline = Instant::now() + timeout;
         let status = wait_until(&mut child, deadline);
@@ -239,44 +255,60 @@ impl DocTests {
     }
 }
 
+/// Whether the run was interrupted: a test run it killed is no result.
+fn interrupted() -> bool {
+    crate::interrupt::requested().is_some()
+}
+
 /// Runs `mutants` (numbers) through `suite` with up to `jobs` at a time; a timeout is retried
-/// once alone before it counts. `stop` is checked before each mutant (budget, Ctrl-C).
+/// once alone before it counts. `stop` is checked before each mutant (budget); an interruption
+/// stops everything, and a run it cut short is left out. `on_result` hears each final result as
+/// it comes (on the calling thread).
 pub fn run_all(
     suite: &TestSuite,
     mutants: &[u32],
     jobs: usize,
     timeout: Duration,
     stop: &(dyn Fn() -> bool + Sync),
-    on_result: &(dyn Fn(u32, &TestResult, Duration) + Sync),
+    on_result: &mut dyn FnMut(u32, &TestResult, Duration),
 ) -> Vec<Option<(TestResult, Duration)>> {
-    let results: Mutex<Vec<Option<(TestResult, Duration)>>> = Mutex::new(vec![None; mutants.len()]);
+    let mut results: Vec<Option<(TestResult, Duration)>> = vec![None; mutants.len()];
     let next = AtomicUsize::new(0);
     std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::channel();
         for _ in 0..jobs.max(1) {
-            s.spawn(|| loop {
+            let (tx, next) = (tx.clone(), &next);
+            s.spawn(move || loop {
                 let i = next.fetch_add(1, Ordering::SeqCst);
-                if i >= mutants.len() || stop() {
+                if i >= mutants.len() || stop() || interrupted() {
                     break;
                 }
                 let t = Instant::now();
                 let r = suite.run(Some(mutants[i]), timeout, None);
-                let took = t.elapsed();
-                if r != TestResult::Timeout {
-                    on_result(mutants[i], &r, took);
+                if interrupted() || tx.send((i, r, t.elapsed())).is_err() {
+                    break;
                 }
-                results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some((r, took));
             });
         }
+        drop(tx);
+        for (i, r, took) in rx {
+            if r != TestResult::Timeout {
+                on_result(mutants[i], &r, took);
+            }
+            results[i] = Some((r, took));
+        }
     });
-    let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
     // Parallel load causes false timeouts: retry each one alone.
     for (i, r) in results.iter_mut().enumerate() {
         if let Some((TestResult::Timeout, _)) = r {
-            if stop() {
+            if stop() || interrupted() {
                 break;
             }
             let t = Instant::now();
             let again = suite.run(Some(mutants[i]), timeout, None);
+            if interrupted() {
+                break;
+            }
             on_result(mutants[i], &again, t.elapsed());
             *r = Some((again, t.elapsed()));
         }

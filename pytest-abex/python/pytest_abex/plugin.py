@@ -9,7 +9,9 @@ terminal text of the report (``_core.render_text``), the same text ``cargo abex`
 
 import json
 import os
+import signal
 import sys
+import threading
 
 import pytest
 
@@ -179,6 +181,49 @@ def _progress(config):
     return line
 
 
+def _run_core(settings, progress):
+    """``_core.run`` in a thread of its own while this one waits: Python runs signal handlers
+    only in the main thread, between bytecodes, so a core working in the main thread would hear
+    Ctrl-C only when it returns. The first SIGINT or SIGTERM asks the core to stop (it kills its
+    runners and returns the report of what was finished); a second ends the process at once.
+    Returns ``(report_json, out_dir)``; raises what the core raised."""
+    from . import _core
+
+    box = {}
+
+    def work():
+        try:
+            box["result"] = _core.run(settings, progress)
+        except BaseException as e:  # handed to the main thread
+            box["error"] = e
+
+    def on_signal(signum, frame):
+        name = signal.Signals(signum).name
+        if _core.interrupt(signum) > 1:
+            sys.stderr.write(f"\nabex: {name} again: stopping now\n")
+            os._exit(128 + signum)
+        sys.stderr.write(f"\nabex: {name}: stopping, saving what is finished (send it again to stop at once)\n")
+
+    handlers = {}
+    if threading.current_thread() is threading.main_thread():
+        for s in (signal.SIGINT, signal.SIGTERM):
+            handlers[s] = signal.signal(s, on_signal)
+    try:
+        worker = threading.Thread(target=work, name="abex", daemon=True)
+        worker.start()
+        while worker.is_alive():
+            worker.join(0.1)
+    finally:
+        for s, h in handlers.items():
+            signal.signal(s, h)
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
+
+
+_SIGNALS = {"SIGINT": signal.SIGINT, "SIGTERM": signal.SIGTERM}
+
+
 def pytest_sessionfinish(session, exitstatus):
     config = session.config
     if not _enabled(config) or _is_xdist_worker(config) or config.option.collectonly:
@@ -204,10 +249,15 @@ def pytest_sessionfinish(session, exitstatus):
     from . import _core  # the native module: imported only when abex runs
 
     try:
-        text, out = _core.run(json.dumps(settings), _progress(config))
+        text, out = _run_core(json.dumps(settings), _progress(config))
     except _core.AbexError as e:
         config.stash[_RESULT] = {"error": str(e)}
         return
+    interrupted = json.loads(text).get("interrupted")
+    if interrupted:
+        # The shell's code of a process the signal ended: 130 for SIGINT, 143 for SIGTERM.
+        session.exitstatus = 128 + int(_SIGNALS.get(interrupted["signal"], signal.SIGINT))
+    # What an interrupted run proved still reaches the pull request.
     notes, warnings = _publish(config, text, out)
     config.stash[_RESULT] = {"report": text, "out": out, "notes": notes, "warnings": warnings}
 

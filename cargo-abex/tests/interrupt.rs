@@ -1,0 +1,241 @@
+//! Losing nothing (issue 17): `cargo abex` interrupted by SIGINT or SIGTERM at several points
+//! exits 130 or 143 with a report that parses and holds what was finished, leaves no process
+//! of its own running and the user's tree as it was; a re-run resumes from what was finished
+//! and ends with the findings of an uninterrupted run; a run killed with SIGKILL still leaves
+//! a report that parses.
+
+#[path = "../../tests/support/mod.rs"]
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const ARGS: [&str; 5] = ["--offline", "--all", "--test-timeout", "2s", "--seed=3"];
+
+/// `cargo abex` with [`ARGS`] in `dir`, without a model or a base ref from the environment.
+fn abex(dir: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-abex"));
+    cmd.arg("abex").args(ARGS).current_dir(dir).env("NO_COLOR", "1");
+    for k in ["GITHUB_BASE_REF", "ABEX_API_KEY", "OPENAI_API_KEY"] {
+        cmd.env_remove(k);
+    }
+    cmd
+}
+
+/// Starts a run whose stderr goes to `log`.
+fn start(dir: &Path, log: &Path) -> Child {
+    let log = std::fs::File::create(log).unwrap();
+    abex(dir).stdout(Stdio::null()).stderr(log).spawn().unwrap()
+}
+
+fn run(dir: &Path) -> Output {
+    abex(dir).output().unwrap()
+}
+
+/// The report as written now, when it parses.
+fn read_report(dir: &Path) -> Option<Value> {
+    let text = std::fs::read_to_string(dir.join(".abex/out/report.json")).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+/// Waits (at most two minutes) until `ready` holds of the report or of the run's log.
+fn wait_for(dir: &Path, log: &Path, ready: impl Fn(&Value, &str) -> bool) {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(120) {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        if read_report(dir).is_some_and(|r| ready(&r, &text)) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("the run never got there: {}", std::fs::read_to_string(log).unwrap_or_default());
+}
+
+fn signal(child: &Child, name: &str) {
+    let ok = Command::new("kill").args([name, &child.id().to_string()]).status().unwrap();
+    assert!(ok.success());
+}
+
+/// Waits for `child` (at most a minute) and returns its exit code.
+fn exit_code(child: &mut Child) -> Option<i32> {
+    let start = Instant::now();
+    loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            return st.code();
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "the interrupted run did not end");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Processes running from `dir` (their command line or working folder is in it).
+fn processes_in(dir: &Path) -> Vec<(u32, String)> {
+    let dir = dir.display().to_string();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let cmd = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        let cwd = std::fs::read_link(entry.path().join("cwd")).unwrap_or_default();
+        if cmd.contains(&dir) || cwd.starts_with(&dir) {
+            found.push((pid, cmd));
+        }
+    }
+    found
+}
+
+/// Asserts that nothing runs from `dir` any more (allowing a moment for the kernel to reap).
+fn assert_nothing_left(dir: &Path) {
+    let start = Instant::now();
+    loop {
+        let left = processes_in(dir);
+        if left.is_empty() {
+            return;
+        }
+        assert!(start.elapsed() < Duration::from_secs(3), "processes left running: {left:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Mutants of `r` whose tests ran to an outcome.
+fn tested(r: &Value) -> usize {
+    mutants(r)
+        .filter(|m| !["not_tested", "not_exercised"].contains(&m["status"].as_str().unwrap()))
+        .count()
+}
+
+fn mutants(r: &Value) -> impl Iterator<Item = &Value> {
+    r["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|t| t["mutation"]["mutants"].as_array().into_iter().flatten())
+}
+
+fn explored(r: &Value) -> usize {
+    r["targets"].as_array().unwrap().iter().filter(|t| t["exploration"].is_object()).count()
+}
+
+/// Per function, its mutants' ids with status and witness input, sorted.
+fn findings(r: &Value) -> Vec<(String, Vec<String>)> {
+    r["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let ms = t["mutation"]["mutants"].as_array().cloned().unwrap_or_default();
+            let mut m: Vec<String> = ms
+                .iter()
+                .map(|x| format!("{} {} {}", x["id"], x["status"], x["witness"]["input"]))
+                .collect();
+            m.sort();
+            (t["qualified_name"].as_str().unwrap().to_string(), m)
+        })
+        .collect()
+}
+
+fn log_of(tmp: &tempfile::TempDir) -> PathBuf {
+    tmp.path().join("abex.log")
+}
+
+#[test]
+fn sigint_while_mutants_are_tested_exits_130_and_a_rerun_resumes_to_the_same_findings() {
+    let (tmp, dir) = support::project("gaps");
+    let before = support::snapshot(&dir);
+    let log = log_of(&tmp);
+    let mut child = start(&dir, &log);
+    // Some mutants are tested, and saved as they are found.
+    wait_for(&dir, &log, |r, _| tested(r) >= 2);
+    signal(&child, "-INT");
+    assert_eq!(exit_code(&mut child), Some(130), "{}", std::fs::read_to_string(&log).unwrap());
+    let stderr = std::fs::read_to_string(&log).unwrap();
+    assert!(stderr.contains("interrupted by SIGINT"), "{stderr}");
+    let r = read_report(&dir).expect("a report that parses");
+    assert_eq!(r["complete"], false);
+    assert_eq!(r["interrupted"]["signal"], "SIGINT");
+    let finished = tested(&r);
+    assert!(finished >= 2, "the report holds the mutants tested before the signal: {r:#}");
+    assert!(explored(&r) >= 1);
+    // The summary says so too.
+    let summary = std::fs::read_to_string(dir.join(".abex/out/summary.md")).unwrap();
+    assert!(summary.contains("interrupted by SIGINT"), "{summary}");
+    assert_nothing_left(&dir);
+    assert_eq!(support::snapshot(&dir), before, "the user's tree changed");
+
+    // The re-run resumes: it explores nothing again and tests only what was left.
+    let o = run(&dir);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    let resumed = read_report(&dir).unwrap();
+    assert_eq!(resumed["complete"], true);
+    assert!(resumed["interrupted"].is_null());
+    let reused = &resumed["reused"];
+    assert!(reused["mutants"].as_u64().unwrap() >= finished as u64, "{reused}");
+    assert!(reused["explorations"].as_u64().unwrap() >= 1, "{reused}");
+    assert!(stderr.contains("reused from an earlier run"), "{stderr}");
+
+    // And ends where an uninterrupted run ends.
+    let (_tmp2, fresh) = support::project("gaps");
+    let o = run(&fresh);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(findings(&resumed), findings(&read_report(&fresh).unwrap()));
+}
+
+#[test]
+fn sigterm_during_the_build_exits_143_and_leaves_no_compiler_running() {
+    let (tmp, dir) = support::project("gaps");
+    let before = support::snapshot(&dir);
+    let log = log_of(&tmp);
+    let mut child = start(&dir, &log);
+    wait_for(&dir, &log, |_, text| text.contains("Building"));
+    std::thread::sleep(Duration::from_millis(300));
+    signal(&child, "-TERM");
+    assert_eq!(exit_code(&mut child), Some(143), "{}", std::fs::read_to_string(&log).unwrap());
+    let r = read_report(&dir).expect("a report that parses");
+    assert_eq!(r["complete"], false);
+    assert_eq!(r["interrupted"]["signal"], "SIGTERM");
+    assert_nothing_left(&dir);
+    assert_eq!(support::snapshot(&dir), before, "the user's tree changed");
+}
+
+#[test]
+fn sigint_during_exploration_keeps_the_functions_explored_before_it() {
+    let (tmp, dir) = support::project("gaps");
+    let log = log_of(&tmp);
+    let mut child = start(&dir, &log);
+    wait_for(&dir, &log, |r, _| explored(r) >= 1);
+    signal(&child, "-INT");
+    assert_eq!(exit_code(&mut child), Some(130), "{}", std::fs::read_to_string(&log).unwrap());
+    let r = read_report(&dir).expect("a report that parses");
+    assert_eq!(r["interrupted"]["signal"], "SIGINT");
+    assert!(explored(&r) >= 1, "{r:#}");
+    // An exploration cut short is not reported as finished: every one kept has its cells.
+    for t in r["targets"].as_array().unwrap() {
+        if let Some(x) = t["exploration"].as_object() {
+            assert!(x["cells_total"].as_u64().unwrap() > 0, "{t:#}");
+        }
+    }
+    assert_nothing_left(&dir);
+}
+
+#[test]
+fn a_run_killed_with_sigkill_leaves_a_report_that_parses_with_what_was_finished() {
+    let (tmp, dir) = support::project("gaps");
+    let log = log_of(&tmp);
+    let mut child = start(&dir, &log);
+    wait_for(&dir, &log, |r, _| tested(r) >= 1);
+    let seen = read_report(&dir).unwrap();
+    signal(&child, "-KILL");
+    let _ = child.wait();
+    let r = read_report(&dir).expect("a report that parses after SIGKILL");
+    assert_eq!(r["complete"], false);
+    assert!(tested(&r) >= tested(&seen), "nothing written before the kill is lost");
+    assert!(explored(&r) >= explored(&seen));
+    // What SIGKILL left behind (it cannot be caught) ends with the temp folder.
+    for (pid, _) in processes_in(&dir) {
+        let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+    }
+}
