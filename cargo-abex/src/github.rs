@@ -32,8 +32,8 @@ pub struct PostArgs {
     /// The pull request's event file [default: `GITHUB_EVENT_PATH`].
     #[arg(long, value_name = "FILE")]
     pub event: Option<PathBuf>,
-    /// The project's folder inside the repository, for the paths of comments [default: asked of
-    /// git in the project root with `--post-review`; empty with `post`].
+    /// The project's folder inside the repository, for the paths of comments and annotations
+    /// [default: the one the run recorded in the report, from git].
     #[arg(long, value_name = "DIR")]
     pub path_prefix: Option<String>,
     /// Exit with 3 when posting fails (by default it is a warning and the exit code is kept).
@@ -67,6 +67,14 @@ pub fn finish(
         outputs: std::env::var_os("GITHUB_OUTPUT").filter(|p| !p.is_empty()).map(PathBuf::from),
     };
     let done = publish(report, report_path, &what);
+    // In a GitHub Actions step: a `::warning` annotation per gap, on the diff and in the log.
+    if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
+        let mut report = report.clone();
+        if let Some(prefix) = &args.path_prefix {
+            report.repo_prefix = prefix.clone();
+        }
+        print!("{}", abex::render::annotations::render(&report));
+    }
     match &done.posting {
         Some(Ok(p)) => {
             eprintln!(

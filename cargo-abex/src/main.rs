@@ -321,6 +321,9 @@ fn merge(reports: &[PathBuf], out: &std::path::Path) -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    // Before anything else runs: the token and the model's key leave the environment (and the
+    // block `/proc/<pid>/environ` shows), so no build script or test abex runs can read them.
+    abex::secrets::withhold();
     let cli = parse();
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     if let Some(Sub::Merge { reports, out }) = &cli.command {

@@ -117,6 +117,15 @@ fn defaults() -> String {
     .to_string()
 }
 
+/// Moves the secrets abex uses (`GITHUB_TOKEN`, `GH_TOKEN`, `ABEX_API_KEY`, `OPENAI_API_KEY`)
+/// from the process's environment into the core, where only the core reads them, and wipes them
+/// from the environment block `/proc/self/environ` shows (`abex::secrets`). Returns the names
+/// taken; the plugin then removes them from `os.environ`, Python's own copy.
+#[pyfunction]
+fn withhold_secrets() -> Vec<String> {
+    abex::secrets::withhold()
+}
+
 /// The abex version of the core.
 #[pyfunction]
 fn version() -> &'static str {
@@ -129,6 +138,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(publish, m)?)?;
     m.add_function(wrap_pyfunction!(render_text, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(withhold_secrets, m)?)?;
     m.add_function(wrap_pyfunction!(defaults, m)?)?;
     m.add("AbexError", m.py().get_type::<AbexError>())?;
     Ok(())

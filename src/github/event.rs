@@ -107,8 +107,7 @@ pub struct Context {
 }
 
 fn var(name: &'static str, hint: &'static str) -> Result<String, EventError> {
-    std::env::var(name)
-        .ok()
+    crate::secrets::var(name)
         .filter(|v| !v.trim().is_empty())
         .ok_or(EventError::MissingVar(name, hint))
 }

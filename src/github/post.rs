@@ -5,7 +5,6 @@
 //! body did not list) posts no review. The report is only read; a failure here never touches it.
 
 use std::fmt::Write as _;
-use std::path::Path;
 use std::time::Duration;
 
 use super::api::{ApiError, Client, ReviewComment, ReviewRequest};
@@ -21,8 +20,8 @@ pub struct PostOptions {
     pub max_comments: usize,
     /// The longest wait for a rate limit before giving up.
     pub max_wait: Duration,
-    /// The project root relative to the repository root; `None` asks git in the report's
-    /// project root (only for a report this run wrote: see [`super::Publish::in_run`]).
+    /// The project root relative to the repository root; `None` takes the one the run recorded
+    /// in the report (`Report::repo_prefix`, ignored when it could leave the repository).
     pub path_prefix: Option<String>,
 }
 
@@ -66,18 +65,6 @@ pub enum PostError {
     Runtime(std::io::Error),
 }
 
-/// The project root relative to the top of its git repository, `""` at the top or when unknown.
-fn git_prefix(root: &Path) -> String {
-    std::process::Command::new("git")
-        .args(["rev-parse", "--show-prefix"])
-        .current_dir(root)
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().trim_end_matches('/').to_string())
-        .unwrap_or_default()
-}
-
 /// The review's own text: counts, and every finding that is not on a line (with its marker, so
 /// that a later run does not post the same list again).
 pub fn review_body(p: &Plan, all: &[Finding]) -> String {
@@ -118,7 +105,7 @@ pub fn review_body(p: &Plan, all: &[Finding]) -> String {
 }
 
 async fn run(report: &Report, ctx: &Context, opts: &PostOptions) -> Result<Posted, PostError> {
-    let prefix = opts.path_prefix.clone().unwrap_or_else(|| git_prefix(&report.project_root));
+    let prefix = opts.path_prefix.clone().unwrap_or_else(|| report.safe_prefix().to_string());
     let all = findings(report, &prefix);
     let mut client = Client::new(ctx, opts.max_wait)?;
     let existing = client.comments().await?;

@@ -6,11 +6,15 @@
 //! - `progress`: the progress lines both front ends print while a run goes;
 //! - `markdown`: `summary.md`, also the GitHub job summary;
 //! - `junit`: `junit.xml`;
-//! - `stryker`: `mutation-report.json` in the mutation-testing-report-schema.
+//! - `stryker`: `mutation-report.json` in the mutation-testing-report-schema;
+//! - `sarif`: `abex.sarif`, SARIF 2.1.0 for code scanning;
+//! - `annotations`: GitHub Actions `::warning` lines, one per gap.
 
+pub mod annotations;
 pub mod junit;
 pub mod markdown;
 pub mod progress;
+pub mod sarif;
 pub mod stryker;
 pub mod text;
 

@@ -104,6 +104,14 @@ pub fn repo_root(dir: &Path) -> Result<PathBuf, DiffError> {
     Ok(PathBuf::from(git(dir, &["rev-parse", "--show-toplevel"])?.trim()))
 }
 
+/// `dir` relative to the top of its git repository, with `/` separators and no trailing `/`:
+/// `""` at the top, outside git, or when git cannot say.
+pub fn repo_prefix(dir: &Path) -> String {
+    git(dir, &["rev-parse", "--show-prefix"])
+        .map(|p| p.trim().trim_end_matches('/').to_string())
+        .unwrap_or_default()
+}
+
 /// Resolves the base revision: `explicit`, else `GITHUB_BASE_REF`, else the usual defaults.
 pub fn resolve_base(dir: &Path, explicit: Option<&str>) -> Result<Base, DiffError> {
     let reference = match explicit {

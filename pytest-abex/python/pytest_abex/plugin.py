@@ -116,6 +116,28 @@ def _enabled(config):
     return bool(config.getini("abex")) or bool(_pyproject_settings(config).get("enabled", False))
 
 
+def _enabled_early(early_config):
+    """:func:`_enabled` before pytest has parsed its command line (only the known arguments)."""
+    if os.environ.get("ABEX_INNER"):
+        return False
+    if getattr(early_config.known_args_namespace, "abex", None):
+        return True
+    return bool(early_config.getini("abex")) or bool(_pyproject_settings(early_config).get("enabled", False))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config, parser, args):
+    """Before any ``conftest.py`` is imported: the token and the model's key move from the
+    environment into the core, which alone reads them (``abex::secrets``). Neither the project's
+    tests nor its conftest files find them in ``os.environ`` or ``/proc/self/environ``."""
+    if not _enabled_early(early_config):
+        return
+    from . import _core
+
+    for name in _core.withhold_secrets():
+        os.environ.pop(name, None)
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "abex_suggested: a test suggested by abex")
 
