@@ -126,6 +126,7 @@ pub fn plan(
                 generic_params.push(generics::Param {
                     name: made_up.clone(),
                     bounds: it.bounds.iter().cloned().collect(),
+                    preferred: Vec::new(),
                 });
                 syn::parse_str(&made_up).expect("an identifier")
             }

@@ -7,7 +7,8 @@
 
 use std::collections::BTreeMap;
 
-use syn::{GenericParam, Type, TypeParamBound, WherePredicate};
+use syn::punctuated::Punctuated;
+use syn::{GenericParam, Token, Type, TypeParamBound, WherePredicate};
 
 use super::recipes::type_args;
 use super::typetable::{tight, TypeTable};
@@ -24,6 +25,9 @@ pub struct Param {
     pub name: String,
     /// Its bounds, inline and from `where` clauses.
     pub bounds: Vec<TypeParamBound>,
+    /// Candidates its bounds on a reference point at, tried first (`&'a T: IntoIterator<Item =
+    /// E>` → `T = Vec<i32>`, `E = &i32`).
+    pub preferred: Vec<Type>,
 }
 
 /// The type parameters of `generics` with their bounds.
@@ -35,6 +39,7 @@ pub fn params_of(generics: &syn::Generics) -> Vec<Param> {
             GenericParam::Type(t) => Some(Param {
                 name: t.ident.to_string(),
                 bounds: t.bounds.iter().cloned().collect(),
+                preferred: Vec::new(),
             }),
             _ => None,
         })
@@ -42,6 +47,9 @@ pub fn params_of(generics: &syn::Generics) -> Vec<Param> {
     if let Some(w) = &generics.where_clause {
         for pred in &w.predicates {
             if let WherePredicate::Type(pt) = pred {
+                if let Type::Reference(r) = &pt.bounded_ty {
+                    by_reference(&mut out, &r.elem, &pt.bounds);
+                }
                 if let Type::Path(p) = &pt.bounded_ty {
                     if let Some(id) = p.path.get_ident() {
                         if let Some(param) = out.iter_mut().find(|x| *id == x.name) {
@@ -53,6 +61,44 @@ pub fn params_of(generics: &syn::Generics) -> Vec<Param> {
         }
     }
     out
+}
+
+/// The name of the generic parameter `t` is, if it is one of `params`.
+fn param_named<'p>(params: &'p mut [Param], t: &Type) -> Option<&'p mut Param> {
+    let Type::Path(p) = t else { return None };
+    let id = p.path.get_ident()?;
+    params.iter_mut().find(|x| *id == x.name)
+}
+
+/// A bound on a reference to a parameter, `&'a T: IntoIterator<Item = I>` (iterating a
+/// borrowed collection): `T` is a `Vec`, and its items are references to the elements, so
+/// `I = &X` gives `T = Vec<X>`, and a parameter `I` gives `T = Vec<i32>`, `I = &i32`.
+fn by_reference(params: &mut [Param], elem: &Type, bounds: &Punctuated<TypeParamBound, Token![+]>) {
+    for b in bounds {
+        let TypeParamBound::Trait(t) = b else { continue };
+        let Some(last) = t.path.segments.last() else { continue };
+        if last.ident != "IntoIterator" {
+            continue;
+        }
+        let syn::PathArguments::AngleBracketed(a) = &last.arguments else { continue };
+        let Some(item) = a.args.iter().find_map(|g| match g {
+            syn::GenericArgument::AssocType(at) if at.ident == "Item" => Some(at.ty.clone()),
+            _ => None,
+        }) else {
+            continue;
+        };
+        let element = match &item {
+            Type::Reference(r) => tight(&r.elem),
+            _ => {
+                let Some(e) = param_named(params, &item) else { continue };
+                e.preferred.push(parse("&i32"));
+                "i32".to_string()
+            }
+        };
+        if let Some(p) = param_named(params, elem) {
+            p.preferred.push(parse(&format!("Vec<{element}>")));
+        }
+    }
 }
 
 fn parse(t: &str) -> Type {
@@ -126,7 +172,9 @@ fn may_satisfy(t: &str, traits: &[String]) -> bool {
 
 /// The candidates of one parameter, best first.
 fn candidates_of(p: &Param, table: &TypeTable<'_>) -> Vec<Type> {
-    let (mut out, traits) = from_bounds(&p.bounds);
+    let (found, traits) = from_bounds(&p.bounds);
+    let mut out = p.preferred.clone();
+    out.extend(found);
     // Crate types (and primitives) that implement a crate trait the parameter is bound by.
     for imp in &table.impls {
         let Some((_, path, _)) = &imp.item.trait_ else { continue };
@@ -220,6 +268,18 @@ mod tests {
         assert_eq!(first("fn f<S: AsRef<str>>(s: S)")[0], "&str");
         let v = first("fn from_iter<I>(iter: I) where I: IntoIterator<Item = Comparator>");
         assert_eq!(v[0], "Vec<Comparator>");
+    }
+
+    #[test]
+    fn a_borrowed_collection_that_iterates_is_a_vec_of_its_elements() {
+        let v = first(
+            "fn jaro<'a, 'b, I1, I2, E1, E2>(a: &'a I1, b: &'b I2) -> f64 where &'a I1: \
+             IntoIterator<Item = E1>, &'b I2: IntoIterator<Item = E2>, E1: PartialEq<E2>",
+        );
+        // In name order: E1, E2, I1, I2.
+        assert_eq!(v[0], "&i32, &i32, Vec<i32>, Vec<i32>");
+        let v = first("fn f<'a, T>(a: &'a T) where &'a T: IntoIterator<Item = &'a u8>");
+        assert_eq!(v[0], "Vec<u8>");
     }
 
     #[test]
