@@ -18,17 +18,17 @@ set -euo pipefail
 # first starts itself again without them, receiving them through a pipe into variables it does
 # not export; each is then handed to the abex process that needs it alone (the analysis gets the
 # key, the poster the token), and abex withholds it from the project's code (docs/ci.md).
-if [ "${1:-}" = run ] && [ -z "${ABEX_SECRETS_FD:-}" ]; then
-  exec env -u GITHUB_TOKEN -u GH_TOKEN -u ABEX_API_KEY -u OPENAI_API_KEY ABEX_SECRETS_FD=3 \
+if [ "${1:-}" = run ] && [ -z "${_ABEX_SECRETS_FD:-}" ]; then
+  exec env -u GITHUB_TOKEN -u GH_TOKEN -u ABEX_API_KEY -u OPENAI_API_KEY _ABEX_SECRETS_FD=3 \
     bash "${BASH_SOURCE[0]}" "$@" \
     3< <(printf '%s\n%s\n' "${GITHUB_TOKEN:-}" "${ABEX_API_KEY:-${OPENAI_API_KEY:-}}")
 fi
 github_token="" api_key=""
-if [ -n "${ABEX_SECRETS_FD:-}" ]; then
+if [ -n "${_ABEX_SECRETS_FD:-}" ]; then
   IFS= read -r github_token <&3 || true
   IFS= read -r api_key <&3 || true
   exec 3<&-
-  unset ABEX_SECRETS_FD
+  unset _ABEX_SECRETS_FD
 fi
 
 action_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
