@@ -40,6 +40,13 @@ pub fn withhold() -> Vec<String> {
     taken
 }
 
+/// Empties the store of withheld secrets and returns them (name, value), for a host process that
+/// must get its environment back: a pytest session run inside another's test (pytester).
+pub fn release() -> Vec<(String, String)> {
+    let mut kept = WITHHELD.lock().unwrap_or_else(|e| e.into_inner());
+    std::mem::take(&mut *kept).into_iter().collect()
+}
+
 /// A variable's value: the withheld secret of that name, else the environment's.
 pub fn var(name: &str) -> Option<String> {
     let kept = WITHHELD.lock().unwrap_or_else(|e| e.into_inner());
@@ -114,24 +121,45 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_withheld_secret_leaves_the_environment_and_proc_environ() {
+    /// Runs the test `name` of this binary as a child with `ABEX_API_KEY=key` and no other
+    /// secret; returns what it printed after `RESULT`.
+    fn run_child(name: &str, key: &str) -> String {
         let out = std::process::Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "secrets::tests::child_withholds_and_reports", "--nocapture"])
-            .args(["--test-threads", "1"])
+            .args(["--exact", name, "--nocapture", "--test-threads", "1"])
             .env(CHILD, "1")
-            .env("ABEX_API_KEY", "s3cr3t-key")
+            .env("ABEX_API_KEY", key)
             .env_remove("GITHUB_TOKEN")
             .env_remove("GH_TOKEN")
             .env_remove("OPENAI_API_KEY")
             .output()
             .unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
-        let line = stdout.lines().find_map(|l| l.split_once("RESULT")).expect(&stdout).1;
+        stdout.lines().find_map(|l| l.split_once("RESULT")).expect(&stdout).1.to_string()
+    }
+
+    #[test]
+    fn a_withheld_secret_leaves_the_environment_and_proc_environ() {
+        let line = run_child("secrets::tests::child_withholds_and_reports", "s3cr3t-key");
         let leaked = if cfg!(target_os = "linux") { "leaked=false" } else { "leaked=" };
         assert!(line.contains("taken=[\"ABEX_API_KEY\"]"), "{line}");
         assert!(line.contains(leaked), "{line}");
         assert!(line.contains("var=Some(\"s3cr3t-key\") env=None child=unset"), "{line}");
+    }
+
+    #[test]
+    fn child_releases() {
+        if std::env::var_os(CHILD).is_none() {
+            return; // runs only as the child of the test below
+        }
+        withhold();
+        let released = release();
+        println!("RESULT released={released:?} var={:?}", var("ABEX_API_KEY"));
+    }
+
+    #[test]
+    fn released_secrets_are_returned_once_and_no_longer_read() {
+        let line = run_child("secrets::tests::child_releases", "k");
+        assert_eq!(line.trim(), r#"released=[("ABEX_API_KEY", "k")] var=None"#);
     }
 
     #[test]

@@ -36,6 +36,15 @@ pub struct PostArgs {
     /// [default: the one the run recorded in the report, from git].
     #[arg(long, value_name = "DIR")]
     pub path_prefix: Option<String>,
+    /// The head commit of the run the report came from (`github.event.workflow_run.head_sha`):
+    /// `post` refuses a pull request whose head is another commit (an artifact naming another
+    /// pull request).
+    #[arg(long, value_name = "SHA")]
+    pub head_sha: Option<String>,
+    /// The login that posts, when the token cannot say (a GitHub App's `name[bot]`) [default:
+    /// the token's own, or `github-actions[bot]`]. Only its comments count as abex's.
+    #[arg(long, value_name = "LOGIN")]
+    pub identity: Option<String>,
     /// Exit with 3 when posting fails (by default it is a warning and the exit code is kept).
     #[arg(long)]
     pub require_post: bool,
@@ -61,6 +70,8 @@ pub fn finish(
         options: PostOptions {
             max_comments: args.max_comments,
             path_prefix: args.path_prefix.clone(),
+            expect_head_sha: args.head_sha.clone(),
+            identity: args.identity.clone(),
             ..PostOptions::default()
         },
         step_summary: args.step_summary.clone(),

@@ -126,6 +126,13 @@ fn withhold_secrets() -> Vec<String> {
     abex::secrets::withhold()
 }
 
+/// Empties the core's store of withheld secrets and returns them as `{name: value}`: for a pytest
+/// session run inside another's test (pytester), whose host gets its environment back.
+#[pyfunction]
+fn release_secrets() -> std::collections::HashMap<String, String> {
+    abex::secrets::release().into_iter().collect()
+}
+
 /// The abex version of the core.
 #[pyfunction]
 fn version() -> &'static str {
@@ -139,6 +146,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(render_text, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(withhold_secrets, m)?)?;
+    m.add_function(wrap_pyfunction!(release_secrets, m)?)?;
     m.add_function(wrap_pyfunction!(defaults, m)?)?;
     m.add("AbexError", m.py().get_type::<AbexError>())?;
     Ok(())

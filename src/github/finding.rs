@@ -238,13 +238,31 @@ pub fn comment_body(findings: &[&Finding]) -> String {
 
 /// The body that says the gaps of a comment are closed, keeping what it said before.
 pub fn closed_body(previous: &str, fingerprints: &[String], head_sha: &str) -> String {
+    let short = head_sha.get(..7).unwrap_or(head_sha);
+    let news = format!(
+        "### ✅ abex: closed\n\nAs of {short}, abex no longer finds this gap: the tests now pin it \
+         down, or the code changed."
+    );
+    retired_body(previous, fingerprints, &news)
+}
+
+/// The body of an outdated comment whose gaps abex posted again on their new line: what it said
+/// folded away, its markers kept and marked closed (no later run edits it again).
+pub fn moved_body(previous: &str, fingerprints: &[String], head_sha: &str) -> String {
+    let short = head_sha.get(..7).unwrap_or(head_sha);
+    let news = format!(
+        "### ↪ abex: moved\n\nAs of {short}, the code under this comment changed; the gap is \
+         still there, and abex commented on its new line."
+    );
+    retired_body(previous, fingerprints, &news)
+}
+
+/// `news`, then what `previous` said in a `<details>` block, then closed markers.
+fn retired_body(previous: &str, fingerprints: &[String], news: &str) -> String {
     let before: Vec<&str> =
         previous.lines().take_while(|l| !l.trim_start().starts_with("<!-- abex:v1")).collect();
-    let short = head_sha.get(..7).unwrap_or(head_sha);
     let text = format!(
-        "### ✅ abex: closed\n\nAs of {short}, abex no longer finds this gap: the tests now pin it \
-         down, or the code changed.\n\n<details><summary>What it said before</summary>\n\n{}\n\
-         </details>\n\n",
+        "{news}\n\n<details><summary>What it said before</summary>\n\n{}\n</details>\n\n",
         before.join("\n").trim()
     );
     let fps: Vec<&str> = fingerprints.iter().map(String::as_str).collect();

@@ -16,6 +16,7 @@ import pytest
 from . import suite
 
 _RESULT = pytest.StashKey[dict]()
+_NESTED = pytest.StashKey[bool]()
 
 # Boundaries shown per validity group in the summary (``cargo abex --show``'s default).
 _SHOW = 5
@@ -136,6 +137,16 @@ def pytest_load_initial_conftests(early_config, parser, args):
 
     for name in _core.withhold_secrets():
         os.environ.pop(name, None)
+    # A session inside another's test (pytester's inline runs) hands them back at its end.
+    early_config.stash[_NESTED] = bool(os.environ.get("PYTEST_CURRENT_TEST"))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    if config.stash.get(_NESTED, False):
+        from . import _core
+
+        os.environ.update(_core.release_secrets())
 
 
 def pytest_configure(config):
