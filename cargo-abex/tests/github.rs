@@ -449,6 +449,39 @@ fn check_action_metadata() {
     }
 }
 
+/// Every action the Action and the example workflows use from a third party is pinned by a full
+/// commit SHA (a tag can be moved to other code); abex's own (`<owner>/abex@v1`, a placeholder
+/// for the user's copy) and local ones (`./…`) are exempt.
+#[test]
+fn every_third_party_action_is_pinned_by_a_commit_sha() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = vec![root.join("action.yml")];
+    for dir in ["examples/workflows", ".github/workflows"] {
+        for entry in std::fs::read_dir(root.join(dir)).into_iter().flatten().flatten() {
+            files.push(entry.path());
+        }
+    }
+    let mut checked = 0;
+    for file in files.iter().filter(|f| f.extension().is_some_and(|e| e == "yml" || e == "yaml")) {
+        let text = std::fs::read_to_string(file).unwrap();
+        for line in text.lines() {
+            let Some((_, rest)) = line.split_once("uses:") else { continue };
+            let action = rest.split('#').next().unwrap().trim().trim_matches(['"', '\'']);
+            if action.starts_with("./") || action.starts_with("<owner>/abex@") {
+                continue;
+            }
+            let sha = action.rsplit_once('@').map(|(_, r)| r).unwrap_or("");
+            assert!(
+                sha.len() == 40 && sha.bytes().all(|b| b.is_ascii_hexdigit()),
+                "{}: `{action}` is not pinned by a commit SHA",
+                file.display()
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "only {checked} `uses:` found");
+}
+
 /// The model inputs are read by the engine from the environment, not by the script.
 fn docs_mention(var: &str) -> bool {
     let docs = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/ci.md"));
