@@ -41,6 +41,8 @@ struct Cli {
     #[command(flatten)]
     select: SelectArgs,
     #[command(flatten)]
+    features: FeatureArgs,
+    #[command(flatten)]
     explore: ExploreArgs,
     #[command(flatten)]
     mutate: MutateArgs,
@@ -197,6 +199,9 @@ struct SelectArgs {
     /// Only these packages of the workspace. Repeatable.
     #[arg(short, long, value_name = "SPEC")]
     package: Vec<String>,
+    /// Every package of the workspace (the default without `-p`).
+    #[arg(long, conflicts_with = "package")]
+    workspace: bool,
     /// Path to `Cargo.toml`.
     #[arg(long, value_name = "PATH")]
     manifest_path: Option<PathBuf>,
@@ -263,12 +268,64 @@ struct ExecArgs {
     memory_limit: u64,
 }
 
+/// Cargo's feature selection, passed to every build and test abex runs.
+#[derive(Args, Debug)]
+#[command(next_help_heading = "Feature Selection")]
+struct FeatureArgs {
+    /// Space or comma separated list of features to activate. Repeatable.
+    #[arg(short = 'F', long, value_name = "FEATURES")]
+    features: Vec<String>,
+    /// Activate all available features.
+    #[arg(long)]
+    all_features: bool,
+    /// Do not activate the `default` feature.
+    #[arg(long)]
+    no_default_features: bool,
+}
+
+impl FeatureArgs {
+    /// The flags as cargo takes them.
+    fn cargo_flags(&self) -> Vec<String> {
+        let mut flags = Vec::new();
+        let features: Vec<&str> = self
+            .features
+            .iter()
+            .flat_map(|f| f.split([' ', ',']))
+            .filter(|f| !f.is_empty())
+            .collect();
+        if !features.is_empty() {
+            flags.extend(["--features".to_string(), features.join(",")]);
+        }
+        if self.all_features {
+            flags.push("--all-features".into());
+        }
+        if self.no_default_features {
+            flags.push("--no-default-features".into());
+        }
+        flags
+    }
+}
+
+/// `--color`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum Color {
+    /// Colour on a terminal, unless `NO_COLOR` is set.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
 #[derive(Args, Debug)]
 #[command(next_help_heading = "Output")]
 struct OutputArgs {
     /// Output folder [default: `.abex/out` at the workspace root].
-    #[arg(long, value_name = "DIR")]
+    #[arg(short = 'o', long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Colour the terminal output [default: `CARGO_TERM_COLOR`, else auto].
+    #[arg(long, value_enum, env = "CARGO_TERM_COLOR", default_value = "auto", value_name = "WHEN")]
+    color: Color,
     /// Print the report as JSON on stdout.
     #[arg(long)]
     json: bool,
@@ -325,6 +382,14 @@ fn main() -> ExitCode {
     // block `/proc/<pid>/environ` shows), so no build script or test abex runs can read them.
     abex::secrets::withhold();
     let cli = parse();
+    match cli.output.color {
+        Color::Auto => {}
+        Color::Always | Color::Never => {
+            let on = matches!(cli.output.color, Color::Always);
+            console::set_colors_enabled(on);
+            console::set_colors_enabled_stderr(on);
+        }
+    }
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     if let Some(Sub::Merge { reports, out }) = &cli.command {
         return merge(reports, &cwd.join(out));
@@ -342,6 +407,7 @@ fn main() -> ExitCode {
     let mut cfg = RunConfig::new(LanguageOptions::Rust(RustOptions {
         manifest_path: cli.select.manifest_path.clone(),
         packages: cli.select.package.clone(),
+        cargo_flags: cli.features.cargo_flags(),
         test_scope: match cli.mutate.test_scope {
             Scope::Package => TestScope::Package,
             Scope::Dependents => TestScope::Dependents,

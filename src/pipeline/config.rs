@@ -80,11 +80,19 @@ pub struct RustOptions {
     pub packages: Vec<String>,
     /// `--test-scope`.
     pub test_scope: TestScope,
+    /// Feature flags passed to every cargo build and test (`--features a,b`, `--all-features`,
+    /// `--no-default-features`).
+    pub cargo_flags: Vec<String>,
 }
 
 impl Default for RustOptions {
     fn default() -> Self {
-        RustOptions { manifest_path: None, packages: Vec::new(), test_scope: TestScope::Dependents }
+        RustOptions {
+            manifest_path: None,
+            packages: Vec::new(),
+            test_scope: TestScope::Dependents,
+            cargo_flags: Vec::new(),
+        }
     }
 }
 
