@@ -196,6 +196,10 @@ struct SelectArgs {
     /// Compare against this git ref instead of the default base.
     #[arg(long, value_name = "REF")]
     base: Option<String>,
+    /// Take what changed from this unified diff file instead of git and a base (as
+    /// cargo-mutants' `--in-diff`), e.g. `git diff origin/main.. > pr.diff`.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["function", "all", "base"])]
+    in_diff: Option<PathBuf>,
     /// Only these packages of the workspace. Repeatable.
     #[arg(short, long, value_name = "SPEC")]
     package: Vec<String>,
@@ -417,6 +421,7 @@ fn main() -> ExitCode {
     cfg.llm = cli.engine.options(&cwd);
     cfg.selection = selection;
     cfg.base = cli.select.base.clone();
+    cfg.diff_file = cli.select.in_diff.clone();
     cfg.out = cli.output.out.as_ref().map(|p| cwd.join(p));
     cfg.pairs = cli.explore.pairs;
     cfg.time_budget = cli.explore.time_budget;

@@ -641,3 +641,26 @@ fn feature_flags_reach_every_build_and_a_function_under_a_feature_is_analysed() 
     let o = abex(&dir, &[&args[..], &["--no-mutants", "--color", "never"]].concat());
     assert!(o.status.success() && !stderr(&o).contains("\x1b["), "{}", stderr(&o));
 }
+
+#[test]
+fn in_diff_takes_the_changed_functions_from_a_diff_file() {
+    let (tmp, dir) = support::project("review");
+    // A diff (without git's prefixes, as other tools write them) that touches `discount` only.
+    let diff = "--- src/lib.rs\n+++ src/lib.rs\n@@ -13 +13 @@\n-    if total >= 100 {\n+    if total >= 100 {\n";
+    let file = tmp.path().join("pr.diff");
+    std::fs::write(&file, diff).unwrap();
+    let o = abex(&dir, &["--offline", "--no-mutants", "--in-diff", file.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = report(&dir);
+    let names: Vec<&str> =
+        r["targets"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["discount"]);
+    assert_eq!(r["selection"], "diff");
+    // Not a diff, or no file: a usage error (exit 2) that says why.
+    std::fs::write(&file, "hello\n").unwrap();
+    let o = abex(&dir, &["--offline", "--in-diff", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("not a unified diff"), "{}", stderr(&o));
+    let o = abex(&dir, &["--offline", "--in-diff", "missing.diff", "--base", "main"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}

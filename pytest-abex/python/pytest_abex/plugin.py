@@ -40,6 +40,7 @@ _OPTIONS = [
     ("--abex-agents", "abex_agents", str, None, "agents taking part: full, no-ideator or explorer-only"),
     ("--abex-prompts", "abex_prompts", str, None, "folder of prompt templates overriding the built-in ones"),
     ("--abex-post-review", "abex_post_review", bool, False, "post the findings as a pull-request review (GitHub Actions)"),
+    ("--abex-fail-on", "abex_fail_on", str, None, "`finding`: exit status 1 when a gap is found (default: never, like cargo abex --fail-on)"),
 ]
 
 # The numeric settings: (option, ini name, type, key of the core's settings).
@@ -151,6 +152,14 @@ def pytest_unconfigure(config):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "abex_suggested: a test suggested by abex")
+    if _enabled(config) and not hasattr(os, "fork"):
+        raise pytest.UsageError(
+            "pytest-abex needs os.fork (Linux, macOS and other POSIX systems); it cannot run on "
+            "this platform. Run without --abex, or under WSL."
+        )
+    fail_on = _setting(config, "--abex-fail-on", "abex_fail_on", str, None)
+    if fail_on not in (None, "never", "finding"):
+        raise pytest.UsageError(f"--abex-fail-on must be `never` or `finding`, not `{fail_on}`")
 
 
 def _is_xdist_worker(config):
@@ -243,6 +252,18 @@ def pytest_sessionfinish(session, exitstatus):
         return
     notes, warnings = _publish(config, text, out)
     config.stash[_RESULT] = {"report": text, "out": out, "notes": notes, "warnings": warnings}
+    gaps = _gaps(text)
+    if gaps and _setting(config, "--abex-fail-on", "abex_fail_on", str, None) == "finding":
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        config.stash[_RESULT]["notes"].append(f"{gaps} gap(s) found: exit status 1 (--abex-fail-on finding)")
+
+
+def _gaps(report_json):
+    """The gaps of a report: witnessed survivors, as ``cargo abex --fail-on`` counts them."""
+    report = json.loads(report_json)
+    return sum(
+        (t.get("mutation") or {}).get("counts", {}).get("witnessed", 0) for t in report.get("targets", [])
+    )
 
 
 def _section(result, colour):
