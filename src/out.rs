@@ -5,14 +5,14 @@
 //! `<name>.old/` (one generation), and a parent `.abex/` gets a `.gitignore` that ignores it.
 //! During the run, [`OutDir::write_report`] rewrites `report.json` after each function, with
 //! `"complete": false`, so an interrupted run leaves a valid partial report. At the end,
-//! [`OutDir::write_all`] writes the final `report.json`, `summary.md`, and, when mutants were
-//! tested, `mutation-report.json`, `junit.xml` and `abex.sarif`, each rendered from the report by the
-//! renderers (`render/`). Every file is written atomically (a temporary file in the
-//! folder, renamed into place), so a reader never sees a torn file.
+//! [`OutDir::write_all`] writes the final `report.json`, `summary.md`, `report.html` and, when
+//! mutants were tested, `mutation-report.json`, `junit.xml` and `abex.sarif`, each rendered from
+//! the report by the renderers (`render/`). Every file is written atomically (a temporary file
+//! in the folder, renamed into place), so a reader never sees a torn file.
 
 use std::path::{Path, PathBuf};
 
-use crate::render::{junit, markdown, sarif, stryker};
+use crate::render::{html, junit, markdown, sarif, stryker};
 use crate::report::Report;
 
 /// File name of the report in the output folder.
@@ -59,11 +59,13 @@ impl OutDir {
         Ok(dest)
     }
 
-    /// Writes `report.json`, `summary.md` and, when mutants were tested, `mutation-report.json`,
-    /// `junit.xml` and `abex.sarif`.
+    /// Writes `report.json`, `summary.md`, `report.html` and, when mutants were tested,
+    /// `mutation-report.json`, `junit.xml` and `abex.sarif`.
     pub fn write_all(&self, report: &Report) -> std::io::Result<()> {
         self.write_report(report)?;
         self.write(markdown::FILE_NAME, markdown::render(report).as_bytes())?;
+        let page = html::render(report, &|p| std::fs::read_to_string(p).ok());
+        self.write(html::FILE_NAME, page.as_bytes())?;
         if report.targets.iter().any(|t| t.mutation.is_some()) {
             let doc = stryker::mutation_report(report, &|p| std::fs::read_to_string(p).ok());
             let bytes = serde_json::to_vec_pretty(&doc).map_err(std::io::Error::other)?;

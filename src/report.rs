@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::archive::{Descriptor, Group, Pair};
-use crate::explore::{Exploration, StopReason};
+use crate::explore::{Exploration, QdPoint, StopReason};
 use crate::targets::diff::Base;
 use crate::targets::Target;
 use crate::value::{stringify_input, Args, Outcome};
@@ -330,7 +330,13 @@ pub struct ExplorationReport {
     pub cells_total: usize,
     /// Every archive cell, strongest first.
     pub cells: Vec<Cell>,
+    /// The QD-score over evaluations: at most [`QD_HISTORY_POINTS`] points, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub qd_history: Vec<QdPoint>,
 }
+
+/// How many points of an exploration's QD-score curve the report keeps.
+pub const QD_HISTORY_POINTS: usize = 64;
 
 /// One archive cell: its elite pair.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -554,6 +560,7 @@ impl ExplorationReport {
             bc_count: e.archive.bc_count(),
             cells_total: e.archive.len(),
             cells: e.archive.elites().into_iter().map(Cell::of).collect(),
+            qd_history: QdPoint::thin(&e.history, QD_HISTORY_POINTS),
         }
     }
 

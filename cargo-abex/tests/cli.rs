@@ -374,6 +374,15 @@ fn survivors_with_witnesses_are_gaps_with_suggested_tests_that_kill_them() {
     )
     .unwrap();
     assert_eq!(stryker["schemaVersion"], "2");
+
+    // report.html: a section per function, and as many gaps shown as the report has.
+    let page = std::fs::read_to_string(dir.join(".abex/out/report.html")).unwrap();
+    let targets = r["targets"].as_array().unwrap();
+    assert_eq!(page.matches("<section class=\"function\"").count(), targets.len());
+    let gaps: u64 =
+        targets.iter().filter_map(|t| t["mutation"]["counts"]["witnessed"].as_u64()).sum();
+    assert!(gaps > 0);
+    assert_eq!(page.matches("data-gap=\"true\"").count() as u64, gaps);
     assert_eq!(support::snapshot(&dir), before, "the user's tree changed");
 }
 

@@ -62,6 +62,8 @@ fn functions_taking_structs_enums_generics_receivers_and_durations_are_explored_
         "Budget::spend",
         "Budget::left",
         "time::timeout_label",
+        "Budget::raise",
+        "forgive_small",
     ];
     for name in every {
         let t = find(&r, name);
@@ -101,6 +103,20 @@ fn functions_taking_structs_enums_generics_receivers_and_durations_are_explored_
     let input = &minute["witness"]["input"][0];
     assert!(input["$ctor"].as_str().unwrap().starts_with("Duration::"), "{input}");
     assert!(tests.iter().any(|c| c.contains("std::time::Duration::")), "{tests:#?}");
+
+    // A call that returns nothing shows what it did to its `&mut` arguments and receiver: the
+    // untested thresholds are gaps, and the suggested tests assert the state after the call.
+    for (name, state) in [("Budget::raise", "receiver"), ("forgive_small", "arg0")] {
+        let (tests, witnessed) = proven(find(&r, name));
+        let boundary = witnessed
+            .iter()
+            .find(|m| m["description"].as_str().unwrap().contains("replace `<=` with `<`"))
+            .unwrap_or_else(|| panic!("{name}: the `<=` survives with a witness"));
+        let original = boundary["witness"]["original"].to_string();
+        assert!(original.contains(&format!("{state} = ")), "{name}: {original}");
+        let asserts_state = format!("format!(\"{{:?}}\", {state})");
+        assert!(tests.iter().any(|c| c.contains(&asserts_state)), "{name}: {tests:#?}");
+    }
 
     assert_eq!(support::snapshot(&dir), before, "the user's tree changed");
 }

@@ -91,6 +91,10 @@ def test_a_run_finds_a_witnessed_survivor_and_a_suggested_test_that_kills_it(pro
     assert survivor["status"] == "survived"
     assert survivor["witness"]["input"] == [100]
     assert survivor["witness"]["original"] == {"kind": "ok", "value": "0.15"}
+    # report.html shows the function with its boundary map and every gap (issue 15).
+    page = (project.path / ".abex" / "out" / "report.html").read_text()
+    assert 'data-function="pricing.bulk_discount"' in page and 'class="boundary-map"' in page
+    assert page.count('data-gap="true"') == m["counts"]["witnessed"] > 0
     name = survivor["suggested_test"]
     code = next(s["code"] for s in m["suggested_tests"] if s["name"] == name)
     # The suggested test passes on the original ...

@@ -53,6 +53,40 @@ pub struct Exploration {
     pub elapsed: Duration,
     /// Why the run ended.
     pub stop: StopReason,
+    /// The archive's figures after every executor call, oldest first.
+    pub history: Vec<QdPoint>,
+}
+
+/// The archive's figures at one moment of a run: one point of the QD-score over evaluations.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize)]
+pub struct QdPoint {
+    /// Calls of the function so far.
+    pub evaluations: usize,
+    /// Pairs offered so far.
+    pub pairs: usize,
+    /// Occupied cells.
+    pub cells: usize,
+    /// Σ PD over cells; JSON's `null` reads back as +∞ (JSON has no infinity).
+    #[serde(deserialize_with = "finite_or_infinity")]
+    pub qd_score: f64,
+}
+
+fn finite_or_infinity<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    use serde::Deserialize as _;
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::INFINITY))
+}
+
+impl QdPoint {
+    /// At most `n` points of `history` (n ≥ 2), evenly spaced over it, the first and the last
+    /// always among them: the report's compact QD-score curve.
+    pub fn thin(history: &[QdPoint], n: usize) -> Vec<QdPoint> {
+        let n = n.max(2);
+        if history.len() <= n {
+            return history.to_vec();
+        }
+        let last = history.len() - 1;
+        (0..n).map(|k| history[k * last / (n - 1)]).collect()
+    }
 }
 
 /// A snapshot reported after every executor call.

@@ -28,6 +28,6 @@ mod proposer;
 mod refine;
 mod search;
 
-pub use exploration::{Exploration, ExploreConfig, Progress, StopReason};
+pub use exploration::{Exploration, ExploreConfig, Progress, QdPoint, StopReason};
 pub use proposer::{Proposer, View};
 pub use search::{explore, explore_with, random_pairs};

@@ -9,7 +9,7 @@ use std::time::Instant;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::exploration::{Exploration, ExploreConfig, Progress, StopReason};
+use super::exploration::{Exploration, ExploreConfig, Progress, QdPoint, StopReason};
 use super::memo::{args_key, hash_unordered, Memo};
 use super::proposer::{Proposer, View, RECENT};
 use super::refine::Refiner;
@@ -59,7 +59,14 @@ pub fn explore_with(
             s.refiner.activate(false, s.pairs);
             idle = if s.pairs == before { idle + 1 } else { 0 };
         }
-        progress(&s.progress());
+        let p = s.progress();
+        s.history.push(QdPoint {
+            evaluations: s.evaluations,
+            pairs: p.pairs_evaluated,
+            cells: p.cells,
+            qd_score: p.qd_score,
+        });
+        progress(&p);
         if idle >= IDLE_BATCHES {
             break StopReason::Exhausted;
         }
@@ -108,6 +115,8 @@ pub(super) struct Search<'a> {
     pub(super) recent: Vec<Pair>,
     /// Pairs a [`Proposer`] gave for the next fresh batch.
     pub(super) given: Vec<(Args, Args)>,
+    /// The archive's figures after every executor call.
+    history: Vec<QdPoint>,
 }
 
 impl<'a> Search<'a> {
@@ -126,6 +135,7 @@ impl<'a> Search<'a> {
             refiner: Refiner::new(cfg),
             recent: Vec::new(),
             given: Vec::new(),
+            history: Vec::new(),
         }
     }
 
@@ -162,6 +172,7 @@ impl<'a> Search<'a> {
             evaluations: self.evaluations,
             elapsed: self.start.elapsed(),
             stop,
+            history: self.history,
         }
     }
 
@@ -447,6 +458,12 @@ mod tests {
         assert_eq!(last.pairs_total, 300);
         assert_eq!(last.cells, x.archive.len());
         assert_eq!(last.qd_score, x.archive.qd_score());
+        let qd: Vec<f64> = x.history.iter().map(|h| h.qd_score).collect();
+        assert_eq!(qd, reports.iter().map(|p| p.qd_score).collect::<Vec<_>>());
+        assert_eq!(x.history.last().map(|h| h.evaluations), Some(x.evaluations));
+        let thin = QdPoint::thin(&x.history, 4);
+        assert_eq!(thin.len(), 4);
+        assert_eq!((thin[0], thin[3]), (x.history[0], *x.history.last().unwrap()));
     }
 
     #[test]

@@ -114,7 +114,8 @@ pub fn review_body(p: &Plan, all: &[Finding]) -> String {
             writeln!(out, "\n{} finding(s) suppressed (`/abex ignore` or 👎).", p.suppressed.len());
     }
     out.push_str(
-        "\n<sub>Everything, with what was skipped, is in the job summary and the report artifact.</sub>\n",
+        "\n<sub>Everything, with what was skipped, is in the job summary and the `abex-report` \
+         artifact: open its `report.html` for the boundary maps and the mutants in their source.</sub>\n",
     );
     let tail: String = p.unplaced.iter().map(|(f, _)| marker(&f.fingerprint) + "\n").collect();
     fit(&out, tail.len()) + &tail

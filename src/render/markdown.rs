@@ -115,6 +115,10 @@ pub fn render(report: &Report) -> String {
         report.targets.len(),
         if report.complete { "" } else { " *(incomplete run)*" }
     );
+    out.push_str(
+        "Boundary maps, QD-score charts and the mutants in their source: `report.html` beside \
+         this summary (`.abex/out/` by default; in GitHub Actions, the `abex-report` artifact).\n\n",
+    );
     if let Some(llm) = &report.llm {
         let _ = writeln!(out, "{}.\n", llm.describe());
     }

@@ -7,10 +7,12 @@
 //! - `markdown`: `summary.md`, also the GitHub job summary;
 //! - `junit`: `junit.xml`;
 //! - `stryker`: `mutation-report.json` in the mutation-testing-report-schema;
+//! - `html`: `report.html`, boundary maps, QD-score charts and the mutants in their source;
 //! - `sarif`: `abex.sarif`, SARIF 2.1.0 for code scanning;
 //! - `annotations`: GitHub Actions `::warning` lines, one per gap.
 
 pub mod annotations;
+pub mod html;
 pub mod junit;
 pub mod markdown;
 pub mod progress;

@@ -426,6 +426,20 @@ pub fn result<T: ::std::fmt::Debug, E: ::std::fmt::Debug>(r: Result<T, E>) -> Ou
     }
 }
 
+/// `o` with the state, after the call, of each argument the call borrowed mutably (`name =
+/// state` each, after `sep`): a method on `&mut self` that returns `()` still shows what it did.
+pub fn after(o: Outcome, sep: &str, states: &[(&str, String)]) -> Outcome {
+    let mut tail = String::new();
+    for &(name, ref state) in states {
+        tail.push_str(&::std::format!("{}{} = {}", sep, name, state));
+    }
+    match o {
+        Outcome::Ok(v) => Outcome::Ok(v + &tail),
+        Outcome::Err(t, m) => Outcome::Err(t, m + &tail),
+        other => other,
+    }
+}
+
 /// The response line for `o`, without its newline.
 pub fn encode(o: &Outcome) -> String {
     let mut line = Vec::new();

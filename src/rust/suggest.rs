@@ -7,6 +7,7 @@ use super::book::Book;
 use super::literal::Cx;
 use super::source::{CallPlan, Callee, FoundFn, Receiver, Via};
 use super::types::{Ret, ITEMS};
+use super::wrapper::{observed, AFTER};
 use crate::report::Witness;
 use crate::value::{Outcome, Value};
 
@@ -87,7 +88,16 @@ fn call_expr(
     let mut pre = String::new();
     let printed: Option<Vec<String>> =
         plan.args.iter().zip(input).map(|(a, v)| cx.arg(a, v)).collect();
-    let printed = printed?;
+    let mut printed = printed?;
+    // An argument whose state after the call is asserted is bound first (the receiver is below).
+    for (i, name) in observed(plan) {
+        let (a, v) = (plan.args.get(i)?, input.get(i)?);
+        if name != "receiver" {
+            let value = cx.expr(&a.ty, &syn::parse_str(&a.owned).ok()?, v)?;
+            pre.push_str(&format!("        let mut {name} = {value};\n"));
+            printed[i] = format!("&mut {name}");
+        }
+    }
     let tf = &plan.turbofish;
     let name = &f.name;
     let trait_ = plan.trait_.as_deref();
@@ -183,7 +193,16 @@ pub fn test_fn(
         s.push_str(&format!("    #[should_panic(expected = {})]\n", escape(message)));
     }
     s.push_str(&format!("    fn {name}() {{\n{pre}"));
-    match (&w.original, plan.ret) {
+    // The state of `&mut` arguments after the call follows the value (see `wrapper::AFTER`).
+    let (original, states) = split_after(&w.original);
+    if !states.is_empty() && !observed(plan).iter().all(|(_, n)| states.iter().any(|(m, _)| m == n))
+    {
+        return None;
+    }
+    match (&original, plan.ret) {
+        (Outcome::Ok { value }, Ret::Value) if !states.is_empty() && value == "()" => {
+            s.push_str(&format!("        {call};\n"));
+        }
         (Outcome::Panic { .. }, _) => s.push_str(&format!("        let _ = {call};\n")),
         (Outcome::Ok { value }, Ret::Value) if matches!(plan.via, Via::Format(_)) => {
             s.push_str(&format!("        assert_eq!({call}, {value});\n"));
@@ -217,8 +236,38 @@ pub fn test_fn(
         }
         _ => return None,
     }
+    for (var, state) in &states {
+        s.push_str(&format!(
+            "        assert_eq!(format!(\"{{:?}}\", {var}), {});\n",
+            escape(state)
+        ));
+    }
     s.push_str("    }\n");
     Some(s)
+}
+
+/// An outcome without the states of its `&mut` arguments after the call, and those states
+/// (`(name, state)`), as the harness wrote them (see [`wrapper::AFTER`]).
+fn split_after(o: &Outcome) -> (Outcome, Vec<(String, String)>) {
+    let split = |text: &str| -> (String, Vec<(String, String)>) {
+        let mut parts = text.split(AFTER);
+        let head = parts.next().unwrap_or_default().to_string();
+        let states = parts
+            .filter_map(|p| p.split_once(" = ").map(|(n, v)| (n.to_string(), v.to_string())))
+            .collect();
+        (head, states)
+    };
+    match o {
+        Outcome::Ok { value } => {
+            let (value, states) = split(value);
+            (Outcome::Ok { value }, states)
+        }
+        Outcome::Error { ty, message } => {
+            let (message, states) = split(message);
+            (Outcome::Error { ty: ty.clone(), message }, states)
+        }
+        other => (other.clone(), Vec::new()),
+    }
 }
 
 /// The `#[cfg(test)]` module holding `tests` (from [`test_fn`]).

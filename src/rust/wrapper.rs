@@ -41,6 +41,25 @@ fn callee(f: &FoundFn, plan: &CallPlan) -> String {
     }
 }
 
+/// What separates a call's value from the state after the call of an argument it borrowed
+/// mutably, in an outcome's text: `() ⟹ receiver = Counter { n: 2 }`.
+pub const AFTER: &str = " ⟹ ";
+
+/// The arguments whose state after the call is part of its outcome: those passed as `&mut`
+/// (the receiver of a `&mut self` method included), by the name a suggested test gives them.
+pub fn observed(plan: &CallPlan) -> Vec<(usize, String)> {
+    if plan.via != Via::Direct {
+        return Vec::new();
+    }
+    let method = matches!(plan.callee, Callee::Method { .. });
+    plan.args
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| a.pass == Pass::RefMut)
+        .map(|(i, _)| (i, if i == 0 && method { "receiver".into() } else { format!("arg{i}") }))
+        .collect()
+}
+
 /// The statements of a wrapper's body: decode, call, report.
 fn body(f: &FoundFn, plan: &CallPlan, rt: &str) -> String {
     let n = plan.args.len();
@@ -75,7 +94,7 @@ fn body(f: &FoundFn, plan: &CallPlan, rt: &str) -> String {
         let opaque = if any { ", RenderOpaque as _" } else { "" };
         format!("{{ use {rt}::{{RenderDebug as _, RenderDisplay as _{opaque}}}; (&&&{rt}::Render(&{v})).abex_render() }}")
     };
-    s.push_str(&match plan.ret {
+    let outcome = match plan.ret {
         Ret::Result => format!(
             "        match __r {{ ::std::result::Result::Ok(v) => {rt}::Outcome::Ok({}), ::std::result::Result::Err(e) => {rt}::Outcome::Err({rt}::type_name_of(&e).to_string(), {}) }}\n",
             render("v", true),
@@ -86,7 +105,19 @@ fn body(f: &FoundFn, plan: &CallPlan, rt: &str) -> String {
             "        let __items = ::std::iter::Iterator::collect::<::std::vec::Vec<_>>(::std::iter::Iterator::take(__r, {ITEMS}));\n        {rt}::Outcome::Ok({})\n",
             render("__items", false)
         ),
-    });
+    };
+    let states = observed(plan);
+    if states.is_empty() {
+        s.push_str(&outcome);
+    } else {
+        // The value is rendered first, so that a borrow it holds of an argument has ended.
+        let listed: Vec<String> = states
+            .iter()
+            .map(|(i, name)| format!("({name:?}, {})", render(&format!("a{i}"), true)))
+            .collect();
+        s.push_str(&format!("        let __o = {{\n{outcome}        }};\n"));
+        s.push_str(&format!("        {rt}::after(__o, {AFTER:?}, &[{}])\n", listed.join(", ")));
+    }
     s
 }
 
