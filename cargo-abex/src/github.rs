@@ -36,9 +36,9 @@ pub struct PostArgs {
     /// [default: the one the run recorded in the report, from git].
     #[arg(long, value_name = "DIR")]
     pub path_prefix: Option<String>,
-    /// The head commit of the run the report came from (`github.event.workflow_run.head_sha`):
-    /// `post` refuses a pull request whose head is another commit (an artifact naming another
-    /// pull request).
+    /// The head commit of the run the report came from: `post` refuses a pull request whose head
+    /// is another commit (an artifact naming another pull request) [default, for `post` in a
+    /// `workflow_run` job: `workflow_run.head_sha` of `GITHUB_EVENT_PATH`].
     #[arg(long, value_name = "SHA")]
     pub head_sha: Option<String>,
     /// The login that posts, when the token cannot say (a GitHub App's `name[bot]`) [default:

@@ -318,6 +318,22 @@ fn posting_checks_the_pull_request_owns_only_its_comments_and_never_doubles_a_re
         assert!(stderr(&o).contains("pull request #2"), "{}", stderr(&o));
         assert_eq!(writes(&gh), Vec::<String>::new());
     }
+    // In a `workflow_run` job the run's head comes from its own (trusted) event by default.
+    let gh = FakeGitHub::start(&head, patches.clone());
+    gh.state.lock().unwrap().other_pulls.insert(2, victim.clone());
+    fake::write_event_for(&pr.event, 2, &victim, true);
+    let run_event = pr._tmp.path().join("workflow_run.json");
+    let trusted = serde_json::json!({"workflow_run": {"head_sha": head, "event": "pull_request"}});
+    std::fs::write(&run_event, trusted.to_string()).unwrap();
+    let o = in_actions(env!("CARGO_BIN_EXE_cargo-abex"), &pr, &gh)
+        .env("GITHUB_EVENT_PATH", &run_event)
+        .args(["abex", "post", ".abex/out/report.json", "--require-post", "--event"])
+        .arg(&pr.event)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("the run that made the report was for"), "{}", stderr(&o));
+    assert_eq!(writes(&gh), Vec::<String>::new());
     fake::write_event(&pr.event, &head, false);
 
     // A comment by another user that carries abex's marker is left alone (not closed, not

@@ -62,7 +62,12 @@ pub fn publish(report: &Report, report_path: &Path, what: &Publish) -> Published
                         from a `workflow_run` workflow with `cargo abex post` (docs/ci.md)"
                 .to_string());
         }
-        post(report, &ctx, &what.options).map_err(|e| e.to_string())
+        let mut options = what.options.clone();
+        if !what.in_run && options.expect_head_sha.is_none() {
+            // In a `workflow_run` job, the run's own head guards against an artifact's event.
+            options.expect_head_sha = super::event::workflow_run_head();
+        }
+        post(report, &ctx, &options).map_err(|e| e.to_string())
     });
     let mut warnings = Vec::new();
     if let Some(path) = &what.step_summary {
