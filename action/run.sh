@@ -13,6 +13,24 @@
 # error, 3 for an infrastructure failure. A failure to post is a warning, never an exit code.
 set -euo pipefail
 
+# Secrets: the token and the model's key arrive in this step's environment, which every process
+# of the same user can read in /proc/<pid>/environ for as long as this shell lives. So the shell
+# first starts itself again without them, receiving them through a pipe into variables it does
+# not export; each is then handed to the abex process that needs it alone (the analysis gets the
+# key, the poster the token), and abex withholds it from the project's code (docs/ci.md).
+if [ "${1:-}" = run ] && [ -z "${_ABEX_SECRETS_FD:-}" ]; then
+  exec env -u GITHUB_TOKEN -u GH_TOKEN -u ABEX_API_KEY -u OPENAI_API_KEY _ABEX_SECRETS_FD=3 \
+    bash "${BASH_SOURCE[0]}" "$@" \
+    3< <(printf '%s\n%s\n' "${GITHUB_TOKEN:-}" "${ABEX_API_KEY:-${OPENAI_API_KEY:-}}")
+fi
+github_token="" api_key=""
+if [ -n "${_ABEX_SECRETS_FD:-}" ]; then
+  IFS= read -r github_token <&3 || true
+  IFS= read -r api_key <&3 || true
+  exec 3<&-
+  unset _ABEX_SECRETS_FD
+fi
+
 action_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 say() { echo "abex-action: $*" >&2; }
@@ -43,6 +61,16 @@ seconds() {
   esac
 }
 
+# Runs a command with the token ($1) and the model's key ($2) in its environment, each only when
+# given.
+with_secrets() {
+  local token=$1 key=$2 vars=()
+  shift 2
+  if [ -n "$token" ]; then vars+=("GITHUB_TOKEN=$token"); fi
+  if [ -n "$key" ]; then vars+=("ABEX_API_KEY=$key"); fi
+  env "${vars[@]}" "$@"
+}
+
 front_end() {
   case "${ABEX_FRONT_END:-auto}" in
     cargo | pytest) echo "$ABEX_FRONT_END" ;;
@@ -67,7 +95,7 @@ run() {
   fi
   # No key (always the case for a fork's pull request): the built-in offline engine.
   # With one, the model engine reads ABEX_API_KEY, ABEX_MODEL and ABEX_BASE_URL itself.
-  if [ -z "${ABEX_API_KEY:-}" ]; then
+  if [ -z "$api_key" ]; then
     args+=(--offline)
   elif [ -n "${ABEX_BUDGET_USD:-}" ]; then
     args+=(--budget-usd "$ABEX_BUDGET_USD")
@@ -75,14 +103,14 @@ run() {
   if [ -n "${ABEX_TIME_BUDGET:-}" ]; then args+=(--time-budget "$ABEX_TIME_BUDGET"); fi
   local post=(--fail-on "${ABEX_FAIL_ON:-never}" --max-comments "${ABEX_MAX_COMMENTS:-30}")
   local want_post=false
-  if [ "${ABEX_POST:-true}" = true ] && [ -n "${GITHUB_TOKEN:-}" ] && [ -n "${GITHUB_EVENT_PATH:-}" ]; then
+  if [ "${ABEX_POST:-true}" = true ] && [ -n "$github_token" ] && [ -n "${GITHUB_EVENT_PATH:-}" ]; then
     want_post=true
   fi
   local status=0
   case "$(front_end)" in
     cargo)
       if $want_post; then post+=(--post-review); fi
-      cargo-abex abex "${args[@]}" "${post[@]}" || status=$?
+      with_secrets "$github_token" "$api_key" cargo-abex abex "${args[@]}" "${post[@]}" || status=$?
       ;;
     pytest)
       # The plugin writes the same report; posting and the job summary are the core's.
@@ -93,7 +121,7 @@ run() {
       fi
       local py=(--abex)
       if [ -n "$base" ]; then py+=(--abex-base "origin/$base"); fi
-      if [ -z "${ABEX_API_KEY:-}" ]; then
+      if [ -z "$api_key" ]; then
         py+=(--abex-offline)
       elif [ -n "${ABEX_BUDGET_USD:-}" ]; then
         py+=(--abex-budget-usd "$ABEX_BUDGET_USD")
@@ -101,12 +129,17 @@ run() {
       if [ -n "${ABEX_TIME_BUDGET:-}" ]; then
         py+=(--abex-time-budget "$(seconds "$ABEX_TIME_BUDGET")")
       fi
-      python -m pytest "${py[@]}" || status=$?
+      # The project's tests run here: the key only, which the plugin withholds before any
+      # conftest.py is imported; the token reaches only the poster, after the tests.
+      # The job summary and outputs are the poster's alone (written once).
+      GITHUB_STEP_SUMMARY="" GITHUB_OUTPUT="" with_secrets "" "$api_key" python -m pytest "${py[@]}" \
+        || status=$?
       if [ -f .abex/out/report.json ]; then
         local sub=(post)
         $want_post || sub+=(--summary-only)
         local posted=0
-        cargo-abex abex "${sub[@]}" .abex/out/report.json "${post[@]}" || posted=$?
+        with_secrets "$github_token" "" cargo-abex abex "${sub[@]}" .abex/out/report.json "${post[@]}" \
+          || posted=$?
         if [ "$status" -eq 0 ]; then status=$posted; fi
       fi
       ;;

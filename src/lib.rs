@@ -24,6 +24,7 @@ pub mod report;
 pub mod rust;
 pub mod safety;
 pub mod scratch;
+pub mod secrets;
 pub mod targets;
 pub mod value;
 pub mod witness;

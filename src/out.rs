@@ -7,14 +7,14 @@
 //! pipeline's saver decides when: `docs/report.md`, "When the report is written"), with
 //! `"complete": false`, so an interrupted run leaves a valid partial report. At the end (and
 //! after an interruption), [`OutDir::write_all`] writes the final `report.json`, `summary.md`,
-//! `report.html` and, when mutants were
-//! tested, `mutation-report.json` and `junit.xml`, each rendered from the report by the
-//! renderers (`render/`). Every file is written atomically (a temporary file in the
-//! folder, renamed into place), so a reader never sees a torn file.
+//! `report.html` and, when mutants were tested, `mutation-report.json`, `junit.xml` and
+//! `abex.sarif`, each rendered from the report by the renderers (`render/`). Every file is
+//! written atomically (a temporary file in the folder, renamed into place), so a reader never
+//! sees a torn file.
 
 use std::path::{Path, PathBuf};
 
-use crate::render::{html, junit, markdown, stryker};
+use crate::render::{html, junit, markdown, sarif, stryker};
 use crate::report::Report;
 
 /// File name of the report in the output folder.
@@ -62,7 +62,7 @@ impl OutDir {
     }
 
     /// Writes `report.json`, `summary.md`, `report.html` and, when mutants were tested,
-    /// `mutation-report.json` and `junit.xml`.
+    /// `mutation-report.json`, `junit.xml` and `abex.sarif`.
     pub fn write_all(&self, report: &Report) -> std::io::Result<()> {
         self.write_report(report)?;
         self.write(markdown::FILE_NAME, markdown::render(report).as_bytes())?;
@@ -74,6 +74,9 @@ impl OutDir {
             self.write(stryker::FILE_NAME, &bytes)?;
             let xml = junit::render(report).map_err(std::io::Error::other)?;
             self.write(junit::FILE_NAME, &xml)?;
+            let log =
+                serde_json::to_vec_pretty(&sarif::render(report)).map_err(std::io::Error::other)?;
+            self.write(sarif::FILE_NAME, &log)?;
         }
         Ok(())
     }

@@ -39,6 +39,10 @@ pub struct Report {
     pub language: String,
     /// The project root.
     pub project_root: PathBuf,
+    /// The project root relative to the top of its git repository, `/`-separated (absent at the
+    /// top or outside git): what the paths of review comments, annotations and SARIF start with.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub repo_prefix: String,
     /// What the change was compared against (absent with `--function` or `--all`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub base: Option<Base>,
@@ -444,6 +448,30 @@ pub struct Totals {
 }
 
 impl Report {
+    /// [`Report::repo_prefix`] when it stays inside the repository; `""` for one that could
+    /// leave it (absolute, or with `.` or `..` parts: a report from an untrusted artifact).
+    pub fn safe_prefix(&self) -> &str {
+        let prefix = self.repo_prefix.trim_end_matches('/');
+        let safe = !prefix.starts_with('/')
+            && !prefix.contains('\\')
+            && prefix.split('/').all(|part| !matches!(part, "." | ".."));
+        if safe {
+            prefix
+        } else {
+            ""
+        }
+    }
+
+    /// `file` (relative to the project root) as the repository names it: under
+    /// [`Report::safe_prefix`], `/`-separated.
+    pub fn repo_path(&self, file: &std::path::Path) -> String {
+        let file = file.to_string_lossy().replace('\\', "/");
+        match self.safe_prefix() {
+            "" => file,
+            prefix => format!("{prefix}/{file}"),
+        }
+    }
+
     /// The run's [`Totals`].
     pub fn totals(&self) -> Totals {
         let mut n = Totals { functions: self.targets.len(), ..Totals::default() };
@@ -483,6 +511,78 @@ impl Report {
         });
         merged.targets = targets;
         Some(merged)
+    }
+}
+
+/// One gap of a report: a survivor with a witness that is not possibly equivalent.
+#[derive(Clone, Debug)]
+pub struct Gap<'a> {
+    /// Its function.
+    pub target: &'a TargetReport,
+    /// The surviving mutant.
+    pub mutant: &'a MutantReport,
+    /// Its file as the repository names it.
+    pub path: String,
+    /// [`MutantReport::gap_fingerprint`], identical mutants of one function told apart.
+    pub fingerprint: String,
+}
+
+impl Report {
+    /// The gaps, in report order, their paths under `prefix` (the project's folder in the
+    /// repository).
+    pub fn gaps(&self, prefix: &str) -> Vec<Gap<'_>> {
+        let mut out = Vec::new();
+        for t in &self.targets {
+            let Some(mr) = &t.mutation else { continue };
+            let function = &t.target.qualified_name;
+            let mut seen: Vec<String> = Vec::new();
+            for m in &mr.mutants {
+                if m.status != MutantStatus::Survived
+                    || m.witness.is_none()
+                    || m.possibly_equivalent
+                {
+                    continue;
+                }
+                let file = m.file.to_string_lossy().replace('\\', "/");
+                let path = match prefix.trim_matches('/') {
+                    "" => file,
+                    p => format!("{p}/{file}"),
+                };
+                let key = m.gap_fingerprint(&path, function, 0);
+                let ordinal = seen.iter().filter(|k| **k == key).count();
+                seen.push(key.clone());
+                let fingerprint =
+                    if ordinal == 0 { key } else { m.gap_fingerprint(&path, function, ordinal) };
+                out.push(Gap { target: t, mutant: m, path, fingerprint });
+            }
+        }
+        out
+    }
+}
+
+impl MutantReport {
+    /// The fingerprint of this mutant as a gap: SHA-256 (hex) of what identifies it wherever the
+    /// code sits: the file as the repository names it (`path`), the `function`, the operator and
+    /// the whitespace-normalised original and replacement text, no line number. `ordinal` tells
+    /// apart identical mutants of one function. Review comments' markers and SARIF's
+    /// `partialFingerprints` both carry it, so a gap keeps its identity across pushes.
+    pub fn gap_fingerprint(&self, path: &str, function: &str, ordinal: usize) -> String {
+        use sha2::{Digest, Sha256};
+        let normalise = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+        let operator = serde_json::to_string(&self.operator).unwrap_or_default();
+        let mut h = Sha256::new();
+        for part in [
+            path,
+            function,
+            &operator,
+            &normalise(&self.original),
+            &normalise(&self.replacement),
+            &ordinal.to_string(),
+        ] {
+            h.update(part.as_bytes());
+            h.update([0]);
+        }
+        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
     }
 }
 

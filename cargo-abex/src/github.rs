@@ -32,10 +32,19 @@ pub struct PostArgs {
     /// The pull request's event file [default: `GITHUB_EVENT_PATH`].
     #[arg(long, value_name = "FILE")]
     pub event: Option<PathBuf>,
-    /// The project's folder inside the repository, for the paths of comments [default: asked of
-    /// git in the project root with `--post-review`; empty with `post`].
+    /// The project's folder inside the repository, for the paths of comments and annotations
+    /// [default: the one the run recorded in the report, from git].
     #[arg(long, value_name = "DIR")]
     pub path_prefix: Option<String>,
+    /// The head commit of the run the report came from: `post` refuses a pull request whose head
+    /// is another commit (an artifact naming another pull request) [default, for `post` in a
+    /// `workflow_run` job: `workflow_run.head_sha` of `GITHUB_EVENT_PATH`].
+    #[arg(long, value_name = "SHA")]
+    pub head_sha: Option<String>,
+    /// The login that posts, when the token cannot say (a GitHub App's `name[bot]`) [default:
+    /// the token's own, or `github-actions[bot]`]. Only its comments count as abex's.
+    #[arg(long, value_name = "LOGIN")]
+    pub identity: Option<String>,
     /// Exit with 3 when posting fails (by default it is a warning and the exit code is kept).
     #[arg(long)]
     pub require_post: bool,
@@ -61,12 +70,22 @@ pub fn finish(
         options: PostOptions {
             max_comments: args.max_comments,
             path_prefix: args.path_prefix.clone(),
+            expect_head_sha: args.head_sha.clone(),
+            identity: args.identity.clone(),
             ..PostOptions::default()
         },
         step_summary: args.step_summary.clone(),
         outputs: std::env::var_os("GITHUB_OUTPUT").filter(|p| !p.is_empty()).map(PathBuf::from),
     };
     let done = publish(report, report_path, &what);
+    // In a GitHub Actions step: a `::warning` annotation per gap, on the diff and in the log.
+    if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
+        let mut report = report.clone();
+        if let Some(prefix) = &args.path_prefix {
+            report.repo_prefix = prefix.clone();
+        }
+        print!("{}", abex::render::annotations::render(&report));
+    }
     match &done.posting {
         Some(Ok(p)) => {
             eprintln!(

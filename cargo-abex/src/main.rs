@@ -44,6 +44,8 @@ struct Cli {
     #[command(flatten)]
     select: SelectArgs,
     #[command(flatten)]
+    features: FeatureArgs,
+    #[command(flatten)]
     explore: ExploreArgs,
     #[command(flatten)]
     mutate: MutateArgs,
@@ -197,9 +199,16 @@ struct SelectArgs {
     /// Compare against this git ref instead of the default base.
     #[arg(long, value_name = "REF")]
     base: Option<String>,
+    /// Take what changed from this unified diff file instead of git and a base (as
+    /// cargo-mutants' `--in-diff`), e.g. `git diff origin/main.. > pr.diff`.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["function", "all", "base"])]
+    in_diff: Option<PathBuf>,
     /// Only these packages of the workspace. Repeatable.
     #[arg(short, long, value_name = "SPEC")]
     package: Vec<String>,
+    /// Every package of the workspace (the default without `-p`).
+    #[arg(long, conflicts_with = "package")]
+    workspace: bool,
     /// Path to `Cargo.toml`.
     #[arg(long, value_name = "PATH")]
     manifest_path: Option<PathBuf>,
@@ -266,12 +275,64 @@ struct ExecArgs {
     memory_limit: u64,
 }
 
+/// Cargo's feature selection, passed to every build and test abex runs.
+#[derive(Args, Debug)]
+#[command(next_help_heading = "Feature Selection")]
+struct FeatureArgs {
+    /// Space or comma separated list of features to activate. Repeatable.
+    #[arg(short = 'F', long, value_name = "FEATURES")]
+    features: Vec<String>,
+    /// Activate all available features.
+    #[arg(long)]
+    all_features: bool,
+    /// Do not activate the `default` feature.
+    #[arg(long)]
+    no_default_features: bool,
+}
+
+impl FeatureArgs {
+    /// The flags as cargo takes them.
+    fn cargo_flags(&self) -> Vec<String> {
+        let mut flags = Vec::new();
+        let features: Vec<&str> = self
+            .features
+            .iter()
+            .flat_map(|f| f.split([' ', ',']))
+            .filter(|f| !f.is_empty())
+            .collect();
+        if !features.is_empty() {
+            flags.extend(["--features".to_string(), features.join(",")]);
+        }
+        if self.all_features {
+            flags.push("--all-features".into());
+        }
+        if self.no_default_features {
+            flags.push("--no-default-features".into());
+        }
+        flags
+    }
+}
+
+/// `--color`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum Color {
+    /// Colour on a terminal, unless `NO_COLOR` is set.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
 #[derive(Args, Debug)]
 #[command(next_help_heading = "Output")]
 struct OutputArgs {
     /// Output folder [default: `.abex/out` at the workspace root].
-    #[arg(long, value_name = "DIR")]
+    #[arg(short = 'o', long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Colour the terminal output [default: `CARGO_TERM_COLOR`, else auto].
+    #[arg(long, value_enum, env = "CARGO_TERM_COLOR", default_value = "auto", value_name = "WHEN")]
+    color: Color,
     /// Print the report as JSON on stdout.
     #[arg(long)]
     json: bool,
@@ -343,7 +404,18 @@ fn on_signals() {
 }
 
 fn main() -> ExitCode {
+    // Before anything else runs: the token and the model's key leave the environment (and the
+    // block `/proc/<pid>/environ` shows), so no build script or test abex runs can read them.
+    abex::secrets::withhold();
     let cli = parse();
+    match cli.output.color {
+        Color::Auto => {}
+        Color::Always | Color::Never => {
+            let on = matches!(cli.output.color, Color::Always);
+            console::set_colors_enabled(on);
+            console::set_colors_enabled_stderr(on);
+        }
+    }
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     if let Some(Sub::Merge { reports, out }) = &cli.command {
         return merge(reports, &cwd.join(out));
@@ -361,6 +433,7 @@ fn main() -> ExitCode {
     let mut cfg = RunConfig::new(LanguageOptions::Rust(RustOptions {
         manifest_path: cli.select.manifest_path.clone(),
         packages: cli.select.package.clone(),
+        cargo_flags: cli.features.cargo_flags(),
         test_scope: match cli.mutate.test_scope {
             Scope::Package => TestScope::Package,
             Scope::Dependents => TestScope::Dependents,
@@ -370,6 +443,7 @@ fn main() -> ExitCode {
     cfg.llm = cli.engine.options(&cwd);
     cfg.selection = selection;
     cfg.base = cli.select.base.clone();
+    cfg.diff_file = cli.select.in_diff.clone();
     cfg.out = cli.output.out.as_ref().map(|p| cwd.join(p));
     cfg.pairs = cli.explore.pairs;
     cfg.time_budget = cli.explore.time_budget;

@@ -613,3 +613,63 @@ fn a_function_abex_cannot_call_is_proven_through_a_caller_and_the_rest_says_why(
     }
     assert!(stderr(&o).contains("driven through"), "{}", stderr(&o));
 }
+
+#[test]
+fn feature_flags_reach_every_build_and_a_function_under_a_feature_is_analysed() {
+    let (_tmp, dir) = support::project("features");
+    let args = ["--offline", "--function", "src/lib.rs::bulk_discount", "--pairs", "200"];
+    // Without the feature, the function is not compiled: said, and nothing is tested.
+    let o = abex(&dir, &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = target(&report(&dir), "bulk_discount").clone();
+    assert_eq!(t["drive"]["reason"], "not compiled under the current features", "{t:#}");
+    assert_eq!(t["mutation"]["counts"]["killed"], 0);
+    // With it (cargo's `-F`, and `-o` for the output folder): explored, and its mutants tested
+    // against the test that exists only under the feature too (it kills some).
+    let o = abex(&dir, &[&args[..], &["-F", "bulk", "-o", ".abex/bulk"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(dir.join(".abex/bulk/report.json")).unwrap();
+    let r: Value = serde_json::from_str(&text).unwrap();
+    let t = target(&r, "bulk_discount");
+    assert!(t["exploration"]["bc_count"].as_u64().unwrap() > 0, "{t:#}");
+    let counts = &t["mutation"]["counts"];
+    assert!(counts["killed"].as_u64().unwrap() > 0 && counts["witnessed"].as_u64().unwrap() > 0);
+    // `--all-features` does the same; `--no-default-features` alone does not.
+    let o = abex(&dir, &[&args[..], &["--all-features", "--no-mutants"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(target(&report(&dir), "bulk_discount")["exploration"].is_object());
+    let o = abex(&dir, &[&args[..], &["--no-default-features", "--no-mutants"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(target(&report(&dir), "bulk_discount")["exploration"].is_null());
+    // `--workspace` is every package, so it cannot go with `-p`; `--color` as cargo's.
+    let o = abex(&dir, &["--workspace", "-p", "features"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o =
+        abex(&dir, &[&args[..], &["--workspace", "--no-mutants", "--color", "always"]].concat());
+    assert!(o.status.success() && stderr(&o).contains("\x1b["), "{}", stderr(&o));
+    let o = abex(&dir, &[&args[..], &["--no-mutants", "--color", "never"]].concat());
+    assert!(o.status.success() && !stderr(&o).contains("\x1b["), "{}", stderr(&o));
+}
+
+#[test]
+fn in_diff_takes_the_changed_functions_from_a_diff_file() {
+    let (tmp, dir) = support::project("review");
+    // A diff (without git's prefixes, as other tools write them) that touches `discount` only.
+    let diff = "--- src/lib.rs\n+++ src/lib.rs\n@@ -13 +13 @@\n-    if total >= 100 {\n+    if total >= 100 {\n";
+    let file = tmp.path().join("pr.diff");
+    std::fs::write(&file, diff).unwrap();
+    let o = abex(&dir, &["--offline", "--no-mutants", "--in-diff", file.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = report(&dir);
+    let names: Vec<&str> =
+        r["targets"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["discount"]);
+    assert_eq!(r["selection"], "diff");
+    // Not a diff, or no file: a usage error (exit 2) that says why.
+    std::fs::write(&file, "hello\n").unwrap();
+    let o = abex(&dir, &["--offline", "--in-diff", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("not a unified diff"), "{}", stderr(&o));
+    let o = abex(&dir, &["--offline", "--in-diff", "missing.diff", "--base", "main"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}

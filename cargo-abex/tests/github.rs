@@ -192,6 +192,8 @@ fn a_line_outside_github_s_diff_goes_into_the_review_body_and_failures_only_warn
     assert_eq!(
         calls,
         [
+            format!("GET {pulls}"),
+            "GET /api/v3/user".to_string(),
             format!("GET {pulls}/comments"),
             format!("POST {pulls}/reviews"),
             format!("GET {pulls}/files"),
@@ -262,6 +264,113 @@ fn a_project_in_a_subfolder_gets_comments_on_repository_paths() {
     let c = comments(&gh);
     assert_eq!(c.len(), 1, "{:#?}", gh.requests());
     assert_eq!((c[0]["path"].as_str(), c[0]["line"].as_u64()), (Some("shop/src/lib.rs"), Some(5)));
+
+    // `post` from a `workflow_run` job has no checkout: the report's recorded prefix gives the
+    // paths, of comments and of annotations.
+    let away = pr._tmp.path().join("artifact");
+    std::fs::create_dir(&away).unwrap();
+    std::fs::copy(pr.dir.join(".abex/out/report.json"), away.join("report.json")).unwrap();
+    let gh = FakeGitHub::start(&head, fake::patches(&top, "main"));
+    let o = in_actions(env!("CARGO_BIN_EXE_cargo-abex"), &pr, &gh)
+        .current_dir(&away)
+        .env("GITHUB_ACTIONS", "true")
+        .args(["abex", "post", "report.json", "--head-sha", &head])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let c = comments(&gh);
+    assert_eq!((c[0]["path"].as_str(), c[0]["line"].as_u64()), (Some("shop/src/lib.rs"), Some(5)));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("::warning file=shop/src/lib.rs,line=5,"), "{stdout}");
+}
+
+/// `cargo abex post` (as a `workflow_run` job runs it) on a saved report, against a fresh fake.
+fn post(pr: &Pr, gh: &FakeGitHub, extra: &[&str]) -> Output {
+    in_actions(env!("CARGO_BIN_EXE_cargo-abex"), pr, gh)
+        .args(["abex", "post", ".abex/out/report.json"])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn writes(gh: &FakeGitHub) -> Vec<String> {
+    let calls = gh.requests().into_iter().filter(|(m, _, _)| m != "GET");
+    calls.map(|(m, p, _)| format!("{m} {p}")).collect()
+}
+
+#[test]
+fn posting_checks_the_pull_request_owns_only_its_comments_and_never_doubles_a_review() {
+    let pr = pull_request();
+    let head = git(&pr.dir, &["rev-parse", "HEAD"]);
+    let patches = fake::patches(&pr.dir, "main");
+    let o = abex(&pr, &FakeGitHub::start(&head, patches.clone()), &["--offline"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let victim = "b".repeat(40);
+
+    // A fork's artifact whose event names another pull request (#2) is refused, whether it
+    // claims that pull request's head or the run's own; nothing is written.
+    for claimed in [victim.as_str(), head.as_str()] {
+        let gh = FakeGitHub::start(&head, patches.clone());
+        gh.state.lock().unwrap().other_pulls.insert(2, victim.clone());
+        fake::write_event_for(&pr.event, 2, claimed, true);
+        let o = post(&pr, &gh, &["--head-sha", &head, "--require-post"]);
+        assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+        assert!(stderr(&o).contains("pull request #2"), "{}", stderr(&o));
+        assert_eq!(writes(&gh), Vec::<String>::new());
+    }
+    // In a `workflow_run` job the run's head comes from its own (trusted) event by default.
+    let gh = FakeGitHub::start(&head, patches.clone());
+    gh.state.lock().unwrap().other_pulls.insert(2, victim.clone());
+    fake::write_event_for(&pr.event, 2, &victim, true);
+    let run_event = pr._tmp.path().join("workflow_run.json");
+    let trusted = serde_json::json!({"workflow_run": {"head_sha": head, "event": "pull_request"}});
+    std::fs::write(&run_event, trusted.to_string()).unwrap();
+    let o = in_actions(env!("CARGO_BIN_EXE_cargo-abex"), &pr, &gh)
+        .env("GITHUB_EVENT_PATH", &run_event)
+        .args(["abex", "post", ".abex/out/report.json", "--require-post", "--event"])
+        .arg(&pr.event)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("the run that made the report was for"), "{}", stderr(&o));
+    assert_eq!(writes(&gh), Vec::<String>::new());
+    fake::write_event(&pr.event, &head, false);
+
+    // A comment by another user that carries abex's marker is left alone (not closed, not
+    // joined); abex's own comments go beside it. A review that GitHub stored but answered with
+    // 502 is found, not posted twice.
+    let gh = FakeGitHub::start(&head, patches.clone());
+    let forged = format!("looks like abex\n<!-- abex:v1 fp={} -->\n", "e".repeat(64));
+    let mallory = gh.comment_as("mallory", "src/lib.rs", 5, &forged);
+    gh.state.lock().unwrap().fail_next_review_after_landing = true;
+    let o = post(&pr, &gh, &["--head-sha", &head, "--require-post"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("the review had landed"), "{}", stderr(&o));
+    assert_eq!(gh.state.lock().unwrap().reviews.len(), 1);
+    assert_eq!(gh.count("POST", "/reviews"), 1);
+    let c = comments(&gh);
+    assert_eq!(c.iter().find(|c| c["id"] == mallory).unwrap()["body"], forged.as_str());
+    assert!(!writes(&gh).iter().any(|w| w.ends_with(&format!("/comments/{mallory}"))));
+    let ours: Vec<u64> = c
+        .iter()
+        .filter(|c| c["user"]["login"] == "github-actions[bot]")
+        .map(|c| c["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ours, [5, 14]);
+
+    // A push moved the code under abex's comments (GitHub marks them outdated): each finding is
+    // posted again on its line, and the old comments say so.
+    gh.outdate_all();
+    let o = post(&pr, &gh, &["--require-post"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let c = comments(&gh);
+    let bot = |c: &&Value| c["user"]["login"] == "github-actions[bot]";
+    let fresh: Vec<u64> = c.iter().filter(bot).filter_map(|c| c["line"].as_u64()).collect();
+    assert_eq!(fresh, [5, 14]);
+    let moved =
+        c.iter().filter(bot).filter(|c| c["body"].as_str().unwrap().contains("abex: moved"));
+    assert_eq!(moved.count(), 2);
+    assert_eq!(c.iter().find(|c| c["id"] == mallory).unwrap()["body"], forged.as_str());
 }
 
 /// The action's `run.sh`, as `action.yml` runs it: `install` (here linking the binary the tests
@@ -354,6 +463,39 @@ fn check_action_metadata() {
             Some(&*format!("${{{{ steps.run.outputs.{name} }}}}"))
         );
     }
+}
+
+/// Every action the Action and the example workflows use from a third party is pinned by a full
+/// commit SHA (a tag can be moved to other code); abex's own (`<owner>/abex@v1`, a placeholder
+/// for the user's copy) and local ones (`./…`) are exempt.
+#[test]
+fn every_third_party_action_is_pinned_by_a_commit_sha() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = vec![root.join("action.yml")];
+    for dir in ["examples/workflows", ".github/workflows"] {
+        for entry in std::fs::read_dir(root.join(dir)).into_iter().flatten().flatten() {
+            files.push(entry.path());
+        }
+    }
+    let mut checked = 0;
+    for file in files.iter().filter(|f| f.extension().is_some_and(|e| e == "yml" || e == "yaml")) {
+        let text = std::fs::read_to_string(file).unwrap();
+        for line in text.lines() {
+            let Some((_, rest)) = line.split_once("uses:") else { continue };
+            let action = rest.split('#').next().unwrap().trim().trim_matches(['"', '\'']);
+            if action.starts_with("./") || action.starts_with("<owner>/abex@") {
+                continue;
+            }
+            let sha = action.rsplit_once('@').map(|(_, r)| r).unwrap_or("");
+            assert!(
+                sha.len() == 40 && sha.bytes().all(|b| b.is_ascii_hexdigit()),
+                "{}: `{action}` is not pinned by a commit SHA",
+                file.display()
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "only {checked} `uses:` found");
 }
 
 /// The model inputs are read by the engine from the environment, not by the script.

@@ -33,6 +33,32 @@ def git(cwd, *args):
     subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
 
 
+def action_env(tmp_path, binary, **extra):
+    """The environment of the Action's run step with the pytest front end and `post: false`:
+    none of the machine's GitHub, abex or pytest variables, then `extra`."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "ABEX_", "PYTEST_"))}
+    env.update(
+        PATH=os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")]),
+        RUNNER_TEMP=str(tmp_path / "runner"),
+        ABEX_BINARY=binary,
+        ABEX_FRONT_END="pytest",
+        ABEX_POST="false",
+    )
+    env.update(extra)
+    return env
+
+
+def run_action(tmp_path, project, env):
+    """`action/run.sh install`, then `action/run.sh run` in `project`."""
+    run_sh = REPO / "action" / "run.sh"
+    install = subprocess.run(["bash", str(run_sh), "install"], env=env, capture_output=True, text=True)
+    assert install.returncode == 0, install.stderr
+    env = dict(env, PATH=os.pathsep.join([str(tmp_path / "runner" / "abex" / "bin"), env["PATH"]]))
+    return subprocess.run(
+        ["bash", str(run_sh), "run"], cwd=project, env=env, capture_output=True, text=True, timeout=600
+    )
+
+
 def test_the_action_runs_pytest_and_writes_the_summary_and_outputs(tmp_path):
     binary = cargo_abex()
     project = tmp_path / "project"
@@ -48,28 +74,15 @@ def test_the_action_runs_pytest_and_writes_the_summary_and_outputs(tmp_path):
     (project / "pricing.py").write_text(PRICING)
 
     summary, outputs = tmp_path / "summary.md", tmp_path / "outputs"
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("GITHUB_", "ABEX_", "PYTEST_"))
-    }
-    env.update(
-        PATH=os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")]),
-        RUNNER_TEMP=str(tmp_path / "runner"),
-        ABEX_BINARY=binary,
-        ABEX_FRONT_END="pytest",
-        ABEX_POST="false",
+    env = action_env(
+        tmp_path,
+        binary,
         ABEX_FAIL_ON="finding",
+        GITHUB_ACTIONS="true",
         GITHUB_STEP_SUMMARY=str(summary),
         GITHUB_OUTPUT=str(outputs),
     )
-    run_sh = REPO / "action" / "run.sh"
-    install = subprocess.run(["bash", str(run_sh), "install"], env=env, capture_output=True, text=True)
-    assert install.returncode == 0, install.stderr
-    env["PATH"] = os.pathsep.join([str(tmp_path / "runner" / "abex" / "bin"), env["PATH"]])
-    run = subprocess.run(
-        ["bash", str(run_sh), "run"], cwd=project, env=env, capture_output=True, text=True, timeout=600
-    )
+    run = run_action(tmp_path, project, env)
     out = run.stdout + run.stderr
 
     report = json.loads((project / ".abex" / "out" / "report.json").read_text())
@@ -78,6 +91,11 @@ def test_the_action_runs_pytest_and_writes_the_summary_and_outputs(tmp_path):
     assert target["name"] == "bulk_discount", out
     gaps = [m for m in target["mutation"]["mutants"] if m["status"] == "survived" and m.get("witness")]
     assert gaps, out
+    # A workflow annotation per gap in the step's log, on the changed file.
+    annotations = [l for l in run.stdout.splitlines() if l.startswith("::warning file=pricing.py,line=")]
+    assert len(annotations) == len(gaps), out
+    # The job summary is written once (by the poster, not also by the plugin).
+    assert summary.read_text().count("## abex") == 1, summary.read_text()
     # fail-on finding: exit 1 with gaps, and the summary and outputs are written all the same.
     assert run.returncode == 1, out
     text = summary.read_text()

@@ -295,8 +295,8 @@ def test_a_killed_model_mutant_is_reported_back_and_a_new_one_runs(project, mark
 
 
 class FakeGitHub:
-    """A fake GitHub REST API on 127.0.0.1 for one pull request with no earlier comments: lists
-    are empty, a created review is recorded and gets id 11."""
+    """A fake GitHub REST API on 127.0.0.1 for pull request #7 at head ``a…a`` with no earlier
+    comments: lists are empty, a created review is recorded and gets id 11."""
 
     def __init__(self):
         self.reviews = []
@@ -317,7 +317,12 @@ class FakeGitHub:
 
             def do_GET(self):
                 fake.requests.append(("GET", self.path, self.headers.get("Authorization")))
-                self.answer(200, [])
+                if self.path.rstrip("/") == "/repos/octo/shop/pulls/7":
+                    self.answer(200, {"number": 7, "head": {"sha": "a" * 40}})
+                elif self.path.startswith("/user"):
+                    self.answer(403, {"message": "Resource not accessible by integration"})
+                else:
+                    self.answer(200, [])
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))

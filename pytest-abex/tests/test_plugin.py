@@ -106,6 +106,30 @@ def test_a_run_finds_a_witnessed_survivor_and_a_suggested_test_that_kills_it(pro
     project.runpytest("test_suggested.py", "-p", "no:cacheprovider").assert_outcomes(failed=1)
 
 
+def test_fail_on_finding_sets_pytest_s_exit_status_like_cargo_abex(project):
+    args = ("-p", "no:cacheprovider", "--abex", "--abex-function", "pricing.py::bulk_discount", "--abex-offline")
+    result = project.runpytest(*args, "--abex-fail-on", "finding")
+    result.assert_outcomes(passed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert "gap(s) found: exit status 1 (--abex-fail-on finding)" in result.stdout.str()
+    # By default (and with `never`) the exit status is pytest's own.
+    assert project.runpytest(*args).ret == pytest.ExitCode.OK
+    assert project.runpytest(*args, "--abex-fail-on", "never").ret == pytest.ExitCode.OK
+    bad = project.runpytest("--abex", "--abex-fail-on", "sometimes")
+    assert bad.ret == pytest.ExitCode.USAGE_ERROR
+
+
+def test_without_fork_the_plugin_says_abex_needs_posix(project, monkeypatch):
+    import os
+
+    monkeypatch.delattr(os, "fork")
+    result = project.runpytest("--abex")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "pytest-abex needs os.fork (Linux, macOS" in result.stderr.str()
+    # Without --abex the plugin stays out of the way.
+    project.runpytest().assert_outcomes(passed=1)
+
+
 def test_an_exception_is_an_error_outcome_and_an_infinite_loop_a_timeout(pytester):
     pytester.makepyfile(
         spin='''

@@ -75,6 +75,10 @@ impl ApiError {
     }
 }
 
+fn is_server_error(e: &octocrab::Error) -> bool {
+    matches!(e, octocrab::Error::GitHub { source, .. } if source.status_code.as_u16() >= 500)
+}
+
 /// How long to wait before retrying after `e`, if it is worth retrying at all.
 fn retry_wait(e: &octocrab::Error) -> Option<Duration> {
     let octocrab::Error::GitHub { source, .. } = e else { return None };
@@ -112,6 +116,23 @@ struct ApiComment {
     body: String,
     in_reply_to_id: Option<u64>,
     reactions: Option<Reactions>,
+    user: Option<User>,
+}
+
+#[derive(Deserialize)]
+struct User {
+    login: String,
+}
+
+#[derive(Deserialize)]
+struct ApiPull {
+    number: u64,
+    head: ApiHead,
+}
+
+#[derive(Deserialize)]
+struct ApiHead {
+    sha: String,
 }
 
 #[derive(Deserialize)]
@@ -133,9 +154,17 @@ struct Created {
 
 #[derive(Deserialize)]
 struct ApiReview {
+    id: u64,
     #[serde(default)]
     body: Option<String>,
+    #[serde(default)]
+    commit_id: Option<String>,
+    user: Option<User>,
 }
+
+/// The login that posts when the token's own cannot be read: `GITHUB_TOKEN`'s, which `GET /user`
+/// refuses.
+pub const ACTIONS_LOGIN: &str = "github-actions[bot]";
 
 /// One inline comment of a new review.
 #[derive(Serialize)]
@@ -168,6 +197,8 @@ pub struct Client {
     gh: Octocrab,
     pr: PullRequest,
     max_wait: Duration,
+    /// The login that posts (see [`Client::identity`]): only its comments are abex's.
+    pub identity: String,
     /// What happened along the way that a person may want to know (retries).
     pub notes: Vec<String>,
 }
@@ -184,7 +215,8 @@ impl Client {
             .set_read_timeout(Some(Duration::from_secs(60)))
             .build()
             .map_err(|e| ApiError::new(&what, e))?;
-        Ok(Client { gh, pr: ctx.pull_request.clone(), max_wait, notes: Vec::new() })
+        let identity = ACTIONS_LOGIN.to_string();
+        Ok(Client { gh, pr: ctx.pull_request.clone(), max_wait, identity, notes: Vec::new() })
     }
 
     fn route(&self, tail: &str) -> String {
@@ -196,10 +228,28 @@ impl Client {
         F: Fn() -> Fut,
         Fut: Future<Output = octocrab::Result<T>>,
     {
+        self.retrying_on(what, true, call).await
+    }
+
+    /// [`Client::retrying`], with retries on a server error only when `server_errors` (a `POST`
+    /// that failed with 5xx may still have landed).
+    async fn retrying_on<T, F, Fut>(
+        &mut self,
+        what: &str,
+        server_errors: bool,
+        call: F,
+    ) -> Result<T, ApiError>
+    where
+        F: Fn() -> Fut,
+        Fut: Future<Output = octocrab::Result<T>>,
+    {
         let mut retries = 0;
         loop {
             match call().await {
                 Ok(v) => return Ok(v),
+                Err(e) if !server_errors && is_server_error(&e) => {
+                    return Err(ApiError::new(what, e))
+                }
                 Err(e) => match retry_wait(&e) {
                     Some(wait) if retries < 3 && wait <= self.max_wait => {
                         retries += 1;
@@ -252,15 +302,47 @@ impl Client {
                 body: c.body,
                 in_reply_to: c.in_reply_to_id,
                 thumbs_down: c.reactions.map_or(0, |r| r.thumbs_down),
+                mine: c.user.is_some_and(|u| u.login == self.identity),
             })
             .collect())
     }
 
-    /// The bodies of the pull request's reviews.
+    /// The bodies of the pull request's reviews that the posting identity wrote.
     pub async fn review_bodies(&mut self) -> Result<Vec<String>, ApiError> {
+        Ok(self.own_reviews().await?.into_iter().filter_map(|r| r.body).collect())
+    }
+
+    async fn own_reviews(&mut self) -> Result<Vec<ApiReview>, ApiError> {
         let route = self.route(&format!("pulls/{}/reviews", self.pr.number));
         let list: Vec<ApiReview> = self.all(route).await?;
-        Ok(list.into_iter().filter_map(|r| r.body).collect())
+        let identity = self.identity.clone();
+        Ok(list
+            .into_iter()
+            .filter(|r| r.user.as_ref().is_some_and(|u| u.login == identity))
+            .collect())
+    }
+
+    /// Learns the login that posts ([`Client::identity`]): `GET /user` for a personal or app
+    /// user token; [`ACTIONS_LOGIN`] when GitHub refuses it (`GITHUB_TOKEN`), or `given`.
+    pub async fn learn_identity(&mut self, given: Option<&str>) {
+        if let Some(login) = given.filter(|l| !l.is_empty()) {
+            self.identity = login.to_string();
+            return;
+        }
+        let gh = self.gh.clone();
+        let me: Result<serde_json::Value, _> = gh.get("/user", None::<&()>).await;
+        if let Some(login) = me.ok().and_then(|u| u["login"].as_str().map(String::from)) {
+            self.identity = login;
+        }
+    }
+
+    /// The pull request's number and head commit, as GitHub has them now.
+    pub async fn pull_request(&mut self) -> Result<(u64, String), ApiError> {
+        let route = self.route(&format!("pulls/{}", self.pr.number));
+        let what = format!("GET {route}");
+        let gh = self.gh.clone();
+        let pull: ApiPull = self.retrying(&what, || gh.get(&route, None::<&()>)).await?;
+        Ok((pull.number, pull.head.sha.to_lowercase()))
     }
 
     /// The right-side lines of the pull request's diff per file, as GitHub sees it; a file whose
@@ -274,13 +356,34 @@ impl Client {
             .collect())
     }
 
-    /// Creates a review (event `COMMENT`); returns its id.
+    /// Creates a review (event `COMMENT`); returns its id. A server error may come after the
+    /// review landed, so before trying again it looks for a review of the posting identity with
+    /// the same commit and body, and takes that one if there is.
     pub async fn create_review(&mut self, req: &ReviewRequest<'_>) -> Result<u64, ApiError> {
         let route = self.route(&format!("pulls/{}/reviews", self.pr.number));
         let what = format!("POST {route}");
         let gh = self.gh.clone();
-        let created: Created = self.retrying(&what, || gh.post(&route, Some(req))).await?;
-        Ok(created.id)
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            let err = match self.retrying_on(&what, false, || gh.post(&route, Some(req))).await {
+                Ok(Created { id }) => return Ok(id),
+                Err(e @ ApiError::Status { status: 500.., .. }) => e,
+                Err(e) => return Err(e),
+            };
+            let landed = self.own_reviews().await?.into_iter().find(|r| {
+                r.commit_id.as_deref() == Some(req.commit_id) && r.body.as_deref() == Some(req.body)
+            });
+            if let Some(r) = landed {
+                self.notes.push(format!("{what}: {err}; the review had landed (id {})", r.id));
+                return Ok(r.id);
+            }
+            if attempts >= 3 {
+                return Err(err);
+            }
+            self.notes.push(format!("{what}: {err}; no review landed, retried after 1 s"));
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
     }
 
     /// Replaces the body of review comment `id`.

@@ -95,6 +95,16 @@ pub fn read(path: &Path, repository: &str) -> Result<PullRequest, EventError> {
     })
 }
 
+/// The head commit of the run that triggered this `workflow_run` job
+/// (`workflow_run.head_sha` of `GITHUB_EVENT_PATH`): trusted, unlike an artifact's event file.
+/// `None` outside such a job.
+pub fn workflow_run_head() -> Option<String> {
+    let path = std::env::var_os("GITHUB_EVENT_PATH").filter(|p| !p.is_empty())?;
+    let event: serde_json::Value = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
+    let sha = event.get("workflow_run")?.get("head_sha")?.as_str()?;
+    (sha.len() == 40 && sha.bytes().all(|b| b.is_ascii_hexdigit())).then(|| sha.to_lowercase())
+}
+
 /// Where and as whom to post.
 #[derive(Clone, Debug)]
 pub struct Context {
@@ -107,8 +117,7 @@ pub struct Context {
 }
 
 fn var(name: &'static str, hint: &'static str) -> Result<String, EventError> {
-    std::env::var(name)
-        .ok()
+    crate::secrets::var(name)
         .filter(|v| !v.trim().is_empty())
         .ok_or(EventError::MissingVar(name, hint))
 }

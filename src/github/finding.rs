@@ -9,9 +9,7 @@
 
 use std::fmt::Write as _;
 
-use sha2::{Digest, Sha256};
-
-use crate::report::{MutantReport, MutantStatus, Report, TargetReport};
+use crate::report::{MutantReport, Report, TargetReport};
 use crate::value::stringify_input;
 
 /// GitHub rejects comment and review bodies longer than this many characters.
@@ -41,28 +39,10 @@ pub struct Finding {
     pub test: Option<String>,
 }
 
-/// Collapses runs of whitespace so that reformatting does not change a fingerprint.
-fn normalise(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 /// The fingerprint of a gap (see the module documentation); `ordinal` tells apart identical
 /// mutants of one function.
 pub fn fingerprint(path: &str, function: &str, m: &MutantReport, ordinal: usize) -> String {
-    let operator = serde_json::to_string(&m.operator).unwrap_or_default();
-    let mut h = Sha256::new();
-    for part in [
-        path,
-        function,
-        &operator,
-        &normalise(&m.original),
-        &normalise(&m.replacement),
-        &ordinal.to_string(),
-    ] {
-        h.update(part.as_bytes());
-        h.update([0]);
-    }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    m.gap_fingerprint(path, function, ordinal)
 }
 
 /// Inline code that survives backticks, newlines and table pipes in the text.
@@ -134,27 +114,14 @@ fn explain(t: &TargetReport, m: &MutantReport, path: &str) -> String {
 /// The findings of `report`: every survivor with a witness (never a possibly equivalent one),
 /// in report order. `prefix` is the project root relative to the repository root.
 pub fn findings(report: &Report, prefix: &str) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for t in &report.targets {
-        let Some(mr) = &t.mutation else { continue };
-        let mut seen: Vec<String> = Vec::new();
-        for m in &mr.mutants {
-            if m.status != MutantStatus::Survived || m.witness.is_none() || m.possibly_equivalent {
-                continue;
-            }
-            let file = m.file.to_string_lossy().replace('\\', "/");
-            let path = match prefix.trim_matches('/') {
-                "" => file,
-                p => format!("{p}/{file}"),
-            };
+    report
+        .gaps(prefix)
+        .into_iter()
+        .map(|g| {
+            let (t, m, path) = (g.target, g.mutant, g.path);
             let function = t.target.qualified_name.clone();
-            let key = fingerprint(&path, &function, m, 0);
-            let ordinal = seen.iter().filter(|k| **k == key).count();
-            seen.push(key.clone());
-            let fingerprint =
-                if ordinal == 0 { key } else { self::fingerprint(&path, &function, m, ordinal) };
-            out.push(Finding {
-                fingerprint,
+            Finding {
+                fingerprint: g.fingerprint,
                 title: format!("`{path}:{}` `{function}`: {}", m.line, m.description),
                 body: explain(t, m, &path),
                 test: test_of(t, m),
@@ -162,10 +129,9 @@ pub fn findings(report: &Report, prefix: &str) -> Vec<Finding> {
                 function,
                 line: m.line,
                 changed_lines: t.target.changed_lines.clone(),
-            });
-        }
-    }
-    out
+            }
+        })
+        .collect()
 }
 
 /// The hidden marker of one finding, on a line of its own.
@@ -272,13 +238,31 @@ pub fn comment_body(findings: &[&Finding]) -> String {
 
 /// The body that says the gaps of a comment are closed, keeping what it said before.
 pub fn closed_body(previous: &str, fingerprints: &[String], head_sha: &str) -> String {
+    let short = head_sha.get(..7).unwrap_or(head_sha);
+    let news = format!(
+        "### ✅ abex: closed\n\nAs of {short}, abex no longer finds this gap: the tests now pin it \
+         down, or the code changed."
+    );
+    retired_body(previous, fingerprints, &news)
+}
+
+/// The body of an outdated comment whose gaps abex posted again on their new line: what it said
+/// folded away, its markers kept and marked closed (no later run edits it again).
+pub fn moved_body(previous: &str, fingerprints: &[String], head_sha: &str) -> String {
+    let short = head_sha.get(..7).unwrap_or(head_sha);
+    let news = format!(
+        "### ↪ abex: moved\n\nAs of {short}, the code under this comment changed; the gap is \
+         still there, and abex commented on its new line."
+    );
+    retired_body(previous, fingerprints, &news)
+}
+
+/// `news`, then what `previous` said in a `<details>` block, then closed markers.
+fn retired_body(previous: &str, fingerprints: &[String], news: &str) -> String {
     let before: Vec<&str> =
         previous.lines().take_while(|l| !l.trim_start().starts_with("<!-- abex:v1")).collect();
-    let short = head_sha.get(..7).unwrap_or(head_sha);
     let text = format!(
-        "### ✅ abex: closed\n\nAs of {short}, abex no longer finds this gap: the tests now pin it \
-         down, or the code changed.\n\n<details><summary>What it said before</summary>\n\n{}\n\
-         </details>\n\n",
+        "{news}\n\n<details><summary>What it said before</summary>\n\n{}\n</details>\n\n",
         before.join("\n").trim()
     );
     let fps: Vec<&str> = fingerprints.iter().map(String::as_str).collect();
@@ -289,6 +273,7 @@ pub fn closed_body(previous: &str, fingerprints: &[String], head_sha: &str) -> S
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::MutantStatus;
 
     fn fp(c: char) -> String {
         std::iter::repeat_n(c, 64).collect()

@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use super::finding::{closed_body, comment_body, markers, Finding, Markers};
+use super::finding::{closed_body, comment_body, markers, moved_body, Finding, Markers};
 
 /// A review comment already on the pull request, as listed by the API.
 #[derive(Clone, Debug, Default)]
@@ -27,6 +27,9 @@ pub struct Existing {
     pub in_reply_to: Option<u64>,
     /// 👎 reactions.
     pub thumbs_down: u64,
+    /// Whether the posting identity wrote it: only then can it be abex's (a marker in anyone
+    /// else's comment is text, never a claim).
+    pub mine: bool,
 }
 
 /// A new inline comment.
@@ -107,8 +110,11 @@ pub fn plan(
     complete: bool,
     head_sha: &str,
 ) -> Plan {
-    let own: Vec<(&Existing, Markers)> =
-        existing.iter().filter_map(|c| markers(&c.body).map(|m| (c, m))).collect();
+    let own: Vec<(&Existing, Markers)> = existing
+        .iter()
+        .filter(|c| c.mine)
+        .filter_map(|c| markers(&c.body).map(|m| (c, m)))
+        .collect();
     let mut suppressed_fps: HashSet<&str> = HashSet::new();
     for (c, m) in &own {
         let replied = existing.iter().any(|r| r.in_reply_to == Some(c.id) && ignores(&r.body));
@@ -120,6 +126,11 @@ pub fn plan(
     let mut by_line: HashMap<(&str, u64), u64> = HashMap::new();
     let mut blocked: HashSet<(&str, u64)> = HashSet::new();
     for (c, m) in &own {
+        // An outdated comment (no line any more) keeps its suppressions but no finding: its
+        // findings are posted again on their new line.
+        if c.line.is_none() {
+            continue;
+        }
         for fp in &m.fingerprints {
             by_fp.entry(fp.as_str()).or_insert(c.id);
         }
@@ -180,6 +191,13 @@ pub fn plan(
                     out.updates.push(Edit { id: c.id, body });
                 }
             }
+            None if !m.closed
+                && c.line.is_none()
+                && findings.iter().any(|f| m.fingerprints.contains(&f.fingerprint)) =>
+            {
+                out.closes
+                    .push(Edit { id: c.id, body: moved_body(&c.body, &m.fingerprints, head_sha) });
+            }
             None if !m.closed && complete => {
                 out.closes
                     .push(Edit { id: c.id, body: closed_body(&c.body, &m.fingerprints, head_sha) });
@@ -229,8 +247,40 @@ mod tests {
             path: "src/lib.rs".into(),
             line: Some(line),
             body: comment_body(fs),
+            mine: true,
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn a_marker_in_someone_else_s_comment_is_not_abex_s() {
+        let a = finding('a', 8, &[8]);
+        // Another user pasted abex's comment (markers and all): abex neither closes nor joins it.
+        let forged = Existing { mine: false, ..posted(1, 8, &[&finding('e', 8, &[8])]) };
+        let p = plan(std::slice::from_ref(&a), std::slice::from_ref(&forged), 30, true, "s");
+        assert!(p.closes.is_empty() && p.updates.is_empty(), "{p:?}");
+        assert_eq!(
+            p.new,
+            vec![NewComment { path: "src/lib.rs".into(), line: 8, findings: vec![a] }]
+        );
+        // The same comment by the posting identity would have been closed.
+        let p = plan(&[], &[Existing { mine: true, ..forged }], 30, true, "s");
+        assert_eq!(p.closes.len(), 1);
+    }
+
+    #[test]
+    fn an_outdated_comment_s_finding_is_posted_again_on_its_new_line_and_the_old_one_marked() {
+        let (a, b) = (finding('a', 12, &[12]), finding('b', 20, &[20]));
+        let outdated = Existing { line: None, ..posted(1, 8, &[&a]) };
+        let gone = Existing { line: None, ..posted(2, 9, &[&finding('e', 9, &[9])]) };
+        let p = plan(&[a.clone(), b.clone()], &[outdated, gone], 30, true, "0123456789");
+        let new: Vec<(usize, &str)> =
+            p.new.iter().map(|n| (n.line, n.findings[0].title.as_str())).collect();
+        assert_eq!(new, vec![(12, "gap a"), (20, "gap b")]);
+        let edits: Vec<(u64, bool)> =
+            p.closes.iter().map(|e| (e.id, e.body.contains("abex: moved"))).collect();
+        assert_eq!(edits, vec![(1, true), (2, false)]);
+        assert!(p.closes.iter().all(|e| markers(&e.body).unwrap().closed));
     }
 
     #[test]

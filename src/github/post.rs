@@ -5,7 +5,6 @@
 //! body did not list) posts no review. The report is only read; a failure here never touches it.
 
 use std::fmt::Write as _;
-use std::path::Path;
 use std::time::Duration;
 
 use super::api::{ApiError, Client, ReviewComment, ReviewRequest};
@@ -21,14 +20,27 @@ pub struct PostOptions {
     pub max_comments: usize,
     /// The longest wait for a rate limit before giving up.
     pub max_wait: Duration,
-    /// The project root relative to the repository root; `None` asks git in the report's
-    /// project root (only for a report this run wrote: see [`super::Publish::in_run`]).
+    /// The project root relative to the repository root; `None` takes the one the run recorded
+    /// in the report (`Report::repo_prefix`, ignored when it could leave the repository).
     pub path_prefix: Option<String>,
+    /// The head commit of the run the report came from, when the event file is not trusted
+    /// (`cargo abex post` in a `workflow_run` job: `github.event.workflow_run.head_sha`). The
+    /// pull request the event names must have that head, or nothing is posted.
+    pub expect_head_sha: Option<String>,
+    /// The login that posts, when `GET /user` cannot tell (a GitHub App's bot); by default the
+    /// token's own, or `github-actions[bot]` for `GITHUB_TOKEN`.
+    pub identity: Option<String>,
 }
 
 impl Default for PostOptions {
     fn default() -> Self {
-        PostOptions { max_comments: 30, max_wait: Duration::from_secs(120), path_prefix: None }
+        PostOptions {
+            max_comments: 30,
+            max_wait: Duration::from_secs(120),
+            path_prefix: None,
+            expect_head_sha: None,
+            identity: None,
+        }
     }
 }
 
@@ -61,21 +73,12 @@ pub enum PostError {
     /// A GitHub call failed.
     #[error(transparent)]
     Api(#[from] ApiError),
+    /// The pull request is not the one the report was made for.
+    #[error("{0}")]
+    Mismatch(String),
     /// The async runtime could not start.
     #[error("failed to start the HTTP runtime: {0}")]
     Runtime(std::io::Error),
-}
-
-/// The project root relative to the top of its git repository, `""` at the top or when unknown.
-fn git_prefix(root: &Path) -> String {
-    std::process::Command::new("git")
-        .args(["rev-parse", "--show-prefix"])
-        .current_dir(root)
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().trim_end_matches('/').to_string())
-        .unwrap_or_default()
 }
 
 /// The review's own text: counts, and every finding that is not on a line (with its marker, so
@@ -119,11 +122,13 @@ pub fn review_body(p: &Plan, all: &[Finding]) -> String {
 }
 
 async fn run(report: &Report, ctx: &Context, opts: &PostOptions) -> Result<Posted, PostError> {
-    let prefix = opts.path_prefix.clone().unwrap_or_else(|| git_prefix(&report.project_root));
+    let prefix = opts.path_prefix.clone().unwrap_or_else(|| report.safe_prefix().to_string());
     let all = findings(report, &prefix);
     let mut client = Client::new(ctx, opts.max_wait)?;
-    let existing = client.comments().await?;
     let head = &ctx.pull_request.head_sha;
+    verify(&mut client, ctx, opts).await?;
+    client.learn_identity(opts.identity.as_deref()).await;
+    let existing = client.comments().await?;
     let mut p = plan(&all, &existing, opts.max_comments, report.complete, head);
     let mut posted = Posted::default();
     // Findings an earlier review's body already listed do not call for a new review.
@@ -185,6 +190,38 @@ async fn run(report: &Report, ctx: &Context, opts: &PostOptions) -> Result<Poste
     posted.in_body = p.unplaced.iter().map(|(f, why)| (f.title.clone(), why.describe())).collect();
     posted.notes = client.notes;
     Ok(posted)
+}
+
+/// Checks the pull request against the run: GitHub's head of the pull request the event names
+/// must be the event's head (else a newer push's run will post), and the head of the run the
+/// report came from, when given (else the event, from an artifact, names another pull request).
+async fn verify(client: &mut Client, ctx: &Context, opts: &PostOptions) -> Result<(), PostError> {
+    let pr = &ctx.pull_request;
+    let (number, head) = client.pull_request().await?;
+    if number != pr.number {
+        return Err(PostError::Mismatch(format!(
+            "GitHub's pull request #{number} is not the event's #{}",
+            pr.number
+        )));
+    }
+    if let Some(expected) = opts.expect_head_sha.as_deref().map(str::to_lowercase) {
+        if expected != pr.head_sha || expected != head {
+            return Err(PostError::Mismatch(format!(
+                "refused: the report's event names pull request #{number} at {}, whose head is \
+                 {head}, but the run that made the report was for {expected}\nhint: an artifact \
+                 naming another pull request is never posted",
+                pr.head_sha
+            )));
+        }
+    }
+    if head != pr.head_sha {
+        return Err(PostError::Mismatch(format!(
+            "pull request #{number} has moved on to {head}; the report is for {}: the run for \
+             the newer commit posts",
+            pr.head_sha
+        )));
+    }
+    Ok(())
 }
 
 /// Posts `report` on the pull request of `ctx`. Blocks; runs its own single-threaded runtime.

@@ -17,8 +17,8 @@ pub struct Publish {
     /// Posting from the analysis run itself (`--post-review`): a fork's pull request is not
     /// posted on, since its token is read-only. False for `cargo abex post` in a `workflow_run`
     /// job, whose token can post on a fork's pull request; there the report may come from an
-    /// untrusted artifact, so git is never run in the folder it names, and comment paths take
-    /// `options.path_prefix` or none.
+    /// untrusted artifact, whose recorded path prefix is used only if it stays inside the
+    /// repository.
     pub in_run: bool,
     /// The event file, instead of `GITHUB_EVENT_PATH`.
     pub event: Option<PathBuf>,
@@ -63,8 +63,9 @@ pub fn publish(report: &Report, report_path: &Path, what: &Publish) -> Published
                 .to_string());
         }
         let mut options = what.options.clone();
-        if !what.in_run && options.path_prefix.is_none() {
-            options.path_prefix = Some(String::new());
+        if !what.in_run && options.expect_head_sha.is_none() {
+            // In a `workflow_run` job, the run's own head guards against an artifact's event.
+            options.expect_head_sha = super::event::workflow_run_head();
         }
         post(report, &ctx, &options).map_err(|e| e.to_string())
     });

@@ -29,7 +29,7 @@ pub fn start(
     root: &Path,
     deadline: Option<Instant>,
 ) -> Result<Result<Session, LlmReport>, EngineError> {
-    let env = |k: &str| std::env::var(k).ok();
+    let env = |k: &str| crate::secrets::var(k);
     match config::resolve(opts, &env, root)? {
         Resolved::Offline(why) => Ok(Err(LlmReport {
             engine: "offline".into(),

@@ -53,6 +53,10 @@ pub fn choose<C: Catalog>(
             }
             (out, None)
         }
+        Selection::Diff if cfg.diff_file.is_some() => {
+            let file = cfg.cwd.join(cfg.diff_file.as_deref().unwrap_or(Path::new("")));
+            (catalog.changed(&diff::changes_from_file(root, &file)?), None)
+        }
         Selection::Diff => {
             let base = diff::resolve_base(root, cfg.base.as_deref())?;
             let changes = diff::changes(root, &base)?;

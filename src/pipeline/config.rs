@@ -80,11 +80,19 @@ pub struct RustOptions {
     pub packages: Vec<String>,
     /// `--test-scope`.
     pub test_scope: TestScope,
+    /// Feature flags passed to every cargo build and test (`--features a,b`, `--all-features`,
+    /// `--no-default-features`).
+    pub cargo_flags: Vec<String>,
 }
 
 impl Default for RustOptions {
     fn default() -> Self {
-        RustOptions { manifest_path: None, packages: Vec::new(), test_scope: TestScope::Dependents }
+        RustOptions {
+            manifest_path: None,
+            packages: Vec::new(),
+            test_scope: TestScope::Dependents,
+            cargo_flags: Vec::new(),
+        }
     }
 }
 
@@ -120,6 +128,8 @@ pub struct RunConfig {
     pub selection: Selection,
     /// The base ref of the diff (`--base`; default `origin/main`, else `main`, else `master`).
     pub base: Option<String>,
+    /// A unified diff file that says what changed, instead of git and a base (`--in-diff`).
+    pub diff_file: Option<PathBuf>,
     /// The output folder (default `.abex/out` at the project root).
     pub out: Option<PathBuf>,
     /// Pair budget per target.
@@ -157,6 +167,7 @@ impl RunConfig {
         RunConfig {
             selection: Selection::Diff,
             base: None,
+            diff_file: None,
             out: None,
             pairs: Defaults::PAIRS,
             time_budget: None,

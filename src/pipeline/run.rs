@@ -177,6 +177,7 @@ fn empty_report(
         abex_version: env!("CARGO_PKG_VERSION").into(),
         language: front.language().into(),
         project_root: front.root().to_path_buf(),
+        repo_prefix: crate::targets::diff::repo_prefix(front.root()),
         base: front.base().cloned(),
         selection: cfg.selection.name().into(),
         settings: Settings {

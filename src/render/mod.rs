@@ -8,13 +8,17 @@
 //! - `junit`: `junit.xml`;
 //! - `leftovers`: the survivors without a witness grouped by reason, for the three above;
 //! - `stryker`: `mutation-report.json` in the mutation-testing-report-schema;
-//! - `html`: `report.html`, boundary maps, QD-score charts and the mutants in their source.
+//! - `html`: `report.html`, boundary maps, QD-score charts and the mutants in their source;
+//! - `sarif`: `abex.sarif`, SARIF 2.1.0 for code scanning;
+//! - `annotations`: GitHub Actions `::warning` lines, one per gap.
 
+pub mod annotations;
 pub mod html;
 pub mod junit;
 pub mod leftovers;
 pub mod markdown;
 pub mod progress;
+pub mod sarif;
 pub mod stryker;
 pub mod text;
 

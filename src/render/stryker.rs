@@ -322,6 +322,7 @@ pub fn clamp(x: i32, lo: i32, hi: i32) -> i32 {
             abex_version: "0.1.0".into(),
             language: "rust".into(),
             project_root: PathBuf::from("/work/demo"),
+            repo_prefix: String::new(),
             base: None,
             selection: "diff".into(),
             settings: Settings {

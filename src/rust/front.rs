@@ -37,8 +37,9 @@ impl RustFront {
             LanguageOptions::Rust(o) => o.clone(),
             LanguageOptions::Python(_) => Default::default(),
         };
-        let ws = workspace::load(opts.manifest_path.as_deref(), &opts.packages)
+        let mut ws = workspace::load(opts.manifest_path.as_deref(), &opts.packages)
             .map_err(|e| RunError::front(RustError::from(e)))?;
+        ws.cargo_flags = opts.cargo_flags.clone();
         let (chosen, choice) = crate::pipeline::choose(&ws, cfg, &ws.root.clone(), "rust")?;
         Ok(RustFront {
             sel: Selected { ws, chosen, test_scope: opts.test_scope },
@@ -107,7 +108,7 @@ impl FrontEnd for RustFront {
     }
 
     fn cache_parts(&self, i: usize) -> Vec<Vec<u8>> {
-        let scope = format!("{:?}", self.sel.test_scope);
+        let scope = format!("{:?} {:?}", self.sel.test_scope, self.sel.ws.cargo_flags);
         vec![scope.into_bytes(), self.tests_fingerprint(self.sel.chosen[i].krate).into_bytes()]
     }
 

@@ -113,6 +113,8 @@ pub struct HarnessRequest<'a> {
     pub apply: Option<(u32, &'a Mutant)>,
     /// Parts already known not to compile (from an earlier build of the same sources).
     pub known_dropped: BTreeMap<Part, String>,
+    /// Feature flags every cargo build gets (`--features …`, `--all-features`, …).
+    pub cargo_flags: &'a [String],
 }
 
 /// A built harness.
@@ -610,10 +612,16 @@ struct CargoRun {
     stderr: String,
 }
 
-fn cargo(tree: &Path, target_dir: &Path, args: &[&str]) -> Result<CargoRun, HarnessError> {
+fn cargo(
+    tree: &Path,
+    target_dir: &Path,
+    args: &[&str],
+    flags: &[String],
+) -> Result<CargoRun, HarnessError> {
     let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     cmd.current_dir(tree)
         .args(args)
+        .args(flags)
         .arg("--message-format=json-diagnostic-rendered-ansi")
         .env("CARGO_TARGET_DIR", target_dir)
         .env("CARGO_TERM_COLOR", "never")
@@ -701,7 +709,8 @@ pub fn build(req: &HarnessRequest<'_>) -> Result<Harness, HarnessError> {
             Host::Lib { .. } => HARNESS.to_string(),
             Host::Bin { name } => name.clone(),
         };
-        let mut run = cargo(&tree, &target_dir, &["build", "-p", req.package, "--bin", &bin])?;
+        let build = ["build", "-p", req.package, "--bin", &bin];
+        let mut run = cargo(&tree, &target_dir, &build, req.cargo_flags)?;
         let exe = run.executables.iter().find(|(n, _, _)| *n == bin).map(|(_, e, _)| e.clone());
         let mut tests = Vec::new();
         if run.ok && !req.test_packages.is_empty() {
@@ -709,7 +718,7 @@ pub fn build(req: &HarnessRequest<'_>) -> Result<Harness, HarnessError> {
             for p in &req.test_packages {
                 args.extend(["-p", p.as_str()]);
             }
-            run = cargo(&tree, &target_dir, &args)?;
+            run = cargo(&tree, &target_dir, &args, req.cargo_flags)?;
             tests = run
                 .executables
                 .iter()

@@ -145,6 +145,7 @@ impl<'a> RustLab<'a> {
         let ct = &self.front.ws.crates[self.krate];
         let fns = self.driven.iter().map(|&i| self.front.found(i)).collect();
         let mut req = ct.harness_request(&self.front.ws.root, fns, &self.scratch);
+        req.cargo_flags = &self.front.ws.cargo_flags;
         req.switches = self
             .mutants
             .iter()
@@ -358,6 +359,7 @@ impl<'a> RustLab<'a> {
             tree: self.builds[b].tree.clone(),
             target_dir: self.scratch.join("target"),
             packages: self.front.test_packages(self.package()),
+            cargo_flags: self.front.ws.cargo_flags.clone(),
         };
         if survivors.is_empty()
             || self.past_deadline()

@@ -209,6 +209,8 @@ pub struct DocTests {
     pub target_dir: PathBuf,
     /// Packages whose doc-tests count.
     pub packages: Vec<String>,
+    /// Feature flags of every cargo call (`Workspace::cargo_flags`).
+    pub cargo_flags: Vec<String>,
 }
 
 impl DocTests {
@@ -226,6 +228,7 @@ impl DocTests {
         for p in &self.packages {
             cmd.args(["-p", p]);
         }
+        cmd.args(&self.cargo_flags);
         if let Some(n) = mutant {
             cmd.env("ABEX_MUTANT", n.to_string());
         }

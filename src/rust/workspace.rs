@@ -68,6 +68,7 @@ impl CrateTarget {
             test_packages: Vec::new(),
             apply: None,
             known_dropped: Default::default(),
+            cargo_flags: &[],
         }
     }
 }
@@ -82,6 +83,9 @@ pub struct Workspace {
     pub dependents: std::collections::BTreeMap<String, Vec<String>>,
     /// Every workspace package.
     pub members: Vec<String>,
+    /// Feature flags every cargo build and test of the workspace gets (`--features …`,
+    /// `--all-features`, `--no-default-features`); none from [`load`].
+    pub cargo_flags: Vec<String>,
 }
 
 /// Loads the workspace of `manifest_path` (or of the current folder) and reads the sources of
@@ -172,7 +176,7 @@ pub fn load(
         found.sort();
         dependents.insert(name.clone(), found);
     }
-    Ok(Workspace { root, crates, dependents, members: names })
+    Ok(Workspace { root, crates, dependents, members: names, cargo_flags: Vec::new() })
 }
 
 /// A function chosen for analysis, with where it lives.

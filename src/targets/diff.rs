@@ -30,6 +30,14 @@ pub enum DiffError {
         /// What was tried.
         tried: String,
     },
+    /// The diff file of `--in-diff` could not be read.
+    #[error("failed to read the diff `{path}`: {message}\nhint: pass a unified diff, e.g. `git diff origin/main.. > pr.diff`")]
+    DiffFile {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
     /// The named base does not exist.
     #[error("base ref `{0}` does not exist\nhint: fetch it (`git fetch origin {0}`) or name another with `--base`")]
     MissingBase(String),
@@ -104,6 +112,14 @@ pub fn repo_root(dir: &Path) -> Result<PathBuf, DiffError> {
     Ok(PathBuf::from(git(dir, &["rev-parse", "--show-toplevel"])?.trim()))
 }
 
+/// `dir` relative to the top of its git repository, with `/` separators and no trailing `/`:
+/// `""` at the top, outside git, or when git cannot say.
+pub fn repo_prefix(dir: &Path) -> String {
+    git(dir, &["rev-parse", "--show-prefix"])
+        .map(|p| p.trim().trim_end_matches('/').to_string())
+        .unwrap_or_default()
+}
+
 /// Resolves the base revision: `explicit`, else `GITHUB_BASE_REF`, else the usual defaults.
 pub fn resolve_base(dir: &Path, explicit: Option<&str>) -> Result<Base, DiffError> {
     let reference = match explicit {
@@ -134,7 +150,11 @@ pub fn parse_unified(diff: &str) -> BTreeMap<PathBuf, Vec<(usize, usize)>> {
     let mut current: Option<PathBuf> = None;
     for line in diff.lines() {
         if let Some(path) = line.strip_prefix("+++ ") {
-            current = path.strip_prefix("b/").map(PathBuf::from);
+            // `b/x` from git; a diff without prefixes (`--no-prefix`) names `x`; a timestamp may
+            // follow a tab; `/dev/null` is a deleted file.
+            let path = path.split('\t').next().unwrap_or(path).trim_end();
+            current = (path != "/dev/null")
+                .then(|| PathBuf::from(path.strip_prefix("b/").unwrap_or(path)));
         } else if let (Some(hunk), Some(file)) = (line.strip_prefix("@@ "), &current) {
             // @@ -a,b +c,d @@
             let Some(new) = hunk.split_whitespace().find(|t| t.starts_with('+')) else {
@@ -171,6 +191,22 @@ pub fn changes(dir: &Path, base: &Base) -> Result<Changes, DiffError> {
         files.insert(PathBuf::from(f), vec![(1, usize::MAX)]);
     }
     Ok(Changes { repo_root, files })
+}
+
+/// The changes a unified diff file names (`--in-diff FILE`, as cargo-mutants takes it), its
+/// paths relative to the repository root of `dir` (or `dir` itself outside git).
+pub fn changes_from_file(dir: &Path, file: &Path) -> Result<Changes, DiffError> {
+    let text = std::fs::read(file)
+        .map_err(|e| DiffError::DiffFile { path: file.to_path_buf(), message: e.to_string() })?;
+    let text = String::from_utf8_lossy(&text);
+    if !text.trim().is_empty() && !text.lines().any(|l| l.starts_with("@@ ")) {
+        return Err(DiffError::DiffFile {
+            path: file.to_path_buf(),
+            message: "it holds no hunk (`@@ … @@`): not a unified diff".into(),
+        });
+    }
+    let repo_root = repo_root(dir).unwrap_or_else(|_| dir.to_path_buf());
+    Ok(Changes { repo_root, files: parse_unified(&text) })
 }
 
 #[cfg(test)]

@@ -32,6 +32,11 @@ pub struct State {
     pub reviews: Vec<Value>,
     /// Answer the next review with a secondary rate limit and this `Retry-After`, in seconds.
     pub rate_limit_next_review: Option<u64>,
+    /// Store the next review, then answer it with 502 (a review that landed all the same).
+    pub fail_next_review_after_landing: bool,
+    /// Pull request numbers → their head commits, for `GET …/pulls/{n}` (the fake's own pull
+    /// request, any number, has `head_sha` unless named here).
+    pub other_pulls: BTreeMap<u64, String>,
     next_id: u64,
     base: String,
 }
@@ -52,6 +57,7 @@ enum Route {
     CreateReview,
     EditComment,
     ListFiles,
+    GetPull,
 }
 
 struct Api(Route, Arc<Mutex<State>>);
@@ -87,6 +93,12 @@ impl Respond for Api {
         let body: Value = serde_json::from_slice(&req.body).unwrap_or(Value::Null);
         match self.0 {
             Route::ListComments => page(req, &s.comments, &s.base.clone()),
+            Route::GetPull => {
+                let n: u64 = req.url.path().rsplit('/').next().unwrap().parse().unwrap();
+                let head = s.other_pulls.get(&n).cloned().unwrap_or_else(|| s.head_sha.clone());
+                ResponseTemplate::new(200)
+                    .set_body_json(json!({"number": n, "state": "open", "head": {"sha": head}}))
+            }
             Route::ListReviews => page(req, &s.reviews, &s.base.clone()),
             Route::ListFiles => {
                 let files: Vec<Value> = s
@@ -154,8 +166,12 @@ impl Respond for Api {
                     }));
                 }
                 let review = json!({"id": review_id, "state": "COMMENTED", "body": body["body"],
-                    "commit_id": body["commit_id"], "comments": body["comments"]});
+                    "commit_id": body["commit_id"], "comments": body["comments"],
+                    "user": {"login": "github-actions[bot]"}});
                 s.reviews.push(review.clone());
+                if std::mem::take(&mut s.fail_next_review_after_landing) {
+                    return error(502, "Server Error", json!([]));
+                }
                 ResponseTemplate::new(200).set_body_json(review)
             }
         }
@@ -185,6 +201,7 @@ impl FakeGitHub {
             ("POST", format!("{pr}/reviews$"), Route::CreateReview),
             ("PATCH", format!("^{prefix}/repos/{REPO}/pulls/comments/[0-9]+$"), Route::EditComment),
             ("GET", format!("{pr}/files$"), Route::ListFiles),
+            ("GET", format!("{pr}$"), Route::GetPull),
         ];
         for (verb, path, route) in routes {
             let mock = Mock::given(method(verb))
@@ -225,6 +242,24 @@ impl FakeGitHub {
         let c = s.comments.iter_mut().find(|c| c["id"] == id).expect("comment");
         let n = c["reactions"][content].as_u64().unwrap_or(0);
         c["reactions"][content] = json!(n + 1);
+    }
+
+    /// Another user writes a review comment with `body` on `line` of `path`; returns its id.
+    pub fn comment_as(&self, login: &str, path: &str, line: u64, body: &str) -> u64 {
+        let mut s = self.state.lock().unwrap();
+        s.next_id += 1;
+        let id = s.next_id;
+        s.comments.push(json!({"id": id, "path": path, "line": line, "original_line": line,
+            "side": "RIGHT", "body": body, "in_reply_to_id": null, "user": {"login": login},
+            "reactions": {"total_count": 0, "+1": 0, "-1": 0}}));
+        id
+    }
+
+    /// A push changed the lines under every comment: GitHub marks them outdated (`line` null).
+    pub fn outdate_all(&self) {
+        for c in &mut self.state.lock().unwrap().comments {
+            c["line"] = Value::Null;
+        }
     }
 
     /// A person replies to comment `id`.
@@ -271,9 +306,14 @@ pub fn patches(dir: &Path, base: &str) -> BTreeMap<String, String> {
 /// Writes a `pull_request` event for pull request 1 at `head_sha` into `path`; `fork` makes
 /// the head branch live in another repository.
 pub fn write_event(path: &Path, head_sha: &str, fork: bool) {
+    write_event_for(path, 1, head_sha, fork);
+}
+
+/// [`write_event`] for pull request `number`.
+pub fn write_event_for(path: &Path, number: u64, head_sha: &str, fork: bool) {
     let head_repo = if fork { "someone/shop" } else { REPO };
-    let event = json!({"action": "synchronize", "number": 1, "pull_request": {
-        "number": 1,
+    let event = json!({"action": "synchronize", "number": number, "pull_request": {
+        "number": number,
         "head": {"sha": head_sha, "ref": "feature", "repo": {"full_name": head_repo}},
         "base": {"sha": "0".repeat(40), "ref": "main", "repo": {"full_name": REPO}}},
         "repository": {"full_name": REPO, "name": "shop", "owner": {"login": "octo"}}});

@@ -18,6 +18,7 @@ import pytest
 from . import suite
 
 _RESULT = pytest.StashKey[dict]()
+_NESTED = pytest.StashKey[bool]()
 
 # Boundaries shown per validity group in the summary (``cargo abex --show``'s default).
 _SHOW = 5
@@ -41,6 +42,7 @@ _OPTIONS = [
     ("--abex-agents", "abex_agents", str, None, "agents taking part: full, no-ideator or explorer-only"),
     ("--abex-prompts", "abex_prompts", str, None, "folder of prompt templates overriding the built-in ones"),
     ("--abex-post-review", "abex_post_review", bool, False, "post the findings as a pull-request review (GitHub Actions)"),
+    ("--abex-fail-on", "abex_fail_on", str, None, "`finding`: exit status 1 when a gap is found (default: never, like cargo abex --fail-on)"),
 ]
 
 # The numeric settings: (option, ini name, type, key of the core's settings).
@@ -118,8 +120,48 @@ def _enabled(config):
     return bool(config.getini("abex")) or bool(_pyproject_settings(config).get("enabled", False))
 
 
+def _enabled_early(early_config):
+    """:func:`_enabled` before pytest has parsed its command line (only the known arguments)."""
+    if os.environ.get("ABEX_INNER"):
+        return False
+    if getattr(early_config.known_args_namespace, "abex", None):
+        return True
+    return bool(early_config.getini("abex")) or bool(_pyproject_settings(early_config).get("enabled", False))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config, parser, args):
+    """Before any ``conftest.py`` is imported: the token and the model's key move from the
+    environment into the core, which alone reads them (``abex::secrets``). Neither the project's
+    tests nor its conftest files find them in ``os.environ`` or ``/proc/self/environ``."""
+    if not _enabled_early(early_config):
+        return
+    from . import _core
+
+    for name in _core.withhold_secrets():
+        os.environ.pop(name, None)
+    # A session inside another's test (pytester's inline runs) hands them back at its end.
+    early_config.stash[_NESTED] = bool(os.environ.get("PYTEST_CURRENT_TEST"))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    if config.stash.get(_NESTED, False):
+        from . import _core
+
+        os.environ.update(_core.release_secrets())
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "abex_suggested: a test suggested by abex")
+    if _enabled(config) and not hasattr(os, "fork"):
+        raise pytest.UsageError(
+            "pytest-abex needs os.fork (Linux, macOS and other POSIX systems); it cannot run on "
+            "this platform. Run without --abex, or under WSL."
+        )
+    fail_on = _setting(config, "--abex-fail-on", "abex_fail_on", str, None)
+    if fail_on not in (None, "never", "finding"):
+        raise pytest.UsageError(f"--abex-fail-on must be `never` or `finding`, not `{fail_on}`")
 
 
 def _is_xdist_worker(config):
@@ -260,6 +302,18 @@ def pytest_sessionfinish(session, exitstatus):
     # What an interrupted run proved still reaches the pull request.
     notes, warnings = _publish(config, text, out)
     config.stash[_RESULT] = {"report": text, "out": out, "notes": notes, "warnings": warnings}
+    gaps = _gaps(text)
+    if gaps and _setting(config, "--abex-fail-on", "abex_fail_on", str, None) == "finding":
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        config.stash[_RESULT]["notes"].append(f"{gaps} gap(s) found: exit status 1 (--abex-fail-on finding)")
+
+
+def _gaps(report_json):
+    """The gaps of a report: witnessed survivors, as ``cargo abex --fail-on`` counts them."""
+    report = json.loads(report_json)
+    return sum(
+        (t.get("mutation") or {}).get("counts", {}).get("witnessed", 0) for t in report.get("targets", [])
+    )
 
 
 def _section(result, colour):
