@@ -41,7 +41,7 @@ pub fn render(report: &Report) -> Json {
         .take(MAX_RESULTS)
         .map(|g| {
             let index = operators.binary_search(&g.mutant.operator.name()).unwrap_or(0);
-            result(g, index)
+            result(report, g, index)
         })
         .collect();
     json!({
@@ -91,14 +91,16 @@ fn rule(operator: &str) -> Json {
     })
 }
 
-/// One gap as a result.
-fn result(g: &Gap<'_>, rule_index: usize) -> Json {
+/// One gap of `report` as a result.
+fn result(report: &Report, g: &Gap<'_>, rule_index: usize) -> Json {
     let (t, m) = (g.target, g.mutant);
     let function = &t.target.qualified_name;
-    let test = t
-        .mutation
-        .as_ref()
-        .and_then(|mr| mr.suggested_tests.iter().find(|s| s.kills.contains(&m.id)));
+    // The smallest set of suggested tests spans a unit: the test that closes a gap may be
+    // listed under another function of it (one that drives this one).
+    let suggested = report.targets.iter().filter_map(|x| x.mutation.as_ref());
+    let test = suggested.flat_map(|mr| &mr.suggested_tests).find(|s| {
+        m.suggested_test.as_ref().map_or(s.kills.contains(&m.id), |name| &s.name == name)
+    });
     let message = message(g);
     let mut out = json!({
         "ruleId": format!("abex/{}", m.operator.name()),
