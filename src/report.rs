@@ -528,6 +528,18 @@ pub struct Gap<'a> {
 }
 
 impl Report {
+    /// The suggested test that closes mutant `m`: the one it names, wherever the unit's
+    /// smallest set lists it (a function driven through another one has its tests listed
+    /// there), else one of its function's that kills it.
+    pub fn suggested_test(&self, m: &MutantReport) -> Option<&SuggestedTest> {
+        let all = self.targets.iter().filter_map(|t| t.mutation.as_ref());
+        let mut tests = all.flat_map(|mr| &mr.suggested_tests);
+        match &m.suggested_test {
+            Some(name) => tests.find(|s| &s.name == name),
+            None => tests.find(|s| s.kills.contains(&m.id)),
+        }
+    }
+
     /// The gaps, in report order, their paths under `prefix` (the project's folder in the
     /// repository).
     pub fn gaps(&self, prefix: &str) -> Vec<Gap<'_>> {

@@ -134,3 +134,23 @@ fn a_report_without_a_doc_and_with_an_infinite_distance_reads_back() {
     assert_eq!(cell.d_in, f64::INFINITY);
     assert!(text::render(&r, &TextOptions::default()).contains("shop.pricing.bulk_discount"));
 }
+
+#[test]
+fn junit_lists_the_mutants_whose_tests_never_ran_as_one_skipped_case() {
+    let mut r = report("demo.json");
+    let m = r.targets.iter_mut().find_map(|t| t.mutation.as_mut()).unwrap();
+    let killed: Vec<usize> = (0..m.mutants.len())
+        .filter(|&k| m.mutants[k].status == abex::report::MutantStatus::Killed)
+        .take(2)
+        .collect();
+    assert_eq!(killed.len(), 2);
+    let ids: Vec<String> = killed.iter().map(|&k| m.mutants[k].id.clone()).collect();
+    for &k in &killed {
+        m.mutants[k].status = abex::report::MutantStatus::NotTested;
+    }
+    let xml = junit_xml(&r);
+    let case = xml.split("<testcase").find(|c| c.contains("not tested (2 mutants)")).expect(&xml);
+    assert!(case.contains("<skipped") && case.contains("NotTested"), "{case}");
+    assert!(ids.iter().all(|id| case.contains(id.as_str())), "{case}");
+    assert!(!junit_xml(&report("demo.json")).contains("NotTested"));
+}

@@ -1,7 +1,8 @@
 //! `junit.xml`: the run as JUnit XML, for test-report actions and CI dashboards. One test suite
 //! per function; a failing test case per gap (a survivor with a witness), and a passing one for
 //! a function with none. A survivor without a witness is never a failure: the survivors without
-//! one are skipped cases, one per reason (see `leftovers`). The file and line of a gap open its
+//! one are skipped cases, one per reason (see `leftovers`), and so are the mutants whose tests
+//! never ran (one case). The file and line of a gap open its
 //! failure's text (`src/lib.rs:6:8`), where test-report actions look for them: the `file`
 //! attribute is not in the JUnit schema that common reporters validate against.
 
@@ -44,7 +45,7 @@ pub fn render(report: &Report) -> Result<Vec<u8>, junit_report::Error> {
             ));
             let mut trace =
                 format!("{}:{}:{} survived ({})\n", x.file.display(), x.line, x.column, x.id);
-            if let Some(test) = m.suggested_tests.iter().find(|s| s.kills.contains(&x.id)) {
+            if let Some(test) = report.suggested_test(x) {
                 trace.push_str("\nSuggested test:\n");
                 trace.push_str(&test.code);
             }
@@ -69,6 +70,24 @@ pub fn render(report: &Report) -> Result<Vec<u8>, junit_report::Error> {
                 &clean(&format!("{label} ({}) at line {}", g.stage, lines(&g.mutants))),
                 "Unwitnessed",
                 &clean(&format!("{}: {}", g.reason, items.join("; "))),
+            )
+            .set_classname(&name)
+            .build();
+            cases.push(case);
+        }
+        // Mutants whose tests never ran (the time budget ran out, or the run was interrupted):
+        // skipped, one case for all of them.
+        let untested: Vec<_> =
+            m.mutants.iter().filter(|x| x.status == MutantStatus::NotTested).collect();
+        if !untested.is_empty() {
+            let ids: Vec<&str> = untested.iter().map(|x| x.id.as_str()).collect();
+            let case = TestCaseBuilder::skipped_with_cause(
+                &clean(&format!("not tested ({} mutants) at line {}", untested.len(), lines(&untested))),
+                "NotTested",
+                &clean(&format!(
+                    "their tests did not run before the run stopped (time budget or interruption): {}",
+                    ids.join(", ")
+                )),
             )
             .set_classname(&name)
             .build();

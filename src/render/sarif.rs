@@ -95,12 +95,7 @@ fn rule(operator: &str) -> Json {
 fn result(report: &Report, g: &Gap<'_>, rule_index: usize) -> Json {
     let (t, m) = (g.target, g.mutant);
     let function = &t.target.qualified_name;
-    // The smallest set of suggested tests spans a unit: the test that closes a gap may be
-    // listed under another function of it (one that drives this one).
-    let suggested = report.targets.iter().filter_map(|x| x.mutation.as_ref());
-    let test = suggested.flat_map(|mr| &mr.suggested_tests).find(|s| {
-        m.suggested_test.as_ref().map_or(s.kills.contains(&m.id), |name| &s.name == name)
-    });
+    let test = report.suggested_test(m);
     let message = message(g);
     let mut out = json!({
         "ruleId": format!("abex/{}", m.operator.name()),
