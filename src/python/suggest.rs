@@ -275,8 +275,8 @@ pub fn test_fn(f: &Callee<'_>, w: &Witness, name: &str, why: &str) -> Option<Str
         [(name, state)] if name == "receiver" && f.receiver && !f.is_async => {
             let (instance, method) = call.method.clone()?;
             call.setup.push(format!("receiver = {instance}"));
-            call.statement = format!("result = receiver.{method}");
-            call.expr = "result".into();
+            call.statement = format!("receiver.{method}");
+            call.expr = call.statement.clone();
             Some(state.clone())
         }
         _ => return None,
@@ -303,8 +303,7 @@ pub fn test_fn(f: &Callee<'_>, w: &Witness, name: &str, why: &str) -> Option<Str
     }
     match &original {
         Outcome::Ok { value } if receiver_state.is_some() && value == "None" => {
-            let statement = call.statement.trim_start_matches("result = ");
-            code.push_str(&format!("    {statement}\n"));
+            code.push_str(&format!("    {}\n", call.statement));
         }
         Outcome::Ok { value } => {
             if call.statement != call.expr {
