@@ -13,8 +13,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
-const FUNCTIONS: [&str; 6] =
-    ["underweight", "check_date", "check_name", "fits", "fever", "clamp_percent"];
+const FUNCTIONS: [&str; 7] =
+    ["underweight", "check_date", "check_name", "fits", "fever", "clamp_percent", "day_of"];
 
 /// Runs `cargo abex --offline --function …` on every function of the fixture; the report.
 fn run(dir: &Path, directed: bool) -> Value {
@@ -69,7 +69,7 @@ fn every_boundary_mutant_is_witnessed_with_a_suggested_test_and_the_equivalent_o
             Some("comparison_boundary" | "constant_plus_one" | "constant_minus_one")
         )
     };
-    for f in ["underweight", "check_date", "check_name", "fits", "fever"] {
+    for f in ["underweight", "check_date", "check_name", "fits", "fever", "day_of"] {
         assert!(
             all.iter().any(|(g, _, _, m)| g == f && boundary(m)),
             "`{f}` has no surviving boundary mutant: the fixture's tests changed?"
@@ -109,6 +109,17 @@ fn every_boundary_mutant_is_witnessed_with_a_suggested_test_and_the_equivalent_o
     assert_eq!(name[0].as_str().unwrap().len(), 64);
     let date = witness("check_date", "day < 1", "day <= 1");
     assert_eq!(date[2], 1, "{date}");
+    // A month's length in a `match` arm: only that month's last day, or the day after, shows it.
+    for (replacement, day) in [("31", "31"), ("29", "30")] {
+        let april = all
+            .iter()
+            .filter(|(g, o, r, _)| g == "day_of" && o == "30" && r == replacement)
+            .map(|(_, _, _, m)| m["witness"]["input"][0].as_str().unwrap_or_default().to_string())
+            .collect::<Vec<_>>();
+        // Four months have 30 days; each of their mutants is witnessed at its own month's end.
+        assert_eq!(april.len(), 4, "{april:?}");
+        assert!(april.iter().all(|d| d.ends_with(&format!("-{day}"))), "{april:?}");
+    }
     let fits = witness("fits", "item + used <= capacity", "item + used < capacity");
     assert_eq!(fits[0].as_i64().unwrap() + fits[1].as_i64().unwrap(), fits[2].as_i64().unwrap());
 }

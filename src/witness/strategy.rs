@@ -169,8 +169,14 @@ fn only_input(
     }))
 }
 
-/// The first directed search: the constants put into the archive's closest inputs (or a plain
-/// input) are run as one batch, then the method starts from the closest inputs seen.
+/// Whether the function accepted its input: it returned a value that is neither an `Err` nor
+/// `None` (an error returned, an exception or a panic is a rejection).
+fn accepted(o: &Outcome) -> bool {
+    matches!(o, Outcome::Ok { value } if !value.starts_with("Err(") && value != "None")
+}
+
+/// The first directed search: the constants put into the closest inputs (or the archive's
+/// strongest, or a plain input) are run as one batch, then the method starts from the closest inputs seen.
 fn first_directed(
     s: &Survivor<'_>,
     original: &mut dyn Evaluate,
@@ -179,7 +185,21 @@ fn first_directed(
     limits: &Limits,
     rng: &mut ChaCha8Rng,
 ) -> Result<Option<Witness>, ExecError> {
-    let mut bases: Vec<Args> = tracker.best().iter().take(2).map(|(_, a)| a.clone()).collect();
+    // The closest inputs so far, once one reached the site. Before that, the archive's inputs
+    // the function accepted first: they went furthest through its checks (a date whose month
+    // parsed, not one rejected at its first character), where a constant put into one variable
+    // (the month) reaches a site that no input of the archive reached.
+    let reached = tracker.closest().stage <= 1;
+    let best = tracker.best().iter().take(if reached { 2 } else { 1 }).map(|(_, a)| a.clone());
+    let mut bases: Vec<Args> = Vec::new();
+    if !reached {
+        bases.extend(s.known.iter().filter(|(_, o)| accepted(o)).take(2).map(|(a, _)| a.clone()));
+    }
+    for b in best {
+        if !bases.contains(&b) {
+            bases.push(b);
+        }
+    }
     if bases.is_empty() {
         bases.push(seeds::plain(s.params));
     }
