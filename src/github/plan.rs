@@ -196,7 +196,7 @@ pub fn plan(
                 new.insert((path.to_string(), l), group.into_iter().cloned().collect());
             }
             Some(_)
-                if by_line.get(&(path, line as u64)).is_none()
+                if !by_line.contains_key(&(path, line as u64))
                     && !new.contains_key(&(path.to_string(), line)) =>
             {
                 out.unplaced.extend(group.into_iter().map(|f| (f.clone(), Unplaced::OverCap)));
