@@ -291,6 +291,8 @@ fn suggested_names(
             out.push((name, kills));
             continue;
         }
+        // The readable way of writing it was not chosen: the fall-back takes its name.
+        suggestions.retain(|s| s.name != base);
         for s in suggestions.iter_mut().filter(|s| s.name == name) {
             s.code = s.code.replacen(&name, &base, 1);
             s.name = base.clone();
@@ -414,5 +416,28 @@ impl Entry<'_> {
             unpinned,
             suggested_tests,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn suggestion(name: &str, rank: usize, code: &str) -> Suggestion {
+        Suggestion { target: 0, calls: 0, mutant: 1, name: name.into(), code: code.into(), rank }
+    }
+
+    #[test]
+    fn a_fall_back_chosen_alone_takes_the_readable_test_s_name_and_place() {
+        let alt = crate::testname::candidate("f_is_0_for_0", 1);
+        let all = vec![
+            suggestion("f_is_0_for_0", 0, "fn f_is_0_for_0() { assert_eq!(f(0), 0.0) }"),
+            suggestion(&alt, 1, &format!("fn {alt}() {{ debug }}")),
+        ];
+        let (chosen, kept) = suggested_names(vec![(alt.clone(), vec![1])], all);
+        assert_eq!(chosen, vec![("f_is_0_for_0".to_string(), vec![1])]);
+        let named: Vec<&Suggestion> = kept.iter().filter(|s| s.name == "f_is_0_for_0").collect();
+        assert_eq!(named.len(), 1);
+        assert_eq!(named[0].code, "fn f_is_0_for_0() { debug }");
     }
 }
