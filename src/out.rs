@@ -7,7 +7,8 @@
 //! pipeline's saver decides when: `docs/report.md`, "When the report is written"), with
 //! `"complete": false`, so an interrupted run leaves a valid partial report. At the end (and
 //! after an interruption), [`OutDir::write_all`] writes the final `report.json`, `summary.md`,
-//! `report.html` and, when mutants were tested, `mutation-report.json`, `junit.xml` and
+//! `report.html`, `suggested-tests.patch` (the suggested tests placed in the project, as a
+//! unified diff) and, when mutants were tested, `mutation-report.json`, `junit.xml` and
 //! `abex.sarif`, each rendered from the report by the renderers (`render/`). Every file is
 //! written atomically (a temporary file in the folder, renamed into place), so a reader never
 //! sees a torn file.
@@ -61,13 +62,15 @@ impl OutDir {
         Ok(dest)
     }
 
-    /// Writes `report.json`, `summary.md`, `report.html` and, when mutants were tested,
-    /// `mutation-report.json`, `junit.xml` and `abex.sarif`.
+    /// Writes `report.json`, `summary.md`, `report.html`, `suggested-tests.patch` and, when
+    /// mutants were tested, `mutation-report.json`, `junit.xml` and `abex.sarif`.
     pub fn write_all(&self, report: &Report) -> std::io::Result<()> {
         self.write_report(report)?;
         self.write(markdown::FILE_NAME, markdown::render(report).as_bytes())?;
         let page = html::render(report, &|p| std::fs::read_to_string(p).ok());
         self.write(html::FILE_NAME, page.as_bytes())?;
+        let patch = crate::patch::unified(&crate::patch::of_report(report));
+        self.write(crate::patch::FILE_NAME, patch.as_bytes())?;
         if report.targets.iter().any(|t| t.mutation.is_some()) {
             let doc = stryker::mutation_report(report, &|p| std::fs::read_to_string(p).ok());
             let bytes = serde_json::to_vec_pretty(&doc).map_err(std::io::Error::other)?;

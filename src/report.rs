@@ -6,7 +6,7 @@
 //! smallest set of suggested tests); it renders nothing and imports no renderer. The renderers
 //! (`render/`) depend on it, and the output folder (`out.rs`) writes it and their files.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -230,6 +230,17 @@ pub struct SuggestedTest {
     pub code: String,
     /// The mutants it kills.
     pub kills: Vec<String>,
+    /// The file of the function it calls (the target, or the caller that drives it), relative
+    /// to the project root; empty in reports of older versions (then the target's).
+    #[serde(default, skip_serializing_if = "is_empty_path")]
+    pub file: PathBuf,
+    /// The name of the function it calls; empty in reports of older versions.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub function: String,
+}
+
+fn is_empty_path(p: &Path) -> bool {
+    p.as_os_str().is_empty()
 }
 
 /// Counts of mutant outcomes.
@@ -303,15 +314,19 @@ impl UnpinnedBoundary {
 }
 
 /// The smallest set of suggested tests (greedy) that kills every mutant some test kills:
-/// `kills` maps a test's name to the mutants it kills; ties go to the first name.
+/// `kills` maps a test's name to the mutants it kills, `ranks` a test's name to how readable it
+/// is (0 the most; missing is 0); ties go to the more readable test, then the first name.
 pub fn smallest_killing_set<K: Ord + Copy>(
     kills: &std::collections::BTreeMap<String, Vec<K>>,
+    ranks: &std::collections::BTreeMap<String, usize>,
 ) -> Vec<(String, Vec<K>)> {
     let mut chosen: Vec<(String, Vec<K>)> = Vec::new();
     let mut left: std::collections::BTreeSet<K> = kills.values().flatten().copied().collect();
+    let rank = |name: &str| ranks.get(name).copied().unwrap_or(0);
     while !left.is_empty() {
         let best = kills.iter().max_by_key(|(name, k)| {
-            (k.iter().filter(|n| left.contains(n)).count(), std::cmp::Reverse((*name).clone()))
+            let closes = k.iter().filter(|n| left.contains(n)).count();
+            (closes, std::cmp::Reverse(rank(name)), std::cmp::Reverse((*name).clone()))
         });
         let Some((name, k)) = best else { break };
         if k.iter().all(|n| !left.contains(n)) {

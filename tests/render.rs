@@ -6,7 +6,8 @@
 
 use std::path::Path;
 
-use abex::github::finding::{comment_body, findings, Finding};
+use abex::github::finding::findings;
+use abex::github::plan::plan;
 use abex::render::text::{self, TextOptions};
 use abex::render::{junit, markdown};
 use abex::report::Report;
@@ -48,14 +49,16 @@ fn terminal_text(report: &Report) -> String {
     text::render(report, &opts)
 }
 
-/// The review comment of the first gap's line: every finding of that function on that line, as
-/// one posting run would group them.
+/// The first review comment a posting run makes: the gaps the suggested test that closes the
+/// most closes, on its first gap's line (every line changed).
 fn first_comment(report: &Report) -> String {
-    let all = findings(report, "");
-    let first = all.first().expect("the report has a gap");
-    let same: Vec<&Finding> =
-        all.iter().filter(|f| f.function == first.function && f.line == first.line).collect();
-    comment_body(&same)
+    let mut all = findings(report, "");
+    assert!(!all.is_empty(), "the report has a gap");
+    for f in &mut all {
+        f.changed_lines = (1..=f.line + 40).collect();
+    }
+    let p = plan(&all, &[], 30, true, "0123456789");
+    p.new.first().expect("a comment").body()
 }
 
 fn junit_xml(report: &Report) -> String {
@@ -153,4 +156,28 @@ fn junit_lists_the_mutants_whose_tests_never_ran_as_one_skipped_case() {
     assert!(case.contains("<skipped") && case.contains("NotTested"), "{case}");
     assert!(ids.iter().all(|id| case.contains(id.as_str())), "{case}");
     assert!(!junit_xml(&report("demo.json")).contains("NotTested"));
+}
+
+/// Issue 18: a suggested Python test compares `repr` text only when the value is no literal.
+#[test]
+fn no_suggested_python_test_compares_repr_text_where_a_literal_exists() {
+    let r = report("python-demo.json");
+    let re = regex::Regex::new(r#"assert repr\(.*\) == ("(?:[^"\\]|\\.)*")"#).unwrap();
+    let mut tests = 0;
+    for t in &r.targets {
+        for s in t.mutation.iter().flat_map(|m| &m.suggested_tests) {
+            tests += 1;
+            for line in s.code.lines().filter(|l| l.contains("repr(")) {
+                let c = re.captures(line).unwrap_or_else(|| panic!("an unknown repr use: {line}"));
+                let value: String = serde_json::from_str(&c[1]).unwrap();
+                assert!(
+                    !abex::python::suggest::is_literal(&value),
+                    "`{}` compares repr text where `{value}` is a literal:\n{}",
+                    s.name,
+                    s.code
+                );
+            }
+        }
+    }
+    assert!(tests > 5, "the frozen report has suggested tests");
 }

@@ -342,6 +342,11 @@ struct OutputArgs {
     /// Print only errors and the summary.
     #[arg(short, long)]
     quiet: bool,
+    /// Write the suggested tests into the project (Rust: the function's file's `#[cfg(test)]
+    /// mod tests`), as `suggested-tests.patch` in the output folder says; without it abex
+    /// never changes the project's files.
+    #[arg(long)]
+    write_tests: bool,
 }
 
 fn parse() -> Cli {
@@ -456,6 +461,7 @@ fn main() -> ExitCode {
     cfg.witness_evals = cli.mutate.witness_evals;
     cfg.test_timeout = cli.mutate.test_timeout;
     cfg.shard = cli.select.shard;
+    cfg.write_tests = cli.output.write_tests;
     let mut ui = render::Terminal::new(cli.output.quiet, cli.output.show);
     on_signals();
     let result = abex::rust::run(&cfg, &mut |e| ui.event(e));

@@ -673,3 +673,81 @@ fn in_diff_takes_the_changed_functions_from_a_diff_file() {
     let o = abex(&dir, &["--offline", "--in-diff", "missing.diff", "--base", "main"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
+
+/// The ids of the mutants the report's suggested tests kill, per function.
+fn killed_by_suggested(r: &Value) -> Vec<String> {
+    let mut ids = Vec::new();
+    for t in r["targets"].as_array().unwrap() {
+        for s in t["mutation"]["suggested_tests"].as_array().into_iter().flatten() {
+            ids.extend(
+                s["kills"].as_array().unwrap().iter().map(|k| k.as_str().unwrap().to_string()),
+            );
+        }
+    }
+    // Two tests of the smallest set may both kill one mutant.
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
+#[test]
+fn the_suggested_tests_patch_applies_passes_and_kills_its_mutants_and_write_tests_applies_it() {
+    let (_tmp, dir) = support::example("demo");
+    let before = support::snapshot(&dir);
+    let args = [
+        "--offline",
+        "--function",
+        "src/date.rs::is_leap_year",
+        "--function",
+        "src/parse.rs::parse_port",
+        "--seed",
+        "1",
+    ];
+    let o = abex(&dir, &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(support::snapshot(&dir), before, "without --write-tests the tree is untouched");
+    let r = report(&dir);
+    let killed = killed_by_suggested(&r);
+    assert!(killed.len() >= 4, "{killed:?}");
+    let patch = dir.join(".abex/out/suggested-tests.patch");
+    let text = std::fs::read_to_string(&patch).unwrap();
+    assert!(text.contains("+    fn is_leap_year_is_false_for_"), "{text}");
+    assert!(!text.contains("format!(\"{:?}\""), "a literal comparison exists for each: {text}");
+    support::git(&dir, &["apply", "--check", patch.to_str().unwrap()]);
+    support::git(&dir, &["apply", patch.to_str().unwrap()]);
+    assert!(cargo_test_in(&dir), "the project's tests fail with the suggested tests");
+    let patched = support::snapshot(&dir);
+
+    // Run again on the patched tree: the mutants the tests were chosen for are killed now.
+    let o = abex(&dir, &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let again = report(&dir);
+    for t in again["targets"].as_array().unwrap() {
+        for m in t["mutation"]["mutants"].as_array().unwrap() {
+            if killed.iter().any(|k| m["id"] == k.as_str()) {
+                assert_eq!(m["status"], "killed", "{m:#}");
+            }
+        }
+    }
+    let seen: usize = again["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|t| t["mutation"]["mutants"].as_array().unwrap())
+        .filter(|m| killed.iter().any(|k| m["id"] == k.as_str()))
+        .count();
+    assert_eq!(seen, killed.len(), "every listed mutant was tested again: {killed:?} in {again:#}");
+
+    // `--write-tests` on a fresh copy writes the same files as the patch.
+    let (_tmp2, fresh) = support::example("demo");
+    let o = abex(&fresh, &[&args[..], &["--write-tests"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("Wrote"), "{}", stderr(&o));
+    let mut written = support::snapshot(&fresh);
+    let mut expected = patched;
+    // The first copy's test build (its folder, its lock file) is not part of the project.
+    let ours = |p: &Path| !p.starts_with("target-check") && p != Path::new("Cargo.lock");
+    expected.retain(|p, _| ours(p));
+    written.retain(|p, _| ours(p));
+    assert_eq!(written, expected);
+}

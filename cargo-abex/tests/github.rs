@@ -117,7 +117,11 @@ fn a_pull_request_gets_one_review_and_later_runs_update_close_and_respect_suppre
     assert!(fee.contains("- original: `0`") && fee.contains("- mutant: `5`"), "{fee}");
     assert!(fee.contains("unpinned boundary"), "{fee}");
     assert!(fee.contains("```rust\n"), "{fee}");
-    assert_eq!(fee.matches("assert_eq!(fee(50u32), 0);").count(), 1, "{fee}");
+    assert_eq!(fee.matches("assert_eq!(fee(50), 0);").count(), 1, "{fee}");
+    assert!(
+        fee.contains("- line 5: replace `<=` with `<`; on `[50]` the original gives `0`"),
+        "{fee}"
+    );
     let summary = std::fs::read_to_string(&pr.summary).unwrap();
     assert!(summary.contains("## abex") && summary.contains("### Review"), "{summary}");
     let outputs = std::fs::read_to_string(&pr.outputs).unwrap();

@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use crate::report::{MutantReport, Report, TargetReport};
+use crate::report::{MutantReport, Report, SuggestedTest, TargetReport};
 use crate::value::stringify_input;
 
 /// GitHub rejects comment and review bodies longer than this many characters.
@@ -37,6 +37,10 @@ pub struct Finding {
     pub body: String,
     /// The suggested test that closes it, as Markdown, when there is one.
     pub test: Option<String>,
+    /// That test's name: the findings one test closes share one comment.
+    pub test_name: Option<String>,
+    /// What tells the mutant apart, on one line: the input and both outcomes.
+    pub witness: String,
 }
 
 /// The fingerprint of a gap (see the module documentation); `ordinal` tells apart identical
@@ -69,13 +73,22 @@ fn fenced(lang: &str, text: &str) -> String {
     format!("{fence}{lang}\n{}\n{fence}\n", text.trim_end_matches('\n'))
 }
 
-/// The suggested test that kills `m`, introduced, in a code block.
-fn test_of(t: &TargetReport, m: &MutantReport) -> Option<String> {
-    let s = t.mutation.as_ref()?.suggested_tests.iter().find(|s| s.kills.contains(&m.id))?;
-    Some(format!(
-        "A test that closes it (checked to pass on the original and fail on the mutant):\n\n{}",
-        fenced(&t.target.language, &s.code)
-    ))
+/// The suggested test that kills `m`, in a code block.
+fn test_of(t: &TargetReport, s: &SuggestedTest) -> String {
+    fenced(&t.target.language, &s.code)
+}
+
+/// The witness of `m` on one line: `` on `[1900]` the original gives `false`, the mutant `true` ``.
+fn witness_line(m: &MutantReport) -> String {
+    match &m.witness {
+        Some(w) => format!(
+            "on {} the original gives {}, the mutant {}",
+            code(&stringify_input(&w.input)),
+            code(&w.original.stringify()),
+            code(&w.mutant.stringify())
+        ),
+        None => String::new(),
+    }
 }
 
 fn explain(t: &TargetReport, m: &MutantReport, path: &str) -> String {
@@ -120,11 +133,14 @@ pub fn findings(report: &Report, prefix: &str) -> Vec<Finding> {
         .map(|g| {
             let (t, m, path) = (g.target, g.mutant, g.path);
             let function = t.target.qualified_name.clone();
+            let test = report.suggested_test(m);
             Finding {
                 fingerprint: g.fingerprint,
                 title: format!("`{path}:{}` `{function}`: {}", m.line, m.description),
                 body: explain(t, m, &path),
-                test: test_of(t, m),
+                test: test.map(|s| test_of(t, s)),
+                test_name: test.map(|s| s.name.clone()),
+                witness: witness_line(m),
                 path,
                 function,
                 line: m.line,
@@ -207,26 +223,65 @@ fn markers_text(fps: &[&str], closed: bool) -> String {
     out
 }
 
-/// The body of the comment that holds `findings` (all on one line).
+/// The body of the comment that holds `findings` (all on one line): the gaps a suggested test
+/// closes, each with its line, change and witness, then the test, then each gap in detail.
 pub fn comment_body(findings: &[&Finding]) -> String {
-    let mut text = String::from("### abex: a gap the tests do not pin down\n\n");
     let mut tests: Vec<&str> = Vec::new();
-    for (i, f) in findings.iter().enumerate() {
-        if i > 0 {
-            text.push_str("\n---\n\n");
-        }
-        if i == 0 || findings[i - 1].function != f.function {
-            let _ = writeln!(text, "In `{}`:\n", f.function);
-        }
-        text.push_str(&f.body);
+    for f in findings {
         if let Some(t) = f.test.as_deref().filter(|t| !tests.contains(t)) {
             tests.push(t);
         }
     }
-    for t in tests {
-        text.push('\n');
-        text.push_str(t);
+    let n = findings.len();
+    let mut text = if n == 1 {
+        String::from("### abex: a gap the tests do not pin down\n\n")
+    } else {
+        format!("### abex: {n} gaps the tests do not pin down\n\n")
+    };
+    let mut function = "";
+    for f in findings {
+        if f.function != function {
+            if !function.is_empty() {
+                text.push('\n');
+            }
+            function = &f.function;
+            let _ = writeln!(text, "In `{function}`:\n");
+        }
+        let change = f.title.rsplit_once("`: ").map_or(f.title.as_str(), |(_, c)| c);
+        let _ = writeln!(text, "- line {}: {change}; {}", f.line, f.witness);
     }
+    match tests.len() {
+        0 => {}
+        1 => {
+            let them = if n == 1 { "it" } else { "them all" };
+            let _ = write!(
+                text,
+                "\nA test that closes {them} (checked to pass on the original and fail on each \
+                 mutant):\n\n{}",
+                tests[0]
+            );
+        }
+        k => {
+            let _ = write!(
+                text,
+                "\n{k} tests that close them (each checked to pass on the original and fail on \
+                 its mutants):\n\n{}",
+                tests.join("\n")
+            );
+        }
+    }
+    let _ = write!(
+        text,
+        "\n<details><summary>{}</summary>\n\n",
+        if n == 1 { "The gap in detail" } else { "The gaps in detail" }
+    );
+    for (i, f) in findings.iter().enumerate() {
+        if i > 0 {
+            text.push_str("\n---\n\n");
+        }
+        text.push_str(&f.body);
+    }
+    text.push_str("\n</details>\n");
     text.push_str(
         "\n<sub>Reply `/abex ignore` or react 👎 to stop abex reporting this. It updates this \
          comment on later pushes.</sub>\n\n",
@@ -294,6 +349,8 @@ mod tests {
                 marker(&fp('c'))
             ),
             test: Some("SUGGESTED\n".into()),
+            test_name: Some("t".into()),
+            witness: String::new(),
         };
         let b = Finding { fingerprint: fp('b'), ..a.clone() };
         let body = comment_body(&[&a, &b]);
@@ -357,6 +414,8 @@ mod tests {
             title: "t".into(),
             body: "x".repeat(100_000),
             test: None,
+            test_name: None,
+            witness: String::new(),
         };
         let body = comment_body(&[&a]);
         assert!(body.chars().count() <= MAX_BODY_CHARS);

@@ -145,6 +145,9 @@ pub fn plan(
     let mut out = Plan::default();
     let mut assigned: HashMap<u64, Vec<&Finding>> = HashMap::new();
     let mut new: BTreeMap<(String, usize), Vec<Finding>> = BTreeMap::new();
+    // The findings still to place, in groups: the gaps one suggested test closes together (the
+    // most closing first), each other gap alone.
+    let mut groups: Vec<Vec<&Finding>> = Vec::new();
     for f in findings {
         if suppressed_fps.contains(f.fingerprint.as_str()) {
             out.suppressed.push(f.clone());
@@ -154,29 +157,68 @@ pub fn plan(
             assigned.entry(*id).or_default().push(f);
             continue;
         }
-        let mut lines = f.changed_lines.clone();
-        lines.sort_by_key(|&l| (l.abs_diff(f.line), l));
-        lines.dedup();
-        let Some(line) =
-            lines.into_iter().find(|&l| !blocked.contains(&(f.path.as_str(), l as u64)))
-        else {
-            out.unplaced.push((f.clone(), Unplaced::NoChangedLine));
-            continue;
+        let same = |g: &&mut Vec<&Finding>| {
+            f.test_name.is_some() && g[0].test_name == f.test_name && g[0].path == f.path
         };
-        if let Some(id) = by_line.get(&(f.path.as_str(), line as u64)) {
-            assigned.entry(*id).or_default().push(f);
-        } else if let Some(group) = new.get_mut(&(f.path.clone(), line)) {
-            group.push(f.clone());
-        } else if new.len() < max_new {
-            new.insert((f.path.clone(), line), vec![f.clone()]);
-        } else {
-            out.unplaced.push((f.clone(), Unplaced::OverCap));
+        match groups.iter_mut().find(same) {
+            Some(g) => g.push(f),
+            None => groups.push(vec![f]),
         }
     }
-    out.new = new
+    groups.sort_by_key(|g| std::cmp::Reverse(g.len()));
+    for mut group in groups {
+        group.sort_by_key(|f| f.line);
+        let (path, first) = (group[0].path.as_str(), group[0].line);
+        // The changed lines of its gaps first (the first gap's first), then the changed lines
+        // nearest the first gap.
+        let mut lines: Vec<usize> =
+            group.iter().map(|f| f.line).filter(|l| group[0].changed_lines.contains(l)).collect();
+        let mut near = group[0].changed_lines.clone();
+        near.sort_by_key(|&l| (l.abs_diff(first), l));
+        lines.extend(near);
+        let mut seen = HashSet::new();
+        lines.retain(|l| seen.insert(*l) && !blocked.contains(&(path, *l as u64)));
+        let Some(&line) = lines.first() else {
+            out.unplaced.extend(group.into_iter().map(|f| (f.clone(), Unplaced::NoChangedLine)));
+            continue;
+        };
+        // At most one comment per line: a test's gaps take a free line of their own, a gap
+        // without a test its line; else they join the comment on the first one.
+        let is_free = |l: usize| {
+            !by_line.contains_key(&(path, l as u64)) && !new.contains_key(&(path.to_string(), l))
+        };
+        let free = match group[0].test_name {
+            Some(_) => lines.iter().copied().find(|&l| is_free(l)),
+            None => Some(line).filter(|&l| is_free(l)),
+        };
+        match free {
+            Some(l) if new.len() < max_new => {
+                new.insert((path.to_string(), l), group.into_iter().cloned().collect());
+            }
+            Some(_)
+                if !by_line.contains_key(&(path, line as u64))
+                    && !new.contains_key(&(path.to_string(), line)) =>
+            {
+                out.unplaced.extend(group.into_iter().map(|f| (f.clone(), Unplaced::OverCap)));
+            }
+            _ => match by_line.get(&(path, line as u64)) {
+                Some(id) => assigned.entry(*id).or_default().extend(group),
+                None => match new.get_mut(&(path.to_string(), line)) {
+                    Some(comment) => comment.extend(group.into_iter().cloned()),
+                    None => out
+                        .unplaced
+                        .extend(group.into_iter().map(|f| (f.clone(), Unplaced::OverCap))),
+                },
+            },
+        }
+    }
+    // The comments that close the most first, then in file and line order.
+    let mut placed: Vec<NewComment> = new
         .into_iter()
         .map(|((path, line), findings)| NewComment { path, line, findings })
         .collect();
+    placed.sort_by_key(|c| std::cmp::Reverse(c.findings.len()));
+    out.new = placed;
     for (c, m) in &own {
         if m.fingerprints.iter().any(|f| suppressed_fps.contains(f.as_str())) {
             out.unchanged += 1;
@@ -238,6 +280,8 @@ mod tests {
             title: format!("gap {c}"),
             body: format!("gap {c}\n"),
             test: None,
+            test_name: None,
+            witness: String::new(),
         }
     }
 
@@ -350,5 +394,40 @@ mod tests {
         assert_eq!(p.drop_anchors(&allowed), 1);
         assert_eq!(p.new.len(), 1);
         assert_eq!(p.unplaced, vec![(c, Unplaced::OutsideDiff)]);
+    }
+
+    #[test]
+    fn the_gaps_one_test_closes_share_a_comment_on_a_line_of_their_own() {
+        let with = |c: char, line: usize, test: &str| Finding {
+            test_name: Some(test.into()),
+            ..finding(c, line, &[8, 9, 12, 20])
+        };
+        // t1 closes gaps on 8 and 12; t2 closes a gap on 8 (taken: it goes on its other gap's
+        // line 20), t3 one on 9; t1 closes the most and comes first.
+        let all = [
+            with('a', 8, "t1"),
+            with('b', 12, "t1"),
+            with('c', 8, "t2"),
+            with('d', 20, "t2"),
+            with('e', 9, "t3"),
+            with('f', 12, "t1"),
+        ];
+        let p = plan(&all, &[], 30, true, "s");
+        let placed: Vec<(usize, Vec<&str>)> = p
+            .new
+            .iter()
+            .map(|n| (n.line, n.findings.iter().map(|f| f.title.as_str()).collect()))
+            .collect();
+        assert_eq!(
+            placed,
+            vec![
+                (8, vec!["gap a", "gap b", "gap f"]),
+                (20, vec!["gap c", "gap d"]),
+                (9, vec!["gap e"]),
+            ]
+        );
+        let body = p.new[0].body();
+        assert!(body.starts_with("### abex: 3 gaps the tests do not pin down"), "{body}");
+        assert_eq!(markers(&body).unwrap().fingerprints.len(), 3);
     }
 }

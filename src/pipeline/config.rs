@@ -157,6 +157,9 @@ pub struct RunConfig {
     /// The model options (resolved with the environment and the project's config in
     /// [`crate::llm::config::resolve`]).
     pub llm: crate::llm::config::LlmOptions,
+    /// Whether to write the suggested tests into the project's files at the end of the run
+    /// (`--write-tests`, `--abex-write-tests`): the only setting with which abex changes them.
+    pub write_tests: bool,
     /// What only one language's front end reads.
     pub language: LanguageOptions,
 }
@@ -181,6 +184,7 @@ impl RunConfig {
             test_timeout: None,
             shard: None,
             llm: Default::default(),
+            write_tests: false,
             language,
         }
     }

@@ -70,6 +70,13 @@ pub enum Event<'a> {
         /// Survivors to prove.
         survivors: usize,
     },
+    /// The suggested tests were written into the project's files (`--write-tests`).
+    TestsWritten {
+        /// How many tests.
+        tests: usize,
+        /// The files, relative to the project root.
+        files: &'a [std::path::PathBuf],
+    },
     /// A target is done (analysed, taken from the cache, or listed as not driven).
     Done {
         /// Its position.

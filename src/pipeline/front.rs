@@ -118,10 +118,13 @@ pub struct Suggestion {
     pub calls: usize,
     /// The survivor it was written for.
     pub mutant: u32,
-    /// The test function's name.
+    /// The test function's name (a fall-back's carries its mark, see
+    /// [`crate::testname::candidate`]).
     pub name: String,
     /// Its source.
     pub code: String,
+    /// How readable it is: 0 for the most readable way of writing it, more for fall-backs.
+    pub rank: usize,
 }
 
 /// One language's view of a project, with its chosen targets.
@@ -243,11 +246,14 @@ pub trait Lab {
     fn prepare_witnesses(&mut self, _i: usize, _survivors: &[u32]) -> Result<(), RunError> {
         Ok(())
     }
-    /// A test that calls target `i` on the witness `w` and asserts the original's outcome,
-    /// named `name`, with `why` as its comment; `None` when it cannot be written.
-    fn suggest(&self, i: usize, w: &Witness, name: &str, why: &str) -> Option<String>;
-    /// The name of the suggested test of target `i` for the mutant with id `mutant_id`.
-    fn test_name(&self, i: usize, mutant_id: &str) -> String;
+    /// The ways of writing a test that calls target `i` on the witness `w` and asserts the
+    /// original's outcome, named `name`, with `why` as its comment, most readable first; the
+    /// `k`-th is named [`crate::testname::candidate`]`(name, k)`. Empty when it cannot be
+    /// written.
+    fn suggest(&self, i: usize, w: &Witness, name: &str, why: &str) -> Vec<String>;
+    /// The readable name of the suggested test of target `i` on witness `w` (what it pins: the
+    /// function, the outcome, the arguments), before it is made unique.
+    fn test_name(&self, i: usize, w: &Witness) -> String;
     /// Compiles and runs `suggestions`: for each one that passes on the original, the
     /// `survivors` it kills.
     fn check(

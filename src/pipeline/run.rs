@@ -142,6 +142,13 @@ pub fn run(
     }
     let path = saver.path();
     saver.finish(&report)?;
+    if cfg.write_tests {
+        let edits = crate::patch::of_report(&report);
+        let files = crate::patch::apply(root, &edits)
+            .map_err(|source| RunError::Output { path: root.to_path_buf(), source })?;
+        let tests = edits.iter().map(|e| e.tests.len()).sum();
+        on_event(Event::TestsWritten { tests, files: &files });
+    }
     Ok((report, path))
 }
 

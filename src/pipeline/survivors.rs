@@ -3,7 +3,7 @@
 //! moves (pinning), suggested tests that were compiled and run before they are suggested (the
 //! smallest set that keeps every kill), and each target's mutation report.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::context::Ctx;
 use super::error::RunError;
@@ -88,10 +88,11 @@ pub(crate) fn analyse(
     let survivors = mutants.iter().filter(survived).count();
     on_event(Event::Proving { package: &unit.name, survivors });
     let mut proven: Vec<Proven> = vec![Proven::default(); unit.targets.len()];
+    let mut taken = BTreeSet::new();
     for (k, &i) in unit.targets.iter().enumerate() {
         let mine: Vec<&Numbered> =
             mutants.iter().filter(|m| m.target == i).filter(survived).collect();
-        proven[k] = prove(ctx, lab, i, &elites[k], &mine)?;
+        proven[k] = prove(ctx, lab, i, &elites[k], &mine, &mut taken)?;
         proven[k].settled = true;
         if crate::interrupt::requested().is_some() {
             return Err(RunError::Interrupted);
@@ -111,7 +112,10 @@ pub(crate) fn analyse(
             }
         }
     }
-    let chosen = smallest_killing_set(&kills);
+    let ranks: BTreeMap<String, usize> =
+        suggestions.iter().map(|s| (s.name.clone(), s.rank)).collect();
+    let chosen = smallest_killing_set(&kills, &ranks);
+    let (chosen, suggestions) = suggested_names(chosen, suggestions);
     let mut reports = Vec::new();
     for (k, &i) in unit.targets.iter().enumerate() {
         let mine: Vec<&Numbered> = mutants.iter().filter(|m| m.target == i).collect();
@@ -148,13 +152,15 @@ fn reports(
         .collect()
 }
 
-/// Looks for a witness of each of target `i`'s `survivors`; `elites` is its explored archive.
+/// Looks for a witness of each of target `i`'s `survivors`; `elites` is its explored archive;
+/// `taken` the names the unit's suggested tests have so far.
 fn prove(
     ctx: &Ctx<'_>,
     lab: &mut dyn Lab,
     i: usize,
     elites: &[Pair],
     survivors: &[&Numbered],
+    taken: &mut BTreeSet<String>,
 ) -> Result<Proven, RunError> {
     let mut proven = Proven::default();
     let front = ctx.front;
@@ -233,22 +239,69 @@ fn prove(
             continue;
         };
         proven.searches.insert(m.n, (None, ms));
-        let name = lab.test_name(d, &m.mutant.id);
+        let base = lab.test_name(d, &w);
         let through =
             if d == i { String::new() } else { format!(" through `{}`", front.function(d).name) };
         let why = format!(
-            "abex: pins `{}`{through} on {} (kills mutant {}: {})",
+            "abex: pins `{}`{through} on {} (the tests missed: {}, line {})",
             target.name,
             stringify_input(&w.input),
-            m.mutant.id,
-            m.mutant.description.replace('\n', " ")
+            m.mutant.description.replace('\n', " "),
+            m.mutant.line
         );
-        if let Some(code) = lab.suggest(d, &w, &name, &why) {
-            proven.suggestions.push(Suggestion { target: i, calls: d, mutant: m.n, name, code });
+        // A test another survivor's witness already wrote (the same call, the same outcome)
+        // is checked once: it kills both or neither.
+        let written = proven.suggestions.iter().any(|s| {
+            s.calls == d
+                && proven.witnesses.get(&s.mutant).is_some_and(|x| {
+                    x.input == w.input && x.original.stringify() == w.original.stringify()
+                })
+        });
+        let codes = if written { Vec::new() } else { lab.suggest(d, &w, &base, &why) };
+        if !codes.is_empty() {
+            let name = crate::testname::unique(&base, taken);
+            for (rank, code) in codes.into_iter().enumerate() {
+                // The candidates were written under the name before it was made unique.
+                let given = crate::testname::candidate(&name, rank);
+                let code = code.replacen(&crate::testname::candidate(&base, rank), &given, 1);
+                proven.suggestions.push(Suggestion {
+                    target: i,
+                    calls: d,
+                    mutant: m.n,
+                    name: given,
+                    code,
+                    rank,
+                });
+            }
         }
         proven.witnesses.insert(m.n, w);
     }
     Ok(proven)
+}
+
+/// The chosen tests under the names they are suggested by: a fall-back chosen alone (the most
+/// readable way of writing it was not) loses its fall-back's mark, in its name and its code.
+fn suggested_names(
+    chosen: Vec<(String, Vec<u32>)>,
+    mut suggestions: Vec<Suggestion>,
+) -> (Vec<(String, Vec<u32>)>, Vec<Suggestion>) {
+    let names: BTreeSet<String> = chosen.iter().map(|(n, _)| n.clone()).collect();
+    let mut out = Vec::new();
+    for (name, kills) in chosen {
+        let base = crate::testname::base_name(&name).to_string();
+        if base == name || names.contains(&base) {
+            out.push((name, kills));
+            continue;
+        }
+        // The readable way of writing it was not chosen: the fall-back takes its name.
+        suggestions.retain(|s| s.name != base);
+        for s in suggestions.iter_mut().filter(|s| s.name == name) {
+            s.code = s.code.replacen(&name, &base, 1);
+            s.name = base.clone();
+        }
+        out.push((base, kills));
+    }
+    (out, suggestions)
 }
 
 /// What a target's report needs of the lab.
@@ -343,10 +396,13 @@ impl Entry<'_> {
             .iter()
             .filter_map(|(name, k)| {
                 let s = self.suggestions.iter().find(|s| &s.name == name && s.target == i)?;
+                let calls = ctx.front.function(s.calls);
                 Some(SuggestedTest {
                     name: name.clone(),
                     code: s.code.clone(),
                     kills: k.iter().filter_map(|n| id_of(*n)).collect(),
+                    file: calls.file.clone(),
+                    function: calls.name.clone(),
                 })
             })
             .collect();
@@ -363,5 +419,28 @@ impl Entry<'_> {
             unpinned,
             suggested_tests,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn suggestion(name: &str, rank: usize, code: &str) -> Suggestion {
+        Suggestion { target: 0, calls: 0, mutant: 1, name: name.into(), code: code.into(), rank }
+    }
+
+    #[test]
+    fn a_fall_back_chosen_alone_takes_the_readable_test_s_name_and_place() {
+        let alt = crate::testname::candidate("f_is_0_for_0", 1);
+        let all = vec![
+            suggestion("f_is_0_for_0", 0, "fn f_is_0_for_0() { assert_eq!(f(0), 0.0) }"),
+            suggestion(&alt, 1, &format!("fn {alt}() {{ debug }}")),
+        ];
+        let (chosen, kept) = suggested_names(vec![(alt.clone(), vec![1])], all);
+        assert_eq!(chosen, vec![("f_is_0_for_0".to_string(), vec![1])]);
+        let named: Vec<&Suggestion> = kept.iter().filter(|s| s.name == "f_is_0_for_0").collect();
+        assert_eq!(named.len(), 1);
+        assert_eq!(named[0].code, "fn f_is_0_for_0() { debug }");
     }
 }

@@ -45,6 +45,8 @@ pub struct PyRunConfig {
     pub test_timeout_s: Option<f64>,
     /// `k/n`: analyse only shard `k` of `n` of the functions.
     pub shard: Option<(usize, usize)>,
+    /// `--abex-write-tests`: write the suggested tests into the project's test files.
+    pub write_tests: bool,
     /// The model settings (`--abex-model`, `--abex-base-url`, budgets, agents, `--abex-offline`).
     pub llm: crate::llm::config::LlmOptions,
     /// How the user's pytest runs the suite (`pytest_abex.suite`).
@@ -101,6 +103,7 @@ impl PyRunConfig {
         cfg.witness_evals = self.witness_evals.unwrap_or(Defaults::WITNESS_EVALS);
         cfg.test_timeout = seconds(self.test_timeout_s, "test_timeout_s")?;
         cfg.shard = self.shard;
+        cfg.write_tests = self.write_tests;
         cfg.llm = self.llm;
         Ok(cfg)
     }

@@ -601,7 +601,7 @@ impl Lab for PythonLab<'_> {
         Ok(())
     }
 
-    fn suggest(&self, i: usize, w: &Witness, name: &str, why: &str) -> Option<String> {
+    fn suggest(&self, i: usize, w: &Witness, name: &str, why: &str) -> Vec<String> {
         let c = &self.front.chosen[i];
         let pf = &self.front.project.files[c.file];
         let f = &pf.fns[c.func];
@@ -620,17 +620,20 @@ impl Lab for PythonLab<'_> {
             receiver: f.receiver,
             is_async: f.is_async,
         };
-        suggest::test_fn(&callee, w, name, why)
+        suggest::candidates(&callee, w, name, why)
     }
 
-    fn test_name(&self, i: usize, mutant_id: &str) -> String {
+    fn test_name(&self, i: usize, w: &Witness) -> String {
         let c = &self.front.chosen[i];
         let f = &self.front.project.files[c.file].fns[c.func];
-        format!(
-            "test_abex_{}_{}",
-            f.name.to_lowercase().trim_matches('_'),
-            &mutant_id[..8.min(mutant_id.len())]
-        )
+        let function = crate::testname::snake(&f.qualname);
+        // The instance a method is called on is set up by the test, and named only when
+        // nothing else is.
+        let args = match w.input.get(1..) {
+            Some(rest) if f.receiver && !rest.is_empty() => rest,
+            _ => &w.input,
+        };
+        crate::testname::readable(&format!("test_{function}"), args, &w.original)
     }
 
     fn check(

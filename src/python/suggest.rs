@@ -260,9 +260,109 @@ fn call_of(f: &Callee<'_>, input: &[Value]) -> Call {
     Call { setup: Vec::new(), statement: expr.clone(), expr, method }
 }
 
-/// The suggested test `name` for `witness`, or `None` when the original's outcome cannot be
-/// asserted (a timeout, a crash, or a text cut for its length, see [`crate::value::cut`]).
-pub fn test_fn(f: &Callee<'_>, w: &Witness, name: &str, why: &str) -> Option<String> {
+/// Whether `text` (a `repr`) is a Python literal that reads back as an equal value: numbers,
+/// strings, bytes, `True`/`False`/`None`, and lists, tuples, dicts and sets of them.
+pub fn is_literal(text: &str) -> bool {
+    let mut parser = tree_sitter::Parser::new();
+    if parser.set_language(&tree_sitter_python::LANGUAGE.into()).is_err() {
+        return false;
+    }
+    let Some(tree) = parser.parse(text, None) else { return false };
+    let root = tree.root_node();
+    let Some(stmt) = root.named_child(0).filter(|_| root.named_child_count() == 1) else {
+        return false;
+    };
+    if stmt.kind() != "expression_statement" || stmt.named_child_count() != 1 {
+        return false;
+    }
+    fn literal_node(n: tree_sitter::Node<'_>) -> bool {
+        if n.is_error() || n.is_missing() {
+            return false;
+        }
+        match n.kind() {
+            "integer" | "float" | "true" | "false" | "none" => true,
+            "string" => {
+                let mut c = n.walk();
+                let ok = n.named_children(&mut c).all(|x| x.kind() != "interpolation");
+                ok
+            }
+            "concatenated_string"
+            | "list"
+            | "tuple"
+            | "dictionary"
+            | "set"
+            | "pair"
+            | "parenthesized_expression" => {
+                let mut c = n.walk();
+                let ok = n.named_children(&mut c).all(literal_node);
+                ok
+            }
+            "unary_operator" => {
+                let mut c = n.walk();
+                let ok = n.named_children(&mut c).all(|x| matches!(x.kind(), "integer" | "float"));
+                ok
+            }
+            _ => false,
+        }
+    }
+    !root.has_error() && stmt.named_child(0).is_some_and(literal_node)
+}
+
+/// Python's built-in exceptions a test can name without an import.
+const BUILTIN_EXCEPTIONS: [&str; 24] = [
+    "Exception",
+    "ArithmeticError",
+    "AssertionError",
+    "AttributeError",
+    "EOFError",
+    "FloatingPointError",
+    "IndexError",
+    "KeyError",
+    "LookupError",
+    "NotImplementedError",
+    "OSError",
+    "OverflowError",
+    "RecursionError",
+    "RuntimeError",
+    "TypeError",
+    "UnicodeDecodeError",
+    "UnicodeEncodeError",
+    "UnicodeError",
+    "ValueError",
+    "ZeroDivisionError",
+    "FileNotFoundError",
+    "PermissionError",
+    "TimeoutError",
+    "StopIteration",
+];
+
+/// `assert <expr> == <value>` as a person writes it: `is` for `True`, `False` and `None`, the
+/// literal when `value` is one, else (with `literal` false too) the `repr` comparison.
+fn assert_value(expr: &str, value: &str, literal: bool) -> String {
+    match value {
+        "True" | "False" | "None" if literal => format!("assert {expr} is {value}"),
+        _ if literal && is_literal(value) => format!("assert {expr} == {value}"),
+        _ => format!("assert repr({expr}) == {}", string(value)),
+    }
+}
+
+/// Whether a message can be matched by `pytest.raises(match=...)` as it is (no regex syntax).
+fn plain_pattern(message: &str) -> bool {
+    !message.chars().any(|c| "\\.^$*+?{}[]|()".contains(c))
+}
+
+/// The ways of writing the suggested test `name` for `witness`, most readable first: plain
+/// value comparisons and `pytest.raises(Type)` where they can be written, then the `repr`
+/// comparison the first ones fall back to (named by [`crate::testname::candidate`]). Empty
+/// when the original's outcome cannot be asserted (a timeout, a crash, or a text cut for its
+/// length, see [`crate::value::cut`]).
+pub fn candidates(f: &Callee<'_>, w: &Witness, name: &str, why: &str) -> Vec<String> {
+    crate::testname::readable_then_fallback(name, |n, readable| render(f, w, n, why, readable))
+}
+
+/// The suggested test `name` for `witness`: readable when `readable`, else with `repr` and the
+/// exception's type name compared as text.
+fn render(f: &Callee<'_>, w: &Witness, name: &str, why: &str, readable: bool) -> Option<String> {
     if w.original.is_cut() {
         return None; // the original's full value is not known: nothing to assert
     }
@@ -287,12 +387,32 @@ pub fn test_fn(f: &Callee<'_>, w: &Witness, name: &str, why: &str) -> Option<Str
     }
     let owner = f.qualname.split('.').next().unwrap_or(f.qualname);
     needs.insert((f.module.to_string(), owner.to_string()));
+    // The exception as `pytest.raises` names it: a builtin, or one the function's module has.
+    let raised = match &original {
+        Outcome::Error { ty, .. } if readable && !BUILTIN_EXCEPTIONS.contains(&ty.as_str()) => {
+            needs.insert((f.module.to_string(), ty.clone()));
+            Some(ty.clone())
+        }
+        Outcome::Error { ty, .. } if readable => Some(ty.clone()),
+        _ => None,
+    };
+    let same_type = |ty: &str| matches!(&w.mutant, Outcome::Error { ty: t, .. } if t == ty);
+    let pattern = match &original {
+        Outcome::Error { ty, message } if same_type(ty) && !plain_pattern(message) => {
+            Some(format!("re.escape({})", string(message)))
+        }
+        Outcome::Error { ty, message } if same_type(ty) => Some(string(message)),
+        _ => None,
+    };
     let mut code = format!("def {name}():\n    {}\n", string(why));
     if f.is_async {
         code.push_str("    import asyncio\n");
     }
     if matches!(original, Outcome::Error { .. }) {
         code.push_str("    import pytest\n");
+    }
+    if readable && pattern.as_deref().is_some_and(|p| p.starts_with("re.")) {
+        code.push_str("    import re\n");
     }
     for (module, head) in &needs {
         code.push_str(&format!("    from {module} import {head}\n"));
@@ -309,7 +429,15 @@ pub fn test_fn(f: &Callee<'_>, w: &Witness, name: &str, why: &str) -> Option<Str
             if call.statement != call.expr {
                 code.push_str(&format!("    {}\n", call.statement));
             }
-            code.push_str(&format!("    assert repr({}) == {}\n", call.expr, string(value)));
+            code.push_str(&format!("    {}\n", assert_value(&call.expr, value, readable)));
+        }
+        Outcome::Error { .. } if raised.is_some() => {
+            let ty = raised.as_deref().unwrap_or("Exception");
+            let matching = pattern.map(|p| format!(", match={p}")).unwrap_or_default();
+            code.push_str(&format!(
+                "    with pytest.raises({ty}{matching}):\n        {}\n",
+                call.statement
+            ));
         }
         Outcome::Error { ty, message } => {
             code.push_str(&format!(
@@ -318,7 +446,7 @@ pub fn test_fn(f: &Callee<'_>, w: &Witness, name: &str, why: &str) -> Option<Str
             ));
             code.push_str(&format!("    assert type(raised.value).__name__ == {}\n", string(ty)));
             // The mutant raises the same type: only the message tells them apart.
-            if matches!(&w.mutant, Outcome::Error { ty: t, .. } if t == ty) {
+            if same_type(ty) {
                 code.push_str(&format!("    assert str(raised.value) == {}\n", string(message)));
             }
         }
@@ -326,7 +454,7 @@ pub fn test_fn(f: &Callee<'_>, w: &Witness, name: &str, why: &str) -> Option<Str
     }
     if let Some(state) = receiver_state {
         let read = if state.starts_with('{') { "vars(receiver)" } else { "receiver" };
-        code.push_str(&format!("    assert repr({read}) == {}\n", string(&state)));
+        code.push_str(&format!("    {}\n", assert_value(read, &state, readable)));
     }
     Some(code)
 }
@@ -395,7 +523,7 @@ mod tests {
             mutant: Outcome::Ok { value: "4".into() },
             found_by: "archive".into(),
         };
-        let code = test_fn(&f, &w, "test_abex_shift_1", "why").unwrap();
+        let code = render(&f, &w, "test_abex_shift_1", "why", false).unwrap();
         assert!(code.contains("    import asyncio\n"), "{code}");
         assert!(
             code.contains("    from datetime import date\n    from pkg.shapes import Point\n"),
@@ -417,7 +545,7 @@ mod tests {
         let setter =
             Callee { kind: Kind::Setter, ..Callee::function("pkg.c", "Counter.start", &ints) };
         let w = Witness { input: vec![Value::Int(3)], ..w };
-        let code = test_fn(&setter, &w, "test_abex_start_1", "why").unwrap();
+        let code = render(&setter, &w, "test_abex_start_1", "why", false).unwrap();
         assert!(
             code.contains(
                 "    obj = Counter()\n    obj.start = 3\n    assert repr(obj.start) == \"3\"\n"
@@ -426,17 +554,22 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_test_asserts_the_original_outcome() {
-        let params = [Ty::int(64, true)];
-        let f = Callee::function("pkg.grades", "grade", &params);
-        let w = Witness {
+    /// `grade(90)` is `'A'` on the original, `'B'` on the mutant.
+    fn grade_a_not_b() -> Witness {
+        Witness {
             input: vec![Value::Int(90)],
             original: Outcome::Ok { value: "'A'".into() },
             mutant: Outcome::Ok { value: "'B'".into() },
             found_by: "archive".into(),
-        };
-        let code = test_fn(&f, &w, "test_abex_grade_1", "abex: pins grade").unwrap();
+        }
+    }
+
+    #[test]
+    fn a_test_asserts_the_original_outcome() {
+        let params = [Ty::int(64, true)];
+        let f = Callee::function("pkg.grades", "grade", &params);
+        let w = grade_a_not_b();
+        let code = render(&f, &w, "test_abex_grade_1", "abex: pins grade", false).unwrap();
         assert!(code.contains("from pkg.grades import grade\n"), "{code}");
         assert!(code.contains("assert repr(grade(90)) == \"'A'\"\n"), "{code}");
         let e = Witness {
@@ -444,7 +577,7 @@ mod tests {
             ..w
         };
         let f = Callee { qualname: "Grader.grade", kind: Kind::Method, ..f };
-        let code = test_fn(&f, &e, "test_abex_grade_2", "why").unwrap();
+        let code = render(&f, &e, "test_abex_grade_2", "why", false).unwrap();
         assert!(code.contains("from pkg.grades import Grader\n"), "{code}");
         assert!(code.contains("Grader().grade(90)"), "{code}");
         assert!(code.contains("== \"ValueError\""), "{code}");
@@ -454,11 +587,83 @@ mod tests {
             mutant: Outcome::Error { ty: "ValueError".into(), message: "other".into() },
             ..e.clone()
         };
-        let code = test_fn(&f, &same_type, "test_abex_grade_3", "why").unwrap();
+        let code = render(&f, &same_type, "test_abex_grade_3", "why", false).unwrap();
         assert!(code.contains("assert str(raised.value) == \"m\"\n"), "{code}");
         // A value cut for its length cannot be asserted.
         let cut =
             Witness { original: Outcome::Ok { value: crate::value::cut("x".repeat(10_000)) }, ..e };
-        assert!(test_fn(&f, &cut, "test_abex_grade_4", "why").is_none());
+        assert!(candidates(&f, &cut, "test_abex_grade_4", "why").is_empty());
+    }
+
+    #[test]
+    fn readable_tests_compare_literals_and_name_the_exception() {
+        let params = [Ty::int(64, true)];
+        let f = Callee::function("pkg.grades", "grade", &params);
+        let w = grade_a_not_b();
+        let tests = candidates(&f, &w, "test_grade_is_a_for_90", "why");
+        assert_eq!(tests.len(), 2, "{tests:?}");
+        assert!(tests[0].contains("    assert grade(90) == 'A'\n"), "{}", tests[0]);
+        assert!(tests[1].starts_with("def test_grade_is_a_for_90__abex_alt1():"), "{}", tests[1]);
+        assert!(tests[1].contains("assert repr(grade(90)) == \"'A'\""), "{}", tests[1]);
+        let none = Witness { original: Outcome::Ok { value: "None".into() }, ..w.clone() };
+        assert!(candidates(&f, &none, "t", "why")[0].contains("assert grade(90) is None\n"));
+        // Not a literal: the repr comparison is the only way.
+        let obj =
+            Witness { original: Outcome::Ok { value: "<A object at 0x1>".into() }, ..w.clone() };
+        let tests = candidates(&f, &obj, "t", "why");
+        assert_eq!(tests.len(), 1);
+        assert!(tests[0].contains("assert repr(grade(90)) =="), "{}", tests[0]);
+        let raised = Witness {
+            original: Outcome::Error { ty: "ValueError".into(), message: "bad (90)".into() },
+            mutant: Outcome::Error { ty: "ValueError".into(), message: "other".into() },
+            ..w.clone()
+        };
+        let code = &candidates(&f, &raised, "t", "why")[0];
+        assert!(
+            code.contains("    with pytest.raises(ValueError, match=re.escape(\"bad (90)\")):\n        grade(90)\n"),
+            "{code}"
+        );
+        let own = Witness {
+            original: Outcome::Error { ty: "GradeError".into(), message: "m".into() },
+            mutant: Outcome::Ok { value: "'B'".into() },
+            ..w
+        };
+        let code = &candidates(&f, &own, "t", "why")[0];
+        assert!(code.contains("from pkg.grades import GradeError\n"), "{code}");
+        assert!(code.contains("with pytest.raises(GradeError):\n"), "{code}");
+    }
+
+    #[test]
+    fn literals_are_told_from_other_reprs() {
+        for lit in [
+            "5",
+            "-5",
+            "0.05",
+            "'a'",
+            "\"b\"",
+            "[1, 'a']",
+            "(1,)",
+            "{'k': [1.5]}",
+            "{1, 2}",
+            "True",
+            "None",
+            "b'x'",
+            "-1e-05",
+        ] {
+            assert!(is_literal(lit), "{lit}");
+        }
+        for not in [
+            "nan",
+            "inf",
+            "Decimal('1.5')",
+            "<Color.RED: 1>",
+            "Point(x=1, y=2)",
+            "set()",
+            "f'{x}'",
+            "1 +",
+            "datetime.date(2024, 1, 1)",
+        ] {
+            assert!(!is_literal(not), "{not}");
+        }
     }
 }

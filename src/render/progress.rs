@@ -64,6 +64,12 @@ pub fn line(e: &Event<'_>, language: &str) -> Option<Line> {
             format!("{} of `{package}`: witnesses and suggested tests", plural(*survivors, "survivor", "survivors")),
             false,
         ),
+        Event::TestsWritten { files: [], .. } => return None,
+        Event::TestsWritten { tests, files } => {
+            let names: Vec<String> =
+                files.iter().map(|f| format!("`{}`", f.display())).collect();
+            ("Wrote", format!("{} into {}", plural(*tests, "suggested test", "suggested tests"), names.join(", ")), false)
+        }
         Event::Progress { .. } | Event::Done { .. } => return None,
     };
     Some(Line { verb, text, warning })

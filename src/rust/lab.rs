@@ -561,15 +561,27 @@ impl Lab for RustLab<'_> {
         Ok(Box::new(SharedWorker::own(worker, id)))
     }
 
-    fn suggest(&self, i: usize, w: &Witness, name: &str, why: &str) -> Option<String> {
+    fn suggest(&self, i: usize, w: &Witness, name: &str, why: &str) -> Vec<String> {
         let f = self.front.found(i);
-        let (plan, _) = self.built_plan(i)?;
-        suggest::test_fn(f, plan, &self.front.krate(i).sources.book, w, name, why)
+        let Some((plan, _)) = self.built_plan(i) else { return Vec::new() };
+        suggest::candidates(f, plan, &self.front.krate(i).sources.book, w, name, why)
     }
 
-    fn test_name(&self, i: usize, mutant_id: &str) -> String {
+    fn test_name(&self, i: usize, w: &Witness) -> String {
         let f = self.front.found(i);
-        format!("abex_{}_{}", f.name.to_lowercase(), &mutant_id[..mutant_id.len().min(8)])
+        let function = match &f.owner {
+            Some(owner) => crate::testname::snake(&format!("{owner}_{}", f.name)),
+            None => crate::testname::snake(&f.name),
+        };
+        // A method's receiver is set up by the test, and named only when nothing else is.
+        let receiver = self
+            .built_plan(i)
+            .is_some_and(|(p, _)| matches!(p.callee, super::source::Callee::Method { .. }));
+        let args = match w.input.get(1..) {
+            Some(rest) if receiver && !rest.is_empty() => rest,
+            _ => &w.input,
+        };
+        crate::testname::readable(&function, args, &w.original)
     }
 
     fn check(
@@ -585,15 +597,12 @@ impl Lab for RustLab<'_> {
                 by_build.entry(b).or_default().push(n);
             }
         }
-        let mut by_fn: BTreeMap<usize, Vec<String>> = BTreeMap::new();
-        for s in suggestions {
-            by_fn.entry(s.calls).or_default().push(s.code.clone());
-        }
-        let inserts: Vec<(PathBuf, usize, String)> = by_fn
+        // One module per test: a test that does not compile is dropped alone.
+        let inserts: Vec<(PathBuf, usize, String)> = suggestions
             .iter()
-            .map(|(i, codes)| {
-                let f = self.front.found(*i);
-                (f.file.clone(), f.inject_at, suggest::module(codes))
+            .map(|s| {
+                let f = self.front.found(s.calls);
+                (f.file.clone(), f.inject_at, suggest::module(std::slice::from_ref(&s.code)))
             })
             .collect();
         let mut kills: BTreeMap<String, Vec<u32>> = BTreeMap::new();

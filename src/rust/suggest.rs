@@ -14,11 +14,10 @@ use crate::value::{Outcome, Value};
 /// Start of the name of the module holding the suggested tests next to a function.
 pub const MODULE: &str = "abex_suggested";
 
-/// The module of the suggested test `test`: [`MODULE`] and the test's name without its last
-/// `_` part (the mutant's id), which the tests of one function share; the tests of two
-/// functions of one Rust module then live in two modules, not in two of the same name.
+/// The module of the suggested test `test` in the scratch copy: [`MODULE`] and the test's
+/// name, one module per test, so that a test that does not compile is dropped alone.
 fn module_of(test: &str) -> String {
-    format!("{MODULE}_{}", test.rsplit_once('_').map_or(test, |(group, _)| group))
+    format!("{MODULE}_{test}")
 }
 
 fn escape(s: &str) -> String {
@@ -89,6 +88,16 @@ fn call_expr(
     let printed: Option<Vec<String>> =
         plan.args.iter().zip(input).map(|(a, v)| cx.arg(a, v)).collect();
     let mut printed = printed?;
+    // A number passed to a parameter declared as a primitive needs no suffix: `f(-5)`, not
+    // `f((-5i32))`.
+    let plain = numeric_params(&f.signature);
+    for (i, p) in printed.iter_mut().enumerate() {
+        if plain.get(i).copied().unwrap_or(false) {
+            if let Some(bare) = unsuffixed(p) {
+                *p = bare;
+            }
+        }
+    }
     // An argument whose state after the call is asserted is bound first (the receiver is below).
     for (i, name) in observed(plan) {
         let (a, v) = (plan.args.get(i)?, input.get(i)?);
@@ -153,32 +162,238 @@ fn call_expr(
     Some((pre, call))
 }
 
-/// Whether a return value rendered as `value` can be written as a literal of the return type in
-/// `signature`: integers, `bool`, `char`, strings, and finite floats (their `Debug` text is a
-/// Rust literal of the same value).
-fn literal_return(signature: &str, value: &str) -> bool {
-    let Some((_, ret)) = signature.rsplit_once("->") else { return false };
-    let ret = ret.trim().trim_start_matches("&'static ").trim_start_matches('&').trim();
-    let int =
-        ["i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize"];
-    match ret {
-        r if int.contains(&r) => value.parse::<i128>().is_ok() || value.parse::<u128>().is_ok(),
-        "bool" => value == "true" || value == "false",
-        "char" => value.starts_with('\''),
-        "str" | "String" => value.starts_with('"'),
-        "f32" | "f64" => value.parse::<f64>().is_ok_and(f64::is_finite) && value.contains('.'),
-        _ => false,
+/// Per input of `signature` (the receiver first), whether it is declared as a primitive number
+/// (`x: i32`), so that an unsuffixed literal has its type.
+fn numeric_params(signature: &str) -> Vec<bool> {
+    let Ok(sig) = syn::parse_str::<syn::Signature>(signature.trim().trim_end_matches('{')) else {
+        return Vec::new();
+    };
+    sig.inputs
+        .iter()
+        .map(|arg| match arg {
+            syn::FnArg::Typed(t) => match &*t.ty {
+                syn::Type::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
+                    let name = p.path.segments[0].ident.to_string();
+                    INTS.contains(&name.as_str()) || name == "f32" || name == "f64"
+                }
+                _ => false,
+            },
+            syn::FnArg::Receiver(_) => false,
+        })
+        .collect()
+}
+
+/// A suffixed number literal without its suffix and parentheses (`(-5i32)` → `-5`,
+/// `2.5f64` → `2.5`); `None` for anything else.
+fn unsuffixed(text: &str) -> Option<String> {
+    let t = text.trim();
+    let t = t.strip_prefix('(').and_then(|t| t.strip_suffix(')')).unwrap_or(t);
+    let suffix = INTS.iter().chain(&["f32", "f64"]).find(|s| t.ends_with(**s))?;
+    let number = &t[..t.len() - suffix.len()];
+    let digits = number.strip_prefix('-').unwrap_or(number);
+    let ok = !digits.is_empty()
+        && digits.starts_with(|c: char| c.is_ascii_digit())
+        && digits.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | '-' | '_'));
+    ok.then(|| number.to_string())
+}
+
+/// The type `signature` returns, if it returns one.
+fn return_type(signature: &str) -> Option<syn::Type> {
+    let sig: syn::Signature = syn::parse_str(signature.trim().trim_end_matches('{')).ok()?;
+    match sig.output {
+        syn::ReturnType::Type(_, t) => Some(*t),
+        syn::ReturnType::Default => None,
     }
 }
 
-/// The body of a suggested test: call `f` on the witness and assert the original outcome.
-pub fn test_fn(
+/// The last segment's name of a path type and its type arguments (`Result<u16, String>` →
+/// `Result`, [`u16`, `String`]); references are looked through.
+fn head(ty: &syn::Type) -> Option<(String, Vec<&syn::Type>)> {
+    match ty {
+        syn::Type::Reference(r) => head(&r.elem),
+        syn::Type::Paren(p) => head(&p.elem),
+        syn::Type::Path(p) => {
+            let last = p.path.segments.last()?;
+            let args = match &last.arguments {
+                syn::PathArguments::AngleBracketed(a) => a
+                    .args
+                    .iter()
+                    .filter_map(|g| match g {
+                        syn::GenericArgument::Type(t) => Some(t),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            Some((last.ident.to_string(), args))
+        }
+        _ => None,
+    }
+}
+
+const INTS: [&str; 12] =
+    ["i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize"];
+
+/// A literal of type `ty` equal to the value whose `Debug` text is `value`, as `assert_eq!`
+/// compares it with a value of `ty`: integers, `bool`, `char`, strings (a `String` only at
+/// the top, `nested` false, where `String == &str` holds), finite floats, `Option`s of them.
+fn literal_of(ty: &syn::Type, value: &str, nested: bool) -> Option<String> {
+    if let syn::Type::Tuple(t) = ty {
+        let inner = value.trim().strip_prefix('(')?.strip_suffix(')')?;
+        let items = split_top(inner);
+        if t.elems.is_empty() || items.len() != t.elems.len() {
+            return None;
+        }
+        let parts: Option<Vec<String>> =
+            t.elems.iter().zip(&items).map(|(e, x)| literal_of(e, x, true)).collect();
+        return Some(format!("({})", parts?.join(", ")));
+    }
+    let (name, args) = head(ty)?;
+    let value = value.trim();
+    match name.as_str() {
+        n if INTS.contains(&n) => {
+            (value.parse::<i128>().is_ok() || value.parse::<u128>().is_ok()).then(|| value.into())
+        }
+        "bool" => (value == "true" || value == "false").then(|| value.into()),
+        "char" => value.starts_with('\'').then(|| value.into()),
+        "str" => value.starts_with('"').then(|| value.into()),
+        "String" if !nested => value.starts_with('"').then(|| value.into()),
+        "f32" | "f64" => {
+            let finite = value.parse::<f64>().is_ok_and(f64::is_finite);
+            (finite && value.contains('.')).then(|| value.into())
+        }
+        "Vec" => {
+            let inner = value.strip_prefix('[')?.strip_suffix(']')?;
+            let items = split_top(inner);
+            if items.is_empty() {
+                return None; // `vec![]` needs its type
+            }
+            let parts: Option<Vec<String>> =
+                items.iter().map(|x| literal_of(args.first()?, x, true)).collect();
+            Some(format!("vec![{}]", parts?.join(", ")))
+        }
+        "Option" if value == "None" => Some("None".into()),
+        "Option" => {
+            let inner = value.strip_prefix("Some(")?.strip_suffix(')')?;
+            Some(format!("Some({})", literal_of(args.first()?, inner, true)?))
+        }
+        _ => None,
+    }
+}
+
+/// The items of a `Debug` list or tuple's inside, split at its top-level commas (strings and
+/// chars kept whole).
+fn split_top(inner: &str) -> Vec<String> {
+    let mut items = Vec::new();
+    let (mut depth, mut quote, mut escaped) = (0i32, None::<char>, false);
+    let mut current = String::new();
+    for c in inner.chars() {
+        match quote {
+            Some(q) => {
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == q {
+                    quote = None;
+                }
+            }
+            None => match c {
+                '"' | '\'' => quote = Some(c),
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    items.push(current.trim().to_string());
+                    current.clear();
+                    continue;
+                }
+                _ => {}
+            },
+        }
+        current.push(c);
+    }
+    if !current.trim().is_empty() {
+        items.push(current.trim().to_string());
+    }
+    items
+}
+
+/// Whether values of `ty` compare with `==` for sure (so a `Result` with it as error does).
+fn known_partial_eq(ty: &syn::Type) -> bool {
+    let Some((name, _)) = head(ty) else {
+        return matches!(ty, syn::Type::Tuple(t) if t.elems.is_empty());
+    };
+    INTS.contains(&name.as_str()) || matches!(name.as_str(), "bool" | "char" | "str" | "String")
+}
+
+/// How a readable test asserts what the original returned: `assert_eq!(f(x), 5)`,
+/// `assert_eq!(f(x), Ok(5))`, `assert_eq!(f(x).unwrap(), "a")`,
+/// `assert!(matches!(f(x), Err(..)))`, `assert_eq!(f(x).unwrap_err(), "too big")`; `None`
+/// when only the `Debug` text can say it.
+fn readable_assert(
+    signature: &str,
+    plan: &CallPlan,
+    call: &str,
+    original: &Outcome,
+    mutant: &Outcome,
+) -> Option<String> {
+    if plan.via != Via::Direct {
+        return None;
+    }
+    let ret = return_type(signature)?;
+    let args = head(&ret).map(|(_, args)| args).unwrap_or_default();
+    match (original, plan.ret) {
+        (Outcome::Ok { value }, Ret::Value) => {
+            Some(format!("assert_eq!({call}, {});", literal_of(&ret, value, false)?))
+        }
+        (Outcome::Ok { value }, Ret::Result) => {
+            let ok = args.first()?;
+            let error_compares = args.get(1).is_some_and(|e| known_partial_eq(e));
+            match literal_of(ok, value, true) {
+                Some(lit) if error_compares => Some(format!("assert_eq!({call}, Ok({lit}));")),
+                _ => {
+                    let lit = literal_of(ok, value, false)?;
+                    Some(format!("assert_eq!({call}.unwrap(), {lit});"))
+                }
+            }
+        }
+        (Outcome::Error { .. }, Ret::Result) if !matches!(mutant, Outcome::Error { .. }) => {
+            Some(format!("assert!(matches!({call}, Err(..)));"))
+        }
+        (Outcome::Error { ty, message }, Ret::Result) if ty == "String" || ty == "&str" => {
+            Some(format!("assert_eq!({call}.unwrap_err(), {});", escape(message)))
+        }
+        _ => None,
+    }
+}
+
+/// The ways of writing the suggested test `name` for witness `w`, most readable first: plain
+/// value comparisons where the value can be written as a literal, then the `Debug` text
+/// comparison they fall back to (named by [`crate::testname::candidate`]). Empty when the
+/// original's outcome cannot be asserted.
+pub fn candidates(
     f: &FoundFn,
     plan: &CallPlan,
     book: &Book,
     w: &Witness,
     name: &str,
     why: &str,
+) -> Vec<String> {
+    crate::testname::readable_then_fallback(name, |n, readable| {
+        test_fn(f, plan, book, w, n, why, readable)
+    })
+}
+
+/// The suggested test `name`: call `f` on the witness and assert the original outcome, as a
+/// person writes it when `readable`, else by its `Debug` text.
+fn test_fn(
+    f: &FoundFn,
+    plan: &CallPlan,
+    book: &Book,
+    w: &Witness,
+    name: &str,
+    why: &str,
+    readable: bool,
 ) -> Option<String> {
     if w.original.is_cut() {
         return None; // the original's full value is not known: nothing to assert
@@ -199,6 +414,11 @@ pub fn test_fn(
     {
         return None;
     }
+    let plain = if readable {
+        readable_assert(&f.signature, plan, &call, &original, &w.mutant)
+    } else {
+        None
+    };
     match (&original, plan.ret) {
         (Outcome::Ok { value }, Ret::Value) if !states.is_empty() && value == "()" => {
             s.push_str(&format!("        {call};\n"));
@@ -207,10 +427,8 @@ pub fn test_fn(
         (Outcome::Ok { value }, Ret::Value) if matches!(plan.via, Via::Format(_)) => {
             s.push_str(&format!("        assert_eq!({call}, {value});\n"));
         }
-        (Outcome::Ok { value }, Ret::Value)
-            if plan.via == Via::Direct && literal_return(&f.signature, value) =>
-        {
-            s.push_str(&format!("        assert_eq!({call}, {value});\n"));
+        _ if plain.is_some() => {
+            s.push_str(&format!("        {}\n", plain.unwrap_or_default()));
         }
         (Outcome::Ok { value }, Ret::Value | Ret::Iter) => {
             s.push_str(&format!(
@@ -285,8 +503,10 @@ mod tests {
         };
         let whole = format!("{:?}", "a".repeat(5000));
         let book = &c.book;
-        assert!(test_fn(f, plan, book, &w(whole.clone()), "abex_pad_1", "why").is_some());
-        assert!(test_fn(f, plan, book, &w(crate::value::cut(whole)), "abex_pad_1", "why").is_none());
+        assert!(test_fn(f, plan, book, &w(whole.clone()), "abex_pad_1", "why", true).is_some());
+        assert!(
+            candidates(f, plan, book, &w(crate::value::cut(whole)), "abex_pad_1", "why").is_empty()
+        );
     }
 
     #[test]
@@ -305,7 +525,8 @@ mod tests {
         };
         let mut modules = Vec::new();
         for (f, name) in c.fns.iter().zip(["abex_a_12345678", "abex_b_87654321"]) {
-            let code = test_fn(f, f.plan.as_ref().unwrap(), &c.book, &w, name, "why").unwrap();
+            let code =
+                test_fn(f, f.plan.as_ref().unwrap(), &c.book, &w, name, "why", true).unwrap();
             let m = module(&[code]);
             let path = test_path(f, name);
             let (module_name, _) = path.rsplit_once("::").unwrap();
@@ -317,11 +538,86 @@ mod tests {
 
     #[test]
     fn plain_return_values_are_compared_as_literals() {
-        assert!(literal_return("fn f(x: u32) -> u32", "5"));
-        assert!(literal_return("fn f(s: &str) -> &'static str", "\"small\""));
-        assert!(literal_return("fn f() -> f64", "0.4"));
-        assert!(!literal_return("fn f() -> f64", "NaN"));
-        assert!(!literal_return("fn f() -> Option<u8>", "Some(1)"));
-        assert!(!literal_return("fn f()", "()"));
+        let ty = |s: &str| return_type(s).unwrap();
+        assert_eq!(literal_of(&ty("fn f(x: u32) -> u32"), "5", false).as_deref(), Some("5"));
+        let s = ty("fn f(s: &str) -> &'static str");
+        assert_eq!(literal_of(&s, "\"small\"", false).as_deref(), Some("\"small\""));
+        assert_eq!(literal_of(&ty("fn f() -> f64"), "0.4", false).as_deref(), Some("0.4"));
+        assert_eq!(literal_of(&ty("fn f() -> f64"), "NaN", false), None);
+        let o = ty("fn f() -> Option<u8>");
+        assert_eq!(literal_of(&o, "Some(1)", false).as_deref(), Some("Some(1)"));
+        assert_eq!(literal_of(&ty("fn f() -> Option<String>"), "Some(\"a\")", false), None);
+        assert_eq!(literal_of(&ty("fn f() -> String"), "\"a\"", false).as_deref(), Some("\"a\""));
+        assert_eq!(literal_of(&ty("fn f() -> Vec<u8>"), "[1]", false).as_deref(), Some("vec![1]"));
+        assert_eq!(literal_of(&ty("fn f() -> HashSet<u8>"), "{1}", false), None);
+        assert!(return_type("fn f()").is_none());
+    }
+
+    fn one_fn(src: &str) -> super::super::source::CrateSources {
+        let d = tempfile::tempdir().unwrap();
+        let lib = d.path().join("src/lib.rs");
+        std::fs::create_dir_all(lib.parent().unwrap()).unwrap();
+        std::fs::write(&lib, src).unwrap();
+        super::super::source::read_crate(&lib).unwrap()
+    }
+
+    #[test]
+    fn results_are_asserted_as_values_and_errors_by_their_variant() {
+        let c = one_fn("pub fn parse_port(s: &str) -> Result<u16, String> { s.parse().map_err(|_| String::new()) }\n");
+        let (f, plan) = (&c.fns[0], c.fns[0].plan.as_ref().unwrap());
+        let w = Witness {
+            input: vec![Value::Str("65535".into())],
+            original: Outcome::Ok { value: "65535".into() },
+            mutant: Outcome::Error { ty: "String".into(), message: "port".into() },
+            found_by: "search".into(),
+        };
+        let tests = candidates(f, plan, &c.book, &w, "parse_port_is_65535", "why");
+        assert!(tests[0].contains("assert_eq!(parse_port(\"65535\"), Ok(65535));"), "{}", tests[0]);
+        assert!(tests[1].contains("fn parse_port_is_65535__abex_alt1()"), "{}", tests[1]);
+        assert!(tests[1].contains("format!(\"{:?}\""), "{}", tests[1]);
+        let err = Witness {
+            original: Outcome::Error { ty: "String".into(), message: "port 0".into() },
+            mutant: Outcome::Ok { value: "0".into() },
+            ..w.clone()
+        };
+        let code = &candidates(f, plan, &c.book, &err, "t", "why")[0];
+        assert!(code.contains("assert!(matches!(parse_port(\"65535\"), Err(..)));"), "{code}");
+        let other = Witness {
+            mutant: Outcome::Error { ty: "String".into(), message: "port 1".into() },
+            ..err
+        };
+        let code = &candidates(f, plan, &c.book, &other, "t", "why")[0];
+        assert!(
+            code.contains("assert_eq!(parse_port(\"65535\").unwrap_err(), \"port 0\");"),
+            "{code}"
+        );
+        // An error type that may not compare: the value is unwrapped.
+        let c = one_fn("pub fn p(s: &str) -> Result<u16, std::num::ParseIntError> { s.parse() }\n");
+        let (f, plan) = (&c.fns[0], c.fns[0].plan.as_ref().unwrap());
+        let code = &candidates(f, plan, &c.book, &w, "t", "why")[0];
+        assert!(code.contains("assert_eq!(p(\"65535\").unwrap(), 65535);"), "{code}");
+    }
+
+    #[test]
+    fn tuples_and_vectors_are_literals_and_plain_numbers_lose_their_suffix() {
+        let ty = |s: &str| return_type(s).unwrap();
+        let t = ty("fn f() -> (i32, u32, u32)");
+        assert_eq!(
+            literal_of(&t, "(2147483647, 12, 1)", false).as_deref(),
+            Some("(2147483647, 12, 1)")
+        );
+        let v = ty("fn f() -> Vec<(u8, &'static str)>");
+        assert_eq!(
+            literal_of(&v, "[(1, \"a, b\"), (2, \"c\")]", false).as_deref(),
+            Some("vec![(1, \"a, b\"), (2, \"c\")]")
+        );
+        assert_eq!(literal_of(&v, "[]", false), None);
+        assert_eq!(unsuffixed("(-2100i32)").as_deref(), Some("-2100"));
+        assert_eq!(unsuffixed("2.5f64").as_deref(), Some("2.5"));
+        assert_eq!(unsuffixed("x_u8"), None);
+        assert_eq!(
+            numeric_params("fn f(&self, a: i32, b: T, c: &str)"),
+            vec![false, true, false, false]
+        );
     }
 }

@@ -24,7 +24,7 @@ fn copy_dir(src: &Path, dst: &Path) {
         let entry = entry.unwrap();
         let (from, to) = (entry.path(), dst.join(entry.file_name()));
         if entry.file_type().unwrap().is_dir() {
-            if entry.file_name() != "target" {
+            if entry.file_name() != "target" && entry.file_name() != ".abex" {
                 copy_dir(&from, &to);
             }
         } else {
@@ -60,6 +60,18 @@ pub fn project(name: &str) -> (tempfile::TempDir, PathBuf) {
     git(&dir, &["init", "-q", "-b", "main"]);
     git(&dir, &["add", "-A"]);
     git(&dir, &["commit", "-q", "-m", "fixture"]);
+    (tmp, dir)
+}
+
+/// A copy of the repository's `examples/<name>` in a new temp dir, committed on branch `main`
+/// of a fresh repository.
+pub fn example(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join(name);
+    copy_dir(&fixtures().parent().unwrap().parent().unwrap().join("examples").join(name), &dir);
+    git(&dir, &["init", "-q", "-b", "main"]);
+    git(&dir, &["add", "-A"]);
+    git(&dir, &["commit", "-q", "-m", "example"]);
     (tmp, dir)
 }
 

@@ -42,6 +42,7 @@ _OPTIONS = [
     ("--abex-agents", "abex_agents", str, None, "agents taking part: full, no-ideator or explorer-only"),
     ("--abex-prompts", "abex_prompts", str, None, "folder of prompt templates overriding the built-in ones"),
     ("--abex-post-review", "abex_post_review", bool, False, "post the findings as a pull-request review (GitHub Actions)"),
+    ("--abex-write-tests", "abex_write_tests", bool, False, "write the suggested tests into the module's test file (the only option that changes the project's files; without it see .abex/out/suggested-tests.patch)"),
     ("--abex-fail-on", "abex_fail_on", str, None, "`finding`: exit status 1 when a gap is found (default: never, like cargo abex --fail-on)"),
 ]
 
@@ -278,6 +279,7 @@ def pytest_sessionfinish(session, exitstatus):
         "python": sys.executable,
         "functions": _setting(config, "--abex-function", "abex_function", "list", None) or [],
         "all": _flag(config, "--abex-all", "abex_all"),
+        "write_tests": _flag(config, "--abex-write-tests", "abex_write_tests"),
         "base": _setting(config, "--abex-base", "abex_base", str, None),
         "suite": suite.settings(session),
         "out": _setting(config, "--abex-out", "abex_out", str, None),
