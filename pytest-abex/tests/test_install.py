@@ -293,3 +293,44 @@ def test_a_branch_ref_downloads_nothing_and_builds(runner, releases):
     assert run.returncode == 0, run.stderr
     assert outputs(runner)["installed"] == "false"
     assert releases.requests == []
+
+
+def test_binstall_the_release_workflow_and_install_sh_agree_on_the_archives(runner, releases):
+    """`cargo binstall` (cargo-abex's metadata), the release workflow that makes the archives and
+    install.sh that fetches them name the same files, for the same targets."""
+    tomllib = pytest.importorskip("tomllib")
+    host = host_target()
+    manifest = tomllib.loads((REPO / "cargo-abex" / "Cargo.toml").read_text())
+    meta = manifest["package"]["metadata"]["binstall"]
+    values = {
+        "repo": "REPO",
+        "name": "cargo-abex",
+        "version": "9.8.7",
+        "target": host,
+        "archive-suffix": ".tar.gz",
+        "bin": "cargo-abex",
+        "binary-ext": "",
+    }
+
+    def expand(template):
+        return re.sub(r"\{ ([\w-]+) \}", lambda m: values[m.group(1)], template)
+
+    assert meta["pkg-fmt"] == "tgz"
+    archive = f"cargo-abex-{host}-v9.8.7.tar.gz"
+    assert expand(meta["pkg-url"]) == f"REPO/releases/download/v9.8.7/{archive}"
+    assert expand(meta["bin-dir"]) == f"cargo-abex-{host}-v9.8.7/cargo-abex"
+
+    workflow = (REPO / ".github" / "workflows" / "release.yml").read_text()
+    assert re.findall(r"\{ target: ([\w-]+), os: ", workflow) == TARGETS
+    for line in [
+        'name="cargo-abex-$TARGET-v$VERSION"',
+        'cp "target/$TARGET/release/cargo-abex" README.md "$name/"',
+        'tar -czf "$name.tar.gz" "$name"',
+        'shasum -a 256 "$name.tar.gz" > "$name.tar.gz.sha256"',
+    ]:
+        assert line in workflow, line
+
+    releases.publish("9.8.7", host, fake_binary("release"))
+    run = install(runner, "fetch", ABEX_ACTION_REF="v9.8.7", ABEX_RELEASE_URL=releases.url)
+    assert run.returncode == 0, run.stderr
+    assert releases.requests[-1] == f"/v9.8.7/{archive}"
