@@ -4,8 +4,8 @@
 # actions get no INPUT_* variables); GitHub's own variables (GITHUB_EVENT_PATH, GITHUB_TOKEN,
 # GITHUB_STEP_SUMMARY, GITHUB_OUTPUT, ...) are read by `cargo abex` itself.
 #
-#   install  build abex from the action's own source (or take ABEX_BINARY, an already built
-#            `cargo-abex`), put it on PATH
+#   install  install `cargo-abex` and put it on PATH: `action/install.sh` (the release binary of
+#            the action's version, else a build from its source; or ABEX_BINARY, a built one)
 #   run      analyse the pull request with the chosen front end, post the review (not from a
 #            fork: its token is read-only), write the job summary and the step outputs
 #
@@ -36,18 +36,7 @@ action_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 say() { echo "abex-action: $*" >&2; }
 
 install() {
-  local root="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/abex"
-  local bin_dir="$root/bin"
-  mkdir -p "$bin_dir"
-  if [ -n "${ABEX_BINARY:-}" ]; then
-    say "using the prebuilt $ABEX_BINARY"
-    ln -sf "$ABEX_BINARY" "$bin_dir/cargo-abex"
-  else
-    cargo install --locked --quiet --path "$action_dir/cargo-abex" --root "$root" \
-      || { say "failed to build abex from $action_dir"; exit 3; }
-  fi
-  echo "$bin_dir" >> "${GITHUB_PATH:-/dev/null}"
-  export PATH="$bin_dir:$PATH"
+  "$action_dir/action/install.sh"
 }
 
 # A duration as the cargo front end takes it (`90s`, `10m`, `1h`, or seconds) in seconds, for
@@ -115,9 +104,17 @@ run() {
     pytest)
       # The plugin writes the same report; posting and the job summary are the core's.
       if ! python -c "import pytest_abex" 2>/dev/null; then
-        say "installing pytest-abex from $action_dir/pytest-abex"
-        python -m pip install --quiet "$action_dir/pytest-abex" \
-          || { say "failed to install pytest-abex"; exit 3; }
+        # The wheel of the action's release (no compiler), else a build from its own source.
+        local version
+        version=$("$action_dir/action/install.sh" version)
+        if [ -n "$version" ] && python -m pip install --quiet --only-binary pytest-abex \
+          "pytest-abex==$version"; then
+          say "installed the pytest-abex $version wheel"
+        else
+          say "installing pytest-abex from $action_dir/pytest-abex (builds its core)"
+          python -m pip install --quiet "$action_dir/pytest-abex" \
+            || { say "failed to install pytest-abex"; exit 3; }
+        fi
       fi
       local py=(--abex)
       if [ -n "$base" ]; then py+=(--abex-base "origin/$base"); fi

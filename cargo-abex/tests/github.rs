@@ -422,10 +422,18 @@ fn check_action_metadata() {
     assert_eq!(
         runs,
         [
-            r#""$GITHUB_ACTION_PATH/action/run.sh" install"#,
+            r#""$GITHUB_ACTION_PATH/action/install.sh" fetch"#,
+            r#""$GITHUB_ACTION_PATH/action/install.sh" build"#,
             r#""$GITHUB_ACTION_PATH/action/run.sh" run"#
         ]
     );
+    // The build fallback and its cache run only when no release binary was installed.
+    let fallback: Vec<&str> = steps
+        .iter()
+        .filter(|s| s["if"].as_str() == Some("steps.install.outputs.installed != 'true'"))
+        .filter_map(|s| s["name"].as_str())
+        .collect();
+    assert_eq!(fallback, ["Restore the build of abex", "Build abex"]);
     for step in steps.iter().filter(|s| !s["run"].is_badvalue()) {
         assert_eq!(step["shell"].as_str(), Some("bash"), "composite run steps need a shell");
     }
@@ -443,6 +451,11 @@ fn check_action_metadata() {
     }
     for (var, value) in env {
         let (var, value) = (var.as_str().unwrap(), value.as_str().unwrap());
+        if var == "ABEX_ACTION_REF" {
+            // The action's own ref (a version tag names its release), not an input.
+            assert_eq!(value, "${{ github.action_ref }}");
+            continue;
+        }
         let input = value.trim_start_matches("${{ inputs.").trim_end_matches(" }}");
         assert!(
             inputs.contains_key(&Yaml::String(input.into())),
