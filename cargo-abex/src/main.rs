@@ -101,6 +101,11 @@ struct EngineArgs {
     /// Explorer calls per function at most [default: 8].
     #[arg(long, value_name = "N")]
     explorer_calls: Option<usize>,
+    /// How hard reasoning models think: `minimal`, `low`, `medium` or `high` (sent as
+    /// `reasoning_effort`; dropped for an endpoint that does not take it) [default: the
+    /// endpoint's].
+    #[arg(long, value_name = "LEVEL")]
+    reasoning_effort: Option<String>,
     /// The model of one role: `explorer`, `coordinator`, `ideator`, `generator` or `mutator`.
     /// Repeatable.
     #[arg(long, value_name = "ROLE=MODEL", value_parser = parse_role::<String>)]
@@ -142,6 +147,7 @@ impl EngineArgs {
             timeout: self.llm_timeout,
             mutants: self.llm_mutants,
             explorer_calls: self.explorer_calls,
+            reasoning_effort: self.reasoning_effort.clone(),
             roles,
         }
     }

@@ -13,7 +13,7 @@ use std::process::{Command, Output};
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use support::fake_llm::{Call, FakeLlm, Reply};
+use support::fake_llm::{Call, FakeLlm, Reply, Strictness};
 
 fn abex(dir: &Path, url: &str, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cargo-abex"))
@@ -259,4 +259,57 @@ fn a_money_budget_priced_from_the_projects_table_is_never_passed() {
     assert!(usd > 0.0 && usd <= 7.0, "{llm:#}");
     assert!((2..=6).contains(&s.count()), "{} requests: {llm:#}", s.count());
     assert_eq!(llm["fallbacks"], json!(["money budget spent"]));
+}
+
+#[test]
+fn a_whole_model_run_meets_gpt5_rules_and_a_llama_cpp_server_without_falling_back() {
+    let valid = "pub fn classify(n: i64) -> &'static str {\n    if n < 0 {\n        \"negative\"\n    } else if n == 0 {\n        \"zero\"\n    } else if n <= 100 {\n        \"small\"\n    } else {\n        \"large\"\n    }\n}";
+    for (strictness, model, refused) in
+        [(Strictness::Gpt5, None, 0), (Strictness::LlamaCpp, Some("smollm2"), 1)]
+    {
+        let (_tmp, dir) = support::project("simple");
+        let s = FakeLlm::start_with(strictness, move |c| {
+            if let Some(r) = planner(c) {
+                return r;
+            }
+            match c.role {
+                "mutator" => Reply::json(json!({"source": valid, "description": "100 is small"})),
+                _ => pairs(),
+            }
+        });
+        let mut args = vec!["--llm-mutants", "1", "--explorer-calls", "6"];
+        if let Some(m) = model {
+            args.extend(["--model", m]);
+        }
+        let o = abex(&dir, &s.base_url, &args);
+        ok(&o);
+        let llm = &report(&dir)["llm"];
+        assert_eq!(s.refused(strictness), refused, "{strictness:?}: {llm:#}");
+        assert!(llm.get("fallbacks").is_none(), "{strictness:?}: {llm:#}");
+        assert_eq!(llm["requests"].as_u64().unwrap() as usize, s.count());
+        for role in ["explorer", "coordinator", "mutator"] {
+            assert!(llm["by_role"][role]["calls"].as_u64().unwrap() >= 1, "{role}: {llm:#}");
+        }
+        assert_eq!(llm["adaptations"].as_array().map_or(0, Vec::len), refused, "{llm:#}");
+    }
+}
+
+#[test]
+fn a_money_budget_with_a_model_of_unknown_price_exits_2_with_a_hint() {
+    let (_tmp, dir) = support::project("simple");
+    let s = FakeLlm::start(|_| Reply::status(500));
+    let o = abex(&dir, &s.base_url, &["--model", "mystery-model", "--budget-usd", "1"]);
+    assert_eq!(o.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("mystery-model") && stderr.contains("[llm.prices."), "{stderr}");
+    assert_eq!(s.count(), 0);
+    // With its price in the project's table, the same run starts.
+    std::fs::write(
+        dir.join("abex.toml"),
+        "[llm.prices.\"mystery-model\"]\ninput = 0.0\noutput = 0.0\n",
+    )
+    .unwrap();
+    let o =
+        abex(&dir, &s.base_url, &["--model", "mystery-model", "--budget-usd", "1", "--no-mutants"]);
+    ok(&o);
 }

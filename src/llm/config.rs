@@ -134,6 +134,8 @@ pub struct LlmOptions {
     pub mutants: Option<usize>,
     /// `--explorer-calls N`: Explorer calls per function at most.
     pub explorer_calls: Option<usize>,
+    /// `--reasoning-effort`: `minimal`, `low`, `medium` or `high`, for models that take it.
+    pub reasoning_effort: Option<String>,
     /// `--role-model ROLE=MODEL` and `--role-temperature ROLE=T`.
     pub roles: BTreeMap<Role, RoleOverride>,
 }
@@ -161,6 +163,7 @@ struct FileConfig {
     max_tokens: Option<u32>,
     mutants: Option<usize>,
     explorer_calls: Option<usize>,
+    reasoning_effort: Option<String>,
     #[serde(default)]
     roles: BTreeMap<Role, RoleOverride>,
     #[serde(default)]
@@ -200,6 +203,8 @@ pub struct LlmConfig {
     pub mutants: usize,
     /// Explorer calls per function at most.
     pub explorer_calls: usize,
+    /// `reasoning_effort` sent to models that take it (none: the endpoint's default).
+    pub reasoning_effort: Option<String>,
     /// The price table.
     pub prices: Prices,
 }
@@ -233,6 +238,7 @@ impl LlmConfig {
             max_tokens: 2_000,
             mutants: 3,
             explorer_calls: 8,
+            reasoning_effort: None,
             prices: Prices::default(),
         }
     }
@@ -242,7 +248,7 @@ impl LlmConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// The config file does not parse or has unknown keys.
-    #[error("failed to read the model settings in `{path}`: {message}\nhint: the `llm` table takes model, base_url, budget_usd, budget_tokens, agents, prompts, timeout_s, retries, concurrency, json_mode, max_tokens, mutants, explorer_calls, [roles.<role>] and [prices.<model>]")]
+    #[error("failed to read the model settings in `{path}`: {message}\nhint: the `llm` table takes model, base_url, budget_usd, budget_tokens, agents, prompts, timeout_s, retries, concurrency, json_mode, max_tokens, mutants, explorer_calls, reasoning_effort, [roles.<role>] and [prices.<model>]")]
     File {
         /// The file.
         path: PathBuf,
@@ -307,6 +313,7 @@ pub fn resolve(
         max_tokens: file.max_tokens.unwrap_or(d.max_tokens),
         mutants: cli.mutants.or(file.mutants).unwrap_or(d.mutants),
         explorer_calls: cli.explorer_calls.or(file.explorer_calls).unwrap_or(d.explorer_calls),
+        reasoning_effort: cli.reasoning_effort.clone().or(file.reasoning_effort),
         prices: Prices { extra: file.prices },
     })))
 }
