@@ -5,6 +5,7 @@
 //! progress as [`pipeline::Event`]s and returns typed errors. Front ends (`cargo abex`,
 //! `pytest --abex`) render them.
 
+pub mod allowlist;
 pub mod archive;
 pub mod budget;
 pub mod cache;

@@ -313,3 +313,43 @@ fn a_money_budget_with_a_model_of_unknown_price_exits_2_with_a_hint() {
         abex(&dir, &s.base_url, &["--model", "mystery-model", "--budget-usd", "1", "--no-mutants"]);
     ok(&o);
 }
+
+#[test]
+fn no_answer_of_the_hostile_corpus_runs_in_a_model_run() {
+    let (tmp, dir) = support::project("simple");
+    let markers = tmp.path().join("markers");
+    std::fs::create_dir(&markers).unwrap();
+    let corpus_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/hostile/rust");
+    let mut files: Vec<_> =
+        std::fs::read_dir(&corpus_dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    // Each answer would create its own marker file if it ever ran.
+    let corpus: Vec<String> = files
+        .iter()
+        .map(|p| {
+            let stem = p.file_stem().unwrap().to_string_lossy().to_string();
+            let marker = markers.join(stem).display().to_string();
+            std::fs::read_to_string(p).unwrap().replace("MARKER", &marker)
+        })
+        .collect();
+    let n = corpus.len();
+    assert!(n >= 30);
+    let s = FakeLlm::start(move |c| match (c.role, c.nth_of_role) {
+        ("mutator", k) if k < n => {
+            Reply::json(json!({"source": corpus[k], "description": "hostile"}))
+        }
+        ("mutator", _) => Reply::status(404),
+        _ => pairs(),
+    });
+    let calls = n.div_ceil(3).to_string();
+    let args = ["--llm-mutants", &calls, "--explorer-calls", "1", "--agents", "explorer-only"];
+    let o = abex(&dir, &s.base_url, &args);
+    ok(&o);
+    let r = report(&dir);
+    assert_eq!(r["llm"]["mutants_refused"].as_u64().unwrap() as usize, n, "{:#}", r["llm"]);
+    let ran: Vec<_> =
+        std::fs::read_dir(&markers).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(ran.is_empty(), "hostile answers ran: {ran:?}");
+    let mutants = r["targets"][0]["mutation"]["mutants"].as_array().unwrap();
+    assert!(mutants.iter().all(|m| m["origin"] != "model"), "a hostile mutant was kept");
+}
