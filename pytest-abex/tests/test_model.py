@@ -438,7 +438,7 @@ def test_the_default_model_runs_against_gpt5_rules_without_a_refused_request(pro
         llm = report(project)["llm"]
         assert llm["model"] == "gpt-5-mini"
         assert fake.refused == 0 and not llm.get("fallbacks") and not llm.get("adaptations"), llm
-        assert llm["by_role"]["explorer"]["calls"] >= 2 and llm["by_role"]["mutator"]["calls"] == 1
+        assert llm["by_role"]["explorer"]["calls"] >= 1 and llm["by_role"]["mutator"]["calls"] == 1
         bodies = [b for _, b in fake.log]
         assert all("max_completion_tokens" in b and "temperature" not in b for b in bodies)
         assert all(b.get("reasoning_effort") == "low" for b in bodies)
@@ -454,5 +454,40 @@ def test_a_money_budget_with_a_model_of_unknown_price_is_a_usage_error(project):
         out = result.stdout.str() + result.stderr.str()
         assert "mystery-model" in out and "[tool.abex.llm.prices" in out, out
         assert fake.log == []
+    finally:
+        fake.close()
+
+
+def test_no_answer_of_the_hostile_corpus_runs(project, tmp_path):
+    """Every answer of ``tests/data/hostile/python`` (each would create its own marker file if
+    it ran) is the Mutator's answer in turn: all are refused unrun, none runs."""
+    import pathlib
+
+    corpus_dir = pathlib.Path(__file__).resolve().parents[2] / "tests" / "data" / "hostile" / "python"
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    corpus = [p.read_text().replace("MARKER", str(markers / p.stem)) for p in sorted(corpus_dir.glob("*.py"))]
+    assert len(corpus) >= 30
+    pairs = json.dumps({"pairs": [[[99], [100]]]})
+
+    def script(role, nth, n):
+        if role == "mutator":
+            if nth < len(corpus):
+                return 200, json.dumps({"source": corpus[nth], "description": "hostile"}), []
+            return 404, "no more", []
+        return 200, pairs, []
+
+    fake = FakeLlm(script)
+    try:
+        (project.path / "pyproject.toml").write_text(
+            f"[tool.abex.llm]\nmutants = {-(-len(corpus) // 3)}\nexplorer_calls = 1\nmax_tokens = 400\n"
+        )
+        result = run_abex(project, fake)
+        result.assert_outcomes(passed=1)
+        rep = report(project)
+        assert rep["llm"]["mutants_refused"] == len(corpus), rep["llm"]
+        assert list(markers.iterdir()) == []
+        (t,) = rep["targets"]
+        assert all(m["origin"] != "model" for m in t["mutation"]["mutants"])
     finally:
         fake.close()

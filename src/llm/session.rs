@@ -187,7 +187,10 @@ impl Session {
                 match e {
                     super::client::CallError::Budget { .. } => {
                         let why = self.budget.admit(prompt, u64::from(req.max_tokens), price);
-                        self.stop(why.err().map_or("budget spent".into(), |e| e.to_string()));
+                        let why = why.err().map_or("budget spent".into(), |e| e.to_string());
+                        // The retry that did not fit is a call the budget refused.
+                        self.skip(role, function, why.clone());
+                        self.stop(why);
                     }
                     e => self.stop(format!("endpoint failed: {e}")),
                 }

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod fake_llm;
+pub mod llama;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -60,6 +61,18 @@ pub fn project(name: &str) -> (tempfile::TempDir, PathBuf) {
     git(&dir, &["init", "-q", "-b", "main"]);
     git(&dir, &["add", "-A"]);
     git(&dir, &["commit", "-q", "-m", "fixture"]);
+    (tmp, dir)
+}
+
+/// A copy of `examples/<name>` in a new temp dir, committed on branch `main` of a fresh
+/// repository.
+pub fn example(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join(name);
+    copy_dir(&fixtures().join("../../examples").join(name), &dir);
+    git(&dir, &["init", "-q", "-b", "main"]);
+    git(&dir, &["add", "-A"]);
+    git(&dir, &["commit", "-q", "-m", "example"]);
     (tmp, dir)
 }
 
