@@ -19,6 +19,7 @@ pub mod llm;
 pub mod mutate;
 pub mod out;
 pub mod pipeline;
+pub mod provenance;
 pub mod python;
 pub mod render;
 pub mod report;

@@ -2,6 +2,7 @@
 //! [`abex::pipeline::RunConfig`], runs the core, and renders its events and report for people
 //! (stderr, progress bars, colour when a terminal) and for programs (`--json` on stdout).
 
+mod bench;
 mod github;
 mod render;
 
@@ -156,6 +157,21 @@ impl EngineArgs {
 /// Commands besides the analysis itself.
 #[derive(clap::Subcommand, Debug)]
 enum Sub {
+    /// Explore one function three ways on the same pair budget (`--offline`, `--agents
+    /// explorer-only`, `--agents full`) and print the three QD-scores, boundaries, gaps, model
+    /// cells and tokens side by side. Arguments after `--` go to every run (`--base-url`,
+    /// `--model`, budgets); outputs go to `.abex/bench/<way>/`.
+    BenchAgents {
+        /// The function, `FILE::NAME`.
+        #[arg(long, value_name = "FILE::NAME")]
+        function: String,
+        /// Pairs each run explores.
+        #[arg(long, default_value_t = 1000, value_name = "N")]
+        pairs: usize,
+        /// Arguments for every run.
+        #[arg(last = true, value_name = "ARGS")]
+        args: Vec<String>,
+    },
     /// Combine the reports of the shards of one run (`--shard k/n`) into one output folder.
     Merge {
         /// The shards' `report.json` files.
@@ -425,6 +441,9 @@ fn main() -> ExitCode {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     if let Some(Sub::Merge { reports, out }) = &cli.command {
         return merge(reports, &cwd.join(out));
+    }
+    if let Some(Sub::BenchAgents { function, pairs, args }) = &cli.command {
+        return bench::run(&cwd, function, *pairs, args);
     }
     if let Some(Sub::Post { report, summary_only, github }) = &cli.command {
         return github::post_saved(&cwd.join(report), !summary_only, github);

@@ -291,6 +291,23 @@ fn a_whole_model_run_meets_gpt5_rules_and_a_llama_cpp_server_without_falling_bac
             assert!(llm["by_role"][role]["calls"].as_u64().unwrap() >= 1, "{role}: {llm:#}");
         }
         assert_eq!(llm["adaptations"].as_array().map_or(0, Vec::len), refused, "{llm:#}");
+        // Provenance: the model's pairs hold cells under their strategy and persona, and the
+        // report's per-origin figures credit them and their tokens.
+        let r = report(&dir);
+        let cells = r["targets"][0]["exploration"]["cells"].as_array().unwrap();
+        let model_cell =
+            cells.iter().find(|c| c["origin"]["kind"] == "model").expect("a model cell");
+        assert_eq!(model_cell["origin"]["strategy"], "baseline");
+        assert!(cells.iter().any(|c| c["origin"]["kind"] == "bisection"));
+        let origins = r["origins"].as_array().unwrap();
+        let explorer = origins.iter().find(|o| o["origin"] == "model explorer").unwrap();
+        assert!(
+            explorer["cells"].as_u64().unwrap() >= 1 && explorer["tokens"].as_u64().unwrap() > 0
+        );
+        let mutator = origins.iter().find(|o| o["origin"] == "model mutator").unwrap();
+        assert_eq!(mutator["mutants"], 1);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(stderr.contains("by origin: operator"), "{stderr}");
     }
 }
 

@@ -129,6 +129,7 @@ pub fn run(
     if let Some(s) = &ctx.session {
         report.llm = Some(s.report.clone());
     }
+    report.origins = crate::provenance::origins(&report);
     match crate::interrupt::requested() {
         Some(i) => {
             report.interrupted = Some(Interrupted {
@@ -193,6 +194,7 @@ fn empty_report(
         reused: Reused::default(),
         targets: Vec::new(),
         llm: offline,
+        origins: Vec::new(),
     }
 }
 

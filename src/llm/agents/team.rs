@@ -42,6 +42,8 @@ pub struct Agents<'s> {
     calls: usize,
     max_calls: usize,
     rng: ChaCha8Rng,
+    /// The strategy and persona of the last Explorer call.
+    last_origin: crate::archive::Origin,
     /// Strategies seeded from the library.
     pub seeded: usize,
 }
@@ -79,6 +81,7 @@ impl<'s> Agents<'s> {
             calls: 0,
             max_calls,
             rng: ChaCha8Rng::seed_from_u64(seed),
+            last_origin: crate::archive::Origin::Operator,
             seeded,
         }
     }
@@ -195,7 +198,12 @@ impl Proposer for Agents<'_> {
             return None;
         }
         self.steer(view);
-        let (persona, temperature) = explorer::PERSONAS[self.calls % explorer::PERSONAS.len()];
+        let persona_index = self.calls % explorer::PERSONAS.len();
+        let (persona, temperature) = explorer::PERSONAS[persona_index];
+        self.last_origin = crate::archive::Origin::Model {
+            strategy: self.pool[self.active].name.clone(),
+            persona: persona_index,
+        };
         let messages = explorer::messages(
             self.session,
             self.subject,
@@ -210,5 +218,9 @@ impl Proposer for Agents<'_> {
         let fresh = pairs.iter().filter(|p| !is_elite(&elites, p)).cloned().collect();
         self.last = Some((fresh, view.archive.len()));
         Some(pairs)
+    }
+
+    fn origin(&self) -> crate::archive::Origin {
+        self.last_origin.clone()
     }
 }
