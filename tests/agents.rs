@@ -200,3 +200,29 @@ fn the_agents_loop_completes_against_gpt5_rules_and_a_llama_cpp_server_without_f
         session.report.adaptations
     );
 }
+
+#[test]
+fn without_a_fixed_cap_the_explorer_is_bounded_by_the_functions_share_of_the_token_budget() {
+    let script = |_: &support::fake_llm::Call| Reply::json(json!({"pairs": [[[-1], [0]]]}));
+    let calls = |share: Option<u64>| {
+        let s = FakeLlm::start(script);
+        let d = tempfile::tempdir().unwrap();
+        let cfg = LlmConfig { model: "local-model".into(), ..LlmConfig::local(&s.base_url) };
+        assert_eq!(cfg.explorer_calls, 0, "no fixed cap by default");
+        let mut session =
+            Session::new(cfg.clone(), Client::new(&cfg), d.path(), Budget::default()).unwrap();
+        let subject = subject();
+        {
+            let mut agents = Agents::new(&mut session, &subject, d.path(), 0, 0).with_share(share);
+            let ecfg = ExploreConfig { pairs: 600, batch: 16, ..ExploreConfig::default() };
+            let mut eval = FnEvaluator(classify);
+            explore_with(&subject.params, &mut eval, &ecfg, &mut |_| {}, Some(&mut agents))
+                .unwrap();
+        }
+        s.count_role("explorer")
+    };
+    // Unbounded but for the pair budget: more than the old fixed 8 calls.
+    assert!(calls(None) > 8);
+    // A share smaller than one call's tokens: the first call spends it.
+    assert_eq!(calls(Some(1)), 1);
+}

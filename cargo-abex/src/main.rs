@@ -99,7 +99,8 @@ struct EngineArgs {
     /// Model-written mutants per function [default: 3].
     #[arg(long, value_name = "N")]
     llm_mutants: Option<usize>,
-    /// Explorer calls per function at most [default: 8].
+    /// Explorer calls per function at most [default: no fixed cap: the budgets, and each
+    /// function's share of the token budget, bound them].
     #[arg(long, value_name = "N")]
     explorer_calls: Option<usize>,
     /// How hard reasoning models think: `minimal`, `low`, `medium` or `high` (sent as
@@ -107,6 +108,10 @@ struct EngineArgs {
     /// endpoint's].
     #[arg(long, value_name = "LEVEL")]
     reasoning_effort: Option<String>,
+    /// Let context-aware strategies see the function's source too (white-box; by default they
+    /// see its signature and doc comment, generic ones its parameter types only).
+    #[arg(long)]
+    white_box: bool,
     /// The model of one role: `explorer`, `coordinator`, `ideator`, `generator` or `mutator`.
     /// Repeatable.
     #[arg(long, value_name = "ROLE=MODEL", value_parser = parse_role::<String>)]
@@ -149,6 +154,7 @@ impl EngineArgs {
             mutants: self.llm_mutants,
             explorer_calls: self.explorer_calls,
             reasoning_effort: self.reasoning_effort.clone(),
+            white_box: self.white_box.then_some(true),
             roles,
         }
     }

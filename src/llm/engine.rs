@@ -69,7 +69,7 @@ pub fn start(
 pub fn settings_fingerprint(s: &Session) -> String {
     let c = &s.cfg;
     format!(
-        "{}|{}|{:?}|{:?}|{}|{}|{:?}|{:?}|{:?}|{}",
+        "{}|{}|{:?}|{:?}|{}|{}|{:?}|{:?}|{:?}|{}|{}",
         c.base_url,
         c.model,
         c.roles,
@@ -79,6 +79,7 @@ pub fn settings_fingerprint(s: &Session) -> String {
         c.budget_tokens,
         c.budget_usd,
         c.reasoning_effort,
+        c.white_box,
         s.prompts.fingerprint()
     )
 }
