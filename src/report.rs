@@ -267,7 +267,7 @@ impl MutantCounts {
     /// One line for people: "9 mutants: 6 killed, 3 survived (3 with a witness), …".
     pub fn describe(&self) -> String {
         let budget = if self.not_tested > 0 {
-            format!(", {} not tested (time budget)", self.not_tested)
+            format!(", {} not tested (the run stopped first)", self.not_tested)
         } else {
             String::new()
         };
@@ -481,6 +481,12 @@ pub struct Totals {
 
 impl Report {
     /// [`Report::repo_prefix`] when it stays inside the repository; `""` for one that could
+    /// Why the run stopped before it finished, in words: its interruption ("interrupted by
+    /// SIGINT"), otherwise its time budget (the only other reason work is left undone).
+    pub fn stopped_because(&self) -> &str {
+        self.interrupted.as_ref().map_or("the time budget ran out", |i| i.reason.as_str())
+    }
+
     /// leave it (absolute, or with `.` or `..` parts: a report from an untrusted artifact).
     pub fn safe_prefix(&self) -> &str {
         let prefix = self.repo_prefix.trim_end_matches('/');

@@ -202,6 +202,65 @@ fn sigterm_during_the_build_exits_143_and_leaves_no_compiler_running() {
 }
 
 #[test]
+fn sigint_during_the_witness_search_keeps_every_tested_mutant_and_claims_no_gap_it_did_not_prove() {
+    let (tmp, dir) = support::project("gaps");
+    let before = support::snapshot(&dir);
+    let log = log_of(&tmp);
+    let mut child = start(&dir, &log);
+    // Every mutant is tested; the survivors' witnesses are being searched.
+    wait_for(&dir, &log, |_, text| text.contains("witnesses and suggested tests"));
+    signal(&child, "-INT");
+    assert_eq!(exit_code(&mut child), Some(130), "{}", std::fs::read_to_string(&log).unwrap());
+    let r = read_report(&dir).expect("a report that parses");
+    assert_eq!(r["complete"], false);
+    assert_eq!(r["interrupted"]["signal"], "SIGINT");
+    // The mutants' outcomes were all found before the search: none is lost.
+    assert!(tested(&r) >= 20, "{r:#}");
+    let survivors: Vec<&Value> = mutants(&r).filter(|m| m["status"] == "survived").collect();
+    assert!(!survivors.is_empty(), "{r:#}");
+    for m in survivors {
+        if m["witness"].is_object() {
+            continue;
+        }
+        // A survivor whose search the signal cut off is neither a gap nor "possibly equivalent".
+        assert_eq!(m["possibly_equivalent"], false, "{m:#}");
+        // It says why it has no witness: its search's stage, or that no search ran.
+        let stage = m["unwitnessed"]["stage"].as_str().expect("a reason");
+        if stage == "not_searched" {
+            assert_eq!(m["unwitnessed"]["because"], "interrupted by SIGINT", "{m:#}");
+        }
+    }
+    assert_nothing_left(&dir);
+    assert_eq!(support::snapshot(&dir), before, "the user's tree changed");
+
+    // The re-run finishes the searches from the tested mutants it kept.
+    let o = run(&dir);
+    let r = read_report(&dir).unwrap();
+    assert_eq!(r["complete"], true, "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(r["reused"]["mutants"].as_u64().unwrap_or(0) >= 20, "{:#}", r["reused"]);
+    assert!(mutants(&r).any(|m| m["status"] == "survived" && m["witness"].is_object()));
+}
+
+#[test]
+fn a_second_signal_ends_the_run_at_once() {
+    let (tmp, dir) = support::project("gaps");
+    let log = log_of(&tmp);
+    let mut child = start(&dir, &log);
+    wait_for(&dir, &log, |r, _| tested(r) >= 1);
+    signal(&child, "-INT");
+    std::thread::sleep(Duration::from_millis(50));
+    let sent = Instant::now();
+    signal(&child, "-TERM");
+    assert_eq!(exit_code(&mut child), Some(143), "{}", std::fs::read_to_string(&log).unwrap());
+    assert!(sent.elapsed() < Duration::from_secs(2), "took {:?}", sent.elapsed());
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains("SIGTERM again: stopping now"), "{text}");
+    // The last report written before it still parses; the children died with the first signal.
+    assert!(read_report(&dir).is_some());
+    assert_nothing_left(&dir);
+}
+
+#[test]
 fn sigint_during_exploration_keeps_the_functions_explored_before_it() {
     let (tmp, dir) = support::project("gaps");
     let log = log_of(&tmp);

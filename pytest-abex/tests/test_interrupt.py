@@ -163,3 +163,46 @@ def test_sigterm_during_exploration_exits_143_with_a_report_that_parses(project)
     assert rep["complete"] is False and rep["interrupted"]["signal"] == "SIGTERM"
     assert "interrupted by SIGTERM" in log.read_text()
     assert_nothing_left(project.path)
+
+
+def test_sigint_during_the_witness_search_keeps_the_tested_mutants_and_claims_nothing_unproven(project):
+    before = snapshot(project.path)
+    log = project.path / "run.log"
+    with open(log, "w") as out:
+        proc = start(project.path, out)
+        wait_for(project.path, lambda rep, text: "witnesses and suggested tests" in text, log)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=60) == 130, log.read_text()
+    rep = read_report(project.path)
+    assert rep["complete"] is False and rep["interrupted"]["signal"] == "SIGINT"
+    # Every mutant was tested before the search: none is lost.
+    mutants = [m for t in rep["targets"] for m in (t.get("mutation") or {}).get("mutants", [])]
+    assert mutants and not [m for m in mutants if m["status"] == "not_tested"], mutants
+    survivors = [m for m in mutants if m["status"] == "survived"]
+    assert survivors
+    for m in survivors:
+        if m.get("witness"):
+            continue
+        # Cut off by the signal: neither a gap nor "possibly equivalent", and it says why.
+        assert m["possibly_equivalent"] is False, m
+        assert (m.get("unwitnessed") or {}).get("stage"), (m, rep.get("interrupted"))
+        if m["unwitnessed"]["stage"] == "not_searched":
+            assert m["unwitnessed"]["because"] == "interrupted by SIGINT", m
+    assert_nothing_left(project.path)
+    assert snapshot(project.path) == before
+
+
+def test_a_second_signal_ends_the_run_at_once(project):
+    log = project.path / "run.log"
+    with open(log, "w") as out:
+        proc = start(project.path, out)
+        wait_for(project.path, lambda rep, _: len(finished_mutants(rep)) >= 1, log)
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.05)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == 143, log.read_text()
+        assert time.monotonic() - sent < 2, log.read_text()
+    assert "SIGTERM again: stopping now" in log.read_text()
+    assert read_report(project.path) is not None
+    assert_nothing_left(project.path)

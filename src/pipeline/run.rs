@@ -25,8 +25,11 @@ use crate::cache::ResultCache;
 use crate::llm::session::Session;
 use crate::llm::usage::LlmReport;
 use crate::out::OutDir;
-use crate::report::{ExplorationReport, Interrupted, Report, Reused, Settings, TargetReport};
+use crate::report::{
+    ExplorationReport, Interrupted, MutantStatus, Report, Reused, Settings, TargetReport,
+};
 use crate::targets::{Drive, Target};
+use crate::witness::Unwitnessed;
 
 /// Runs the whole pipeline on `front`'s targets; returns the report and the folder it was
 /// written to. An interrupted run returns the report of what was finished (its `interrupted`
@@ -132,16 +135,31 @@ pub fn run(
     report.origins = crate::provenance::origins(&report);
     match crate::interrupt::requested() {
         Some(i) => {
-            report.interrupted = Some(Interrupted {
-                signal: i.name(),
-                reason: format!("interrupted by {}", i.name()),
-            });
+            let reason = format!("interrupted by {}", i.name());
+            unsearched(&mut report, &reason);
+            report.interrupted = Some(Interrupted { signal: i.name(), reason });
         }
         None => report.complete = true,
     }
     let path = saver.path();
     saver.finish(&report)?;
     Ok((report, path))
+}
+
+/// Records on every survivor of `report` that has neither a witness nor a reason why not that
+/// its search never ran, `because` the run stopped first.
+fn unsearched(report: &mut Report, because: &str) {
+    let mutants = report
+        .targets
+        .iter_mut()
+        .flat_map(|t| t.mutation.iter_mut())
+        .flat_map(|m| m.mutants.iter_mut());
+    for m in mutants {
+        if m.status == MutantStatus::Survived && m.witness.is_none() && m.unwitnessed.is_none() {
+            m.unwitnessed = Some(Unwitnessed::NotSearched { because: because.into() });
+            m.possibly_equivalent = false;
+        }
+    }
 }
 
 /// Where a unit finds what an earlier run finished of its targets, and keeps what it finishes.

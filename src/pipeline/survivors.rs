@@ -201,7 +201,9 @@ fn prove(
     let search_seed = witness::search_seed(ctx.cfg.seed, &target.qualified_name);
     for m in survivors {
         if ctx.past_deadline() {
-            break;
+            let because = "the time budget ran out".to_string();
+            proven.searches.insert(m.n, (Some(witness::Unwitnessed::NotSearched { because }), 0));
+            continue;
         }
         let mut mutant = lab.mutant(d, m.n)?;
         let hints = front.hints(i, &m.mutant);
@@ -317,10 +319,11 @@ impl Entry<'_> {
                 possibly_equivalent: status == MutantStatus::Survived
                     && proven.settled
                     && witness.is_none()
-                    && !matches!(
-                        proven.searches.get(&m.n),
-                        Some((Some(witness::Unwitnessed::NotCallable { .. }), _))
-                    ),
+                    && !proven
+                        .searches
+                        .get(&m.n)
+                        .and_then(|s| s.0.as_ref())
+                        .is_some_and(witness::Unwitnessed::proves_nothing),
                 unwitnessed: proven.searches.get(&m.n).and_then(|s| s.0.clone()),
                 search_ms: proven.searches.get(&m.n).map(|s| s.1),
                 witness,

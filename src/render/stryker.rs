@@ -21,7 +21,7 @@
 //! | `timeout`       | `Timeout`      | the tests ran past the time limit                    |
 //! | `unviable`      | `CompileError` | does not build                                       |
 //! | `not_exercised` | `Ignored`      | not compiled under the current features              |
-//! | `not_tested`    | `Ignored`      | not tested: the run's time budget ran out            |
+//! | `not_tested`    | `Ignored`      | not tested: the run stopped first (its reason)       |
 //!
 //! `Ignored` keeps the last two out of the viewer's mutation score, as they should be: no test
 //! was run against them. Columns are counted in UTF-16 code units, as the viewer (JavaScript)
@@ -83,11 +83,14 @@ pub fn mutation_report(report: &Report, read_source: &dyn Fn(&Path) -> Option<St
         }
     }
 
+    // Why mutants were left untested: the run stopped before their tests.
+    let stopped = report.stopped_because();
     let files: Map<String, Json> = files
         .into_iter()
         .map(|(key, file)| {
             let lines: Vec<&str> = file.source.split('\n').collect();
-            let mutants: Vec<Json> = file.list.iter().map(|m| mutant_json(m, &lines)).collect();
+            let mutants: Vec<Json> =
+                file.list.iter().map(|m| mutant_json(m, &lines, stopped)).collect();
             let entry = json!({
                 "language": file.language,
                 "source": file.source,
@@ -125,8 +128,8 @@ struct FileMutants<'r> {
 }
 
 /// One `MutantResult`; `lines` is the file's text split at `\n`.
-fn mutant_json(m: &MutantReport, lines: &[&str]) -> Json {
-    let (status, reason) = status_and_reason(m);
+fn mutant_json(m: &MutantReport, lines: &[&str], stopped: &str) -> Json {
+    let (status, reason) = status_and_reason(m, stopped);
     let mut out = Map::new();
     out.insert("id".into(), json!(m.id));
     out.insert("mutatorName".into(), json!(mutator_name(m.operator.name())));
@@ -146,8 +149,9 @@ fn mutant_json(m: &MutantReport, lines: &[&str]) -> Json {
     Json::Object(out)
 }
 
-/// The schema status and the sentence that explains it.
-fn status_and_reason(m: &MutantReport) -> (&'static str, Option<String>) {
+/// The schema status and the sentence that explains it (`stopped`: why the run stopped early,
+/// for the mutants it left untested).
+fn status_and_reason(m: &MutantReport, stopped: &str) -> (&'static str, Option<String>) {
     match m.status {
         MutantStatus::Killed => (
             "Killed",
@@ -175,7 +179,7 @@ fn status_and_reason(m: &MutantReport) -> (&'static str, Option<String>) {
             ("Ignored", Some("not compiled under the current features".into()))
         }
         MutantStatus::NotTested => {
-            ("Ignored", Some("not tested: the run's time budget ran out".into()))
+            ("Ignored", Some(format!("not tested: the run stopped first ({stopped})")))
         }
     }
 }
@@ -486,7 +490,21 @@ pub fn clamp(x: i32, lo: i32, hi: i32) -> i32 {
         assert_eq!(by_id(&doc, "n1")["status"], "Ignored");
         assert_eq!(by_id(&doc, "n1")["statusReason"], "not compiled under the current features");
         assert_eq!(by_id(&doc, "n2")["status"], "Ignored");
-        assert_eq!(by_id(&doc, "n2")["statusReason"], "not tested: the run's time budget ran out");
+        assert_eq!(
+            by_id(&doc, "n2")["statusReason"],
+            "not tested: the run stopped first (the time budget ran out)"
+        );
+        // After Ctrl-C, the same mutant says so.
+        let mut interrupted = sample();
+        interrupted.interrupted = Some(crate::report::Interrupted {
+            signal: "SIGINT".into(),
+            reason: "interrupted by SIGINT".into(),
+        });
+        let doc = mutation_report(&interrupted, &read_clamp);
+        assert_eq!(
+            by_id(&doc, "n2")["statusReason"],
+            "not tested: the run stopped first (interrupted by SIGINT)"
+        );
     }
 
     #[test]

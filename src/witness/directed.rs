@@ -27,6 +27,9 @@ use crate::value::{Args, Ty};
 /// Calls spent walking around one masked (infected, unchanged) input.
 const AROUND: usize = 200;
 
+/// Constants tried in the variables of one masked input, before the walk around it.
+const AROUND_CONSTANTS: usize = 64;
+
 /// Random restarts after the given starts are used up.
 const RESTARTS: usize = 8;
 
@@ -41,6 +44,9 @@ pub(super) struct Directed<'a> {
     budget: usize,
     /// The fitness of every input run.
     seen: HashMap<String, Fitness>,
+    /// Inputs to try first around a masked input, made from it by [`Directed::around`]'s
+    /// caller-given constants (see [`Directed::with_constants`]).
+    constants: Option<&'a super::seeds::Hints>,
     /// The witness, once found.
     pub witness: Option<Witness>,
 }
@@ -63,8 +69,18 @@ impl<'a> Directed<'a> {
             until,
             budget,
             seen: HashMap::new(),
+            constants: None,
             witness: None,
         }
+    }
+
+    /// The same search, which also puts the function's constants (the mutated one and its
+    /// neighbours first) into each variable of every masked input it walks around: a site
+    /// infected on every call of a region (a month's length in a `match`) often shows only at
+    /// one constant (the 32nd day), which no walk of ±1 steps reaches within its calls.
+    pub(super) fn with_constants(mut self, hints: &'a super::seeds::Hints) -> Self {
+        self.constants = Some(hints);
+        self
     }
 
     /// Whether the search is over: a witness, no budget, or no time.
@@ -169,6 +185,11 @@ impl<'a> Directed<'a> {
     /// Walks the infected region around the masked input `x`: its single moves and random
     /// neighbours, expanding from every infected one, within [`AROUND`] calls.
     fn around(&mut self, x: Args, rng: &mut ChaCha8Rng) -> Result<(), ExecError> {
+        if let Some(hints) = self.constants {
+            let mut tries = super::seeds::from_constants(self.params, &x, hints);
+            tries.truncate(AROUND_CONSTANTS);
+            self.eval(&tries)?;
+        }
         let stop = self.budget.saturating_sub(AROUND);
         let mut frontier = vec![x];
         let mut expanded = HashSet::new();
@@ -316,6 +337,53 @@ mod tests {
         let w = d.witness.expect("a witness behind the guards");
         assert_eq!(w.input[2], Value::Int(1));
         assert!(d.budget > 3000, "{} calls", 5000 - d.budget);
+    }
+
+    /// A month's length in a `match` arm, mutated from 31 to 32: the arm's constant differs on
+    /// every call with month 1 (infected), and only day 32 shows it.
+    fn month_length(mutant: bool) -> impl FnMut(&Args) -> (Outcome, Option<Probe>) {
+        move |a: &Args| {
+            let (m, d) = (a[0].as_int().unwrap(), a[1].as_int().unwrap());
+            let days = if m == 1 {
+                if mutant {
+                    32
+                } else {
+                    31
+                }
+            } else {
+                30
+            };
+            let probe = Probe {
+                reached: u32::from(m == 1),
+                infected: Some(u32::from(m == 1)),
+                ..Probe::default()
+            };
+            let value = if d >= 1 && d <= days { "Ok" } else { "Err" };
+            (Outcome::Ok { value: value.into() }, Some(probe))
+        }
+    }
+
+    #[test]
+    fn the_constants_are_tried_around_a_masked_input() {
+        // From 1 January 1900-like inputs with a large day, walks of ±1 from day 9_000 never
+        // reach 32 within the calls; the mutated constant put into the day does at once.
+        let params = [Ty::int(8, false), Ty::int(16, false)];
+        let hints = super::super::seeds::Hints { ints: vec![31, 32, 33], ..Default::default() };
+        let run = |constants: bool| {
+            let mut original = FnEvaluator(|a: &Args| month_length(false)(a).0);
+            let mut mutant = ProbeFnEvaluator(month_length(true));
+            let mut tracker = Tracker::default();
+            let mut d = Directed::new(&params, &mut original, &mut mutant, &mut tracker, 300, None);
+            if constants {
+                d = d.with_constants(&hints);
+            }
+            let start = vec![Value::Int(1), Value::Int(9_000)];
+            d.run(&[start], &mut ChaCha8Rng::seed_from_u64(1)).unwrap();
+            d.witness
+        };
+        let w = run(true).expect("a witness on the 32nd day");
+        assert_eq!(w.input, vec![Value::Int(1), Value::Int(32)]);
+        assert!(run(false).is_none(), "the walk alone should not get there in 300 calls");
     }
 
     #[test]

@@ -2,7 +2,10 @@
 //! function's own source put into each argument (the mutated constant and its neighbours
 //! first), lengths from those constants for strings and lists, and the random search's closest
 //! inputs. Boundary mutants are infected at a constant of the source far more often than
-//! anywhere else.
+//! anywhere else. Numbers written in strings are also respelled the ways parsers disagree on
+//! (`+3`, `-3`, `03`, ` 3`): a check on the characters that a mutant weakens is told apart only
+//! by a spelling the number parser behind it still accepts, and no walk of code points finds a
+//! sign in front of a digit.
 
 use crate::mutate::{Mutant, Operator};
 use crate::value::{Args, Ty, Value};
@@ -138,6 +141,52 @@ pub(super) fn from_constants(params: &[Ty], base: &Args, hints: &Hints) -> Vec<A
     out
 }
 
+/// How many respelled inputs [`spellings`] makes at most.
+const MAX_SPELLINGS: usize = 48;
+
+/// Inputs made from `base` by respelling one number written in a string argument (a run of
+/// digits): a sign in front (`+3`, `-3`), a leading zero (`03`), a space before or after; at
+/// most [`MAX_SPELLINGS`].
+pub(super) fn spellings(params: &[Ty], base: &Args) -> Vec<Args> {
+    let mut out = Vec::new();
+    for (i, (ty, v)) in params.iter().zip(base).enumerate() {
+        let is_text = match ty {
+            Ty::Str | Ty::Any => true,
+            Ty::Option { item } => matches!(**item, Ty::Str),
+            _ => false,
+        };
+        let Value::Str(text) = v else { continue };
+        if !is_text {
+            continue;
+        }
+        let chars: Vec<char> = text.chars().collect();
+        for at in digit_runs(&chars) {
+            let end = at + chars[at..].iter().take_while(|c| c.is_ascii_digit()).count();
+            let (head, run, tail): (String, String, String) = (
+                chars[..at].iter().collect(),
+                chars[at..end].iter().collect(),
+                chars[end..].iter().collect(),
+            );
+            for (before, after) in [("+", ""), ("-", ""), ("0", ""), (" ", ""), ("", " ")] {
+                if out.len() >= MAX_SPELLINGS {
+                    return out;
+                }
+                let mut a = base.clone();
+                a[i] = Value::Str(format!("{head}{before}{run}{after}{tail}"));
+                out.push(a);
+            }
+        }
+    }
+    out
+}
+
+/// Where each run of ASCII digits of `chars` starts.
+fn digit_runs(chars: &[char]) -> Vec<usize> {
+    (0..chars.len())
+        .filter(|&k| chars[k].is_ascii_digit() && (k == 0 || !chars[k - 1].is_ascii_digit()))
+        .collect()
+}
+
 /// A plain argument list for `params`, when there is no archive input to start from.
 pub(super) fn plain(params: &[Ty]) -> Args {
     params
@@ -196,5 +245,25 @@ mod tests {
         assert!(seeds.contains(&vec![Value::Int(3), Value::Str("x@y".into())]));
         assert!(!seeds.iter().any(|s| s[0] == Value::Int(300)), "300 does not fit a u8");
         assert_eq!(plain(&params), vec![Value::Int(0), Value::Str(String::new())]);
+    }
+
+    #[test]
+    fn numbers_in_strings_are_respelled_the_ways_parsers_disagree_on() {
+        let params = [Ty::int(8, false), Ty::Str];
+        let base = vec![Value::Int(3), Value::Str("1.2.3".into())];
+        let texts: Vec<String> = spellings(&params, &base)
+            .into_iter()
+            .map(|a| match &a[1] {
+                Value::Str(s) => s.clone(),
+                v => panic!("{v:?}"),
+            })
+            .collect();
+        for t in ["+1.2.3", "1.2.+3", "1.-2.3", "1.02.3", "1.2. 3", "1.2.3 "] {
+            assert!(texts.iter().any(|x| x == t), "{t} in {texts:?}");
+        }
+        assert_eq!(texts.len(), 15, "five spellings of each of three numbers");
+        // Integers are left alone; a string without digits has nothing to respell.
+        let none = vec![Value::Int(3), Value::Str("abc".into())];
+        assert!(spellings(&params, &none).is_empty());
     }
 }

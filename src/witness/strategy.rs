@@ -144,7 +144,8 @@ pub fn find(
     // The random search came closer: start again from there.
     let starts: Vec<Args> = tracker.best().iter().take(STARTS).map(|(_, a)| a.clone()).collect();
     let mut d =
-        Directed::new(s.params, original, mutant, &mut tracker, DIRECTED_AGAIN, limits.until);
+        Directed::new(s.params, original, mutant, &mut tracker, DIRECTED_AGAIN, limits.until)
+            .with_constants(s.hints);
     d.run(&starts, &mut rng)?;
     let w = d.witness.take();
     Ok(done(w, &tracker))
@@ -185,8 +186,10 @@ fn first_directed(
     let mut batch = bases.clone();
     for b in &bases {
         batch.extend(seeds::from_constants(s.params, b, s.hints));
+        batch.extend(seeds::spellings(s.params, b));
     }
-    let mut d = Directed::new(s.params, original, mutant, tracker, DIRECTED_CALLS, limits.until);
+    let mut d = Directed::new(s.params, original, mutant, tracker, DIRECTED_CALLS, limits.until)
+        .with_constants(s.hints);
     d.eval(&batch)?;
     if d.witness.is_none() {
         // Without probes there is nothing to climb.

@@ -44,6 +44,11 @@ pub enum Unwitnessed {
         /// Why it cannot be called.
         reason: String,
     },
+    /// No search ran: the run stopped first (its time budget ran out, or it was interrupted).
+    NotSearched {
+        /// Why the run stopped, in words: "the time budget ran out", "interrupted by SIGINT".
+        because: String,
+    },
 }
 
 impl Unwitnessed {
@@ -51,6 +56,12 @@ impl Unwitnessed {
     /// infected and no outcome changed.
     pub fn probably_equivalent(&self) -> bool {
         matches!(self, Unwitnessed::Masked { .. })
+    }
+
+    /// Whether the search proved nothing either way, so the survivor can never read as
+    /// "possibly equivalent": abex cannot call the function, or no search ran.
+    pub fn proves_nothing(&self) -> bool {
+        matches!(self, Unwitnessed::NotCallable { .. } | Unwitnessed::NotSearched { .. })
     }
 
     /// One line for people, e.g. "reached, never infected (closest |a − b| = 1: 184 vs 185)".
@@ -108,6 +119,7 @@ impl Unwitnessed {
             Unwitnessed::NotCallable { function, reason } => {
                 format!("not proven: abex cannot call `{function}` ({reason})")
             }
+            Unwitnessed::NotSearched { because } => format!("no witness search ran ({because})"),
         }
     }
 }
@@ -144,5 +156,9 @@ mod tests {
         assert_eq!(n.describe(), "no probe (a logical operator)");
         let c = Unwitnessed::NotCallable { function: "m::f".into(), reason: "generic".into() };
         assert_eq!(c.describe(), "not proven: abex cannot call `m::f` (generic)");
+        let s = Unwitnessed::NotSearched { because: "interrupted by SIGINT".into() };
+        assert_eq!(s.describe(), "no witness search ran (interrupted by SIGINT)");
+        assert!(s.proves_nothing() && c.proves_nothing() && !masked.proves_nothing());
+        assert_eq!(serde_json::to_value(&s).unwrap()["stage"], "not_searched");
     }
 }
