@@ -75,6 +75,10 @@ impl Proposer for Recorder<'_> {
         }
         None
     }
+
+    fn origin(&self) -> abex::archive::Origin {
+        abex::archive::Origin::Model { strategy: "recorded".into(), persona: 0 }
+    }
 }
 
 fn args_json(a: &[Value]) -> String {

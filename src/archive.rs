@@ -120,6 +120,38 @@ pub fn input_distance(i1: &[Value], i2: &[Value]) -> f64 {
     i1.iter().zip(i2).map(per_arg).sum::<f64>() / i1.len() as f64
 }
 
+/// Where a pair came from: which part of the search proposed it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Origin {
+    /// The offline operators (random, neighbour, midpoint, around elites).
+    #[default]
+    Operator,
+    /// Bisection of a pair with different outcomes down to adjacent inputs.
+    Bisection,
+    /// The threshold operator (pairs at a traced comparison's threshold).
+    Threshold,
+    /// The model's Explorer, under a strategy, with a persona.
+    Model {
+        /// The strategy's name.
+        strategy: String,
+        /// The persona's index among the Explorer's personas.
+        persona: usize,
+    },
+}
+
+impl Origin {
+    /// The origin's kind: `operator`, `bisection`, `threshold` or `model`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Origin::Operator => "operator",
+            Origin::Bisection => "bisection",
+            Origin::Threshold => "threshold",
+            Origin::Model { .. } => "model",
+        }
+    }
+}
+
 /// One evaluated input pair with everything the archive and the report need.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Pair {
@@ -135,6 +167,9 @@ pub struct Pair {
     pub pd: f64,
     /// The archive cell.
     pub descriptor: Descriptor,
+    /// Which part of the search proposed it.
+    #[serde(default)]
+    pub origin: Origin,
 }
 
 impl Pair {
@@ -148,7 +183,15 @@ impl Pair {
         let d_in = input_distance(&i1, &i2);
         let pd = if d_in > 0.0 && d_in.is_finite() { d_out / d_in } else { 0.0 };
         let descriptor = Descriptor::of(&s1, &s2, &o1, &o2);
-        Some(Pair { inputs: [i1, i2], outcomes: [o1, o2], d_out, d_in, pd, descriptor })
+        Some(Pair {
+            inputs: [i1, i2],
+            outcomes: [o1, o2],
+            d_out,
+            d_in,
+            pd,
+            descriptor,
+            origin: Origin::Operator,
+        })
     }
 
     /// The validity group of the pair.

@@ -5,6 +5,7 @@
 //! progress as [`pipeline::Event`]s and returns typed errors. Front ends (`cargo abex`,
 //! `pytest --abex`) render them.
 
+pub mod allowlist;
 pub mod archive;
 pub mod budget;
 pub mod cache;
@@ -19,6 +20,7 @@ pub mod mutate;
 pub mod out;
 pub mod patch;
 pub mod pipeline;
+pub mod provenance;
 pub mod python;
 pub mod render;
 pub mod report;

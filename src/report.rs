@@ -63,6 +63,11 @@ pub struct Report {
     /// What the model engine spent and whether the run fell back to the offline engine.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub llm: Option<crate::llm::usage::LlmReport>,
+    /// What each origin contributed (`crate::provenance`): cells, boundaries and QD-score of
+    /// the operators, bisection, the threshold operator and the model's Explorer; mutants and
+    /// gaps of the rules and the model; the model tokens each model origin cost.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub origins: Vec<OriginFigures>,
 }
 
 /// Why a run ended early.
@@ -359,6 +364,27 @@ pub struct MutationReport {
     pub suggested_tests: Vec<SuggestedTest>,
 }
 
+/// The figures of one origin over a run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct OriginFigures {
+    /// `operator`, `bisection`, `threshold`, `model explorer` (cells); `rules`, `model mutator`
+    /// (mutants).
+    pub origin: String,
+    /// Archive cells whose elite it proposed.
+    pub cells: usize,
+    /// Of those, boundaries (PD > 0).
+    pub boundaries: usize,
+    /// Σ PD over those cells.
+    pub qd_score: f64,
+    /// Mutants it wrote.
+    pub mutants: usize,
+    /// Gaps: its surviving mutants with a witness.
+    pub gaps: usize,
+    /// Model tokens it cost (prompt and completion; the Explorer's origin also carries the
+    /// Coordinator's, Ideator's and Strategy Generator's, which steer it).
+    pub tokens: u64,
+}
+
 /// The result of exploring one target.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ExplorationReport {
@@ -414,6 +440,11 @@ pub struct Cell {
     pub outcomes: [Outcome; 2],
     /// The stringified inputs and outputs the metrics were computed on.
     pub strings: CellStrings,
+    /// Which part of the search proposed the pair (`{"kind": "operator"}`, `bisection`,
+    /// `threshold`, or `{"kind": "model", "strategy": …, "persona": …}`); absent in reports of
+    /// older versions, which read it as `operator`.
+    #[serde(default)]
+    pub origin: crate::archive::Origin,
 }
 
 /// Stringified forms of a cell's pair.
@@ -441,6 +472,7 @@ impl Cell {
                 inputs: [stringify_input(&p.inputs[0]), stringify_input(&p.inputs[1])],
                 outputs: [p.outcomes[0].stringify(), p.outcomes[1].stringify()],
             },
+            origin: p.origin.clone(),
         }
     }
 }

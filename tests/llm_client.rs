@@ -11,7 +11,7 @@ use abex::budget::Budget;
 use abex::llm::client::{Backoff, Client, Message, Request, Shape};
 use abex::llm::config::{LlmConfig, Role};
 use abex::llm::session::Session;
-use support::fake_llm::{FakeLlm, Reply};
+use support::fake_llm::{FakeLlm, Reply, Strictness};
 
 const FAST: Backoff = Backoff { base: Duration::from_millis(10), max: Duration::from_secs(5) };
 
@@ -83,9 +83,59 @@ fn an_endpoint_without_structured_output_is_asked_again_in_plain_text() {
             Reply::text("Here you go:\n```json\n{\"ok\": true}\n```")
         }
     });
-    let a = client(&s.base_url, Duration::from_secs(5)).chat(&request()).unwrap();
+    let c = client(&s.base_url, Duration::from_secs(5));
+    let a = c.chat(&request()).unwrap();
     assert_eq!(a.json, Some(serde_json::json!({"ok": true})));
-    assert_eq!(s.count(), 2);
+    // A JSON schema, then JSON mode with the schema, then plain text; remembered for the run.
+    assert_eq!(s.count(), 3);
+    assert_eq!(c.adaptations().len(), 2, "{:?}", c.adaptations());
+    c.chat(&request()).unwrap();
+    assert_eq!(s.count(), 4);
+}
+
+#[test]
+fn a_gpt5_model_is_sent_what_it_takes_and_an_unknown_name_adapts_once_and_remembers() {
+    let s = FakeLlm::start_with(Strictness::Gpt5, |_| Reply::json(serde_json::json!({"ok": 1})));
+    let cfg = LlmConfig {
+        model: "gpt-5-mini".into(),
+        reasoning_effort: Some("low".into()),
+        ..LlmConfig::local(&s.base_url)
+    };
+    let c = Client::new(&cfg).with_backoff(FAST);
+    let gpt5 = Request { model: "gpt-5-mini".into(), ..request() };
+    c.chat(&gpt5).unwrap();
+    assert_eq!(s.count(), 1);
+    let body = s.log.lock().unwrap()[0].body.clone();
+    assert_eq!(body["max_completion_tokens"], 50);
+    assert_eq!(body["reasoning_effort"], "low");
+    assert!(body.get("temperature").is_none() && body.get("max_tokens").is_none(), "{body}");
+    assert!(c.adaptations().is_empty());
+    // A deployment name that says nothing: refused for max_tokens, then for the temperature,
+    // each adapted once; the next call goes through at once.
+    let hidden = Request { model: "team-deployment-7".into(), ..request() };
+    c.chat(&hidden).unwrap();
+    assert_eq!(s.count(), 4);
+    assert_eq!(s.refused(Strictness::Gpt5), 2);
+    let a = c.adaptations();
+    assert!(a[0].contains("max_completion_tokens instead of max_tokens"), "{a:?}");
+    assert!(a[1].contains("no temperature"), "{a:?}");
+    c.chat(&hidden).unwrap();
+    assert_eq!(s.count(), 5);
+}
+
+#[test]
+fn a_llama_cpp_server_gets_json_mode_with_the_schema_after_its_500() {
+    let s =
+        FakeLlm::start_with(Strictness::LlamaCpp, |_| Reply::json(serde_json::json!({"ok": 2})));
+    let c = client(&s.base_url, Duration::from_secs(5));
+    let a = c.chat(&request()).unwrap();
+    assert_eq!(a.json, Some(serde_json::json!({"ok": 2})));
+    let log = s.log.lock().unwrap().clone();
+    assert_eq!(log.len(), 2, "the 500 is not retried as it was: the form changes");
+    assert_eq!(log[1].body["response_format"]["type"], "json_object");
+    assert_eq!(log[1].body["response_format"]["schema"], serde_json::json!({"type": "object"}));
+    c.chat(&request()).unwrap();
+    assert_eq!(s.count(), 3);
 }
 
 #[derive(serde::Deserialize, Debug, PartialEq)]
@@ -172,4 +222,52 @@ fn the_concurrency_limit_holds_requests_in_flight() {
     assert_eq!(s.count(), 6);
     assert_eq!(c.requests(), 6);
     assert_eq!(most.load(Ordering::SeqCst), 2);
+}
+
+#[test]
+fn every_attempt_is_billed_and_a_retry_that_would_pass_the_budget_is_not_sent() {
+    // Two server errors, then an answer: the errors carry no usage, so each is billed at its
+    // worst case (prompt bytes + 4 + 3 = 9, plus the cap of 100), the answer by its usage (5 + 3).
+    let s = FakeLlm::start(|c| match c.n {
+        0 | 1 => Reply::status(500),
+        _ => Reply::json(serde_json::json!({"ok": 1})),
+    });
+    let d = tempfile::tempdir().unwrap();
+    let mut a = session(&s.base_url, d.path(), None);
+    let m = vec![Message::user("q")];
+    assert_eq!(a.ask::<Ok>(Role::Coordinator, "f", m, shape()), Some(Ok { ok: 1 }));
+    assert_eq!(s.count(), 3);
+    let worst = 2 * (1 + 4 + 3 + 100);
+    assert!(a.budget.tokens >= worst, "{}", a.budget.tokens);
+    assert_eq!(a.report.worst_case_billed, 2);
+    assert_eq!(a.report.total.prompt_tokens + a.report.total.completion_tokens, a.budget.tokens);
+
+    // With 250 tokens, the first attempt (worst case 108) is admitted, and so is one retry; a
+    // second retry could pass the cap and is not sent.
+    let s = FakeLlm::start(|_| Reply::status(503));
+    let d = tempfile::tempdir().unwrap();
+    let mut a = session(&s.base_url, d.path(), Some(250));
+    assert_eq!(a.ask::<Ok>(Role::Coordinator, "f", vec![Message::user("q")], shape()), None);
+    assert_eq!(s.count(), 2);
+    assert!(a.budget.tokens <= 250, "{}", a.budget.tokens);
+    assert_eq!(a.report.fallbacks, ["token budget spent"]);
+}
+
+#[test]
+fn a_request_in_flight_ends_with_the_time_budget() {
+    let s = FakeLlm::start(|_| {
+        Reply::Slow(Duration::from_secs(6), Box::new(Reply::json(serde_json::json!({"ok": 1}))))
+    });
+    let d = tempfile::tempdir().unwrap();
+    let cfg = LlmConfig { timeout: Duration::from_secs(60), ..LlmConfig::local(&s.base_url) };
+    let client = Client::new(&cfg).with_backoff(FAST);
+    let budget =
+        Budget { deadline: Some(Instant::now() + Duration::from_millis(800)), ..Budget::default() };
+    let mut a = Session::new(cfg, client, d.path(), budget).unwrap();
+    let t = Instant::now();
+    assert_eq!(a.ask::<Ok>(Role::Explorer, "f", vec![Message::user("q")], shape()), None);
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    assert_eq!(s.count(), 1, "no retry after the deadline");
+    assert!(a.report.fallbacks[0].starts_with("endpoint failed"), "{:?}", a.report.fallbacks);
+    assert_eq!(a.report.worst_case_billed, 1);
 }

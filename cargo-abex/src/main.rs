@@ -2,6 +2,7 @@
 //! [`abex::pipeline::RunConfig`], runs the core, and renders its events and report for people
 //! (stderr, progress bars, colour when a terminal) and for programs (`--json` on stdout).
 
+mod bench;
 mod github;
 mod render;
 
@@ -98,9 +99,19 @@ struct EngineArgs {
     /// Model-written mutants per function [default: 3].
     #[arg(long, value_name = "N")]
     llm_mutants: Option<usize>,
-    /// Explorer calls per function at most [default: 8].
+    /// Explorer calls per function at most [default: no fixed cap: the budgets, and each
+    /// function's share of the token budget, bound them].
     #[arg(long, value_name = "N")]
     explorer_calls: Option<usize>,
+    /// How hard reasoning models think: `minimal`, `low`, `medium` or `high` (sent as
+    /// `reasoning_effort`; dropped for an endpoint that does not take it) [default: the
+    /// endpoint's].
+    #[arg(long, value_name = "LEVEL")]
+    reasoning_effort: Option<String>,
+    /// Let context-aware strategies see the function's source too (white-box; by default they
+    /// see its signature and doc comment, generic ones its parameter types only).
+    #[arg(long)]
+    white_box: bool,
     /// The model of one role: `explorer`, `coordinator`, `ideator`, `generator` or `mutator`.
     /// Repeatable.
     #[arg(long, value_name = "ROLE=MODEL", value_parser = parse_role::<String>)]
@@ -142,6 +153,8 @@ impl EngineArgs {
             timeout: self.llm_timeout,
             mutants: self.llm_mutants,
             explorer_calls: self.explorer_calls,
+            reasoning_effort: self.reasoning_effort.clone(),
+            white_box: self.white_box.then_some(true),
             roles,
         }
     }
@@ -150,6 +163,21 @@ impl EngineArgs {
 /// Commands besides the analysis itself.
 #[derive(clap::Subcommand, Debug)]
 enum Sub {
+    /// Explore one function three ways on the same pair budget (`--offline`, `--agents
+    /// explorer-only`, `--agents full`) and print the three QD-scores, boundaries, gaps, model
+    /// cells and tokens side by side. Arguments after `--` go to every run (`--base-url`,
+    /// `--model`, budgets); outputs go to `.abex/bench/<way>/`.
+    BenchAgents {
+        /// The function, `FILE::NAME`.
+        #[arg(long, value_name = "FILE::NAME")]
+        function: String,
+        /// Pairs each run explores.
+        #[arg(long, default_value_t = 1000, value_name = "N")]
+        pairs: usize,
+        /// Arguments for every run.
+        #[arg(last = true, value_name = "ARGS")]
+        args: Vec<String>,
+    },
     /// Combine the reports of the shards of one run (`--shard k/n`) into one output folder.
     Merge {
         /// The shards' `report.json` files.
@@ -424,6 +452,9 @@ fn main() -> ExitCode {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     if let Some(Sub::Merge { reports, out }) = &cli.command {
         return merge(reports, &cwd.join(out));
+    }
+    if let Some(Sub::BenchAgents { function, pairs, args }) = &cli.command {
+        return bench::run(&cwd, function, *pairs, args);
     }
     if let Some(Sub::Post { report, summary_only, github }) = &cli.command {
         return github::post_saved(&cwd.join(report), !summary_only, github);

@@ -13,7 +13,7 @@ use std::process::{Command, Output};
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use support::fake_llm::{Call, FakeLlm, Reply};
+use support::fake_llm::{Call, FakeLlm, Reply, Strictness};
 
 fn abex(dir: &Path, url: &str, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cargo-abex"))
@@ -259,4 +259,114 @@ fn a_money_budget_priced_from_the_projects_table_is_never_passed() {
     assert!(usd > 0.0 && usd <= 7.0, "{llm:#}");
     assert!((2..=6).contains(&s.count()), "{} requests: {llm:#}", s.count());
     assert_eq!(llm["fallbacks"], json!(["money budget spent"]));
+}
+
+#[test]
+fn a_whole_model_run_meets_gpt5_rules_and_a_llama_cpp_server_without_falling_back() {
+    let valid = "pub fn classify(n: i64) -> &'static str {\n    if n < 0 {\n        \"negative\"\n    } else if n == 0 {\n        \"zero\"\n    } else if n <= 100 {\n        \"small\"\n    } else {\n        \"large\"\n    }\n}";
+    for (strictness, model, refused) in
+        [(Strictness::Gpt5, None, 0), (Strictness::LlamaCpp, Some("smollm2"), 1)]
+    {
+        let (_tmp, dir) = support::project("simple");
+        let s = FakeLlm::start_with(strictness, move |c| {
+            if let Some(r) = planner(c) {
+                return r;
+            }
+            match c.role {
+                "mutator" => Reply::json(json!({"source": valid, "description": "100 is small"})),
+                _ => pairs(),
+            }
+        });
+        let mut args = vec!["--llm-mutants", "1", "--explorer-calls", "6"];
+        if let Some(m) = model {
+            args.extend(["--model", m]);
+        }
+        let o = abex(&dir, &s.base_url, &args);
+        ok(&o);
+        let llm = &report(&dir)["llm"];
+        assert_eq!(s.refused(strictness), refused, "{strictness:?}: {llm:#}");
+        assert!(llm.get("fallbacks").is_none(), "{strictness:?}: {llm:#}");
+        assert_eq!(llm["requests"].as_u64().unwrap() as usize, s.count());
+        for role in ["explorer", "coordinator", "mutator"] {
+            assert!(llm["by_role"][role]["calls"].as_u64().unwrap() >= 1, "{role}: {llm:#}");
+        }
+        assert_eq!(llm["adaptations"].as_array().map_or(0, Vec::len), refused, "{llm:#}");
+        // Provenance: the model's pairs hold cells under their strategy and persona, and the
+        // report's per-origin figures credit them and their tokens.
+        let r = report(&dir);
+        let cells = r["targets"][0]["exploration"]["cells"].as_array().unwrap();
+        let model_cell =
+            cells.iter().find(|c| c["origin"]["kind"] == "model").expect("a model cell");
+        assert_eq!(model_cell["origin"]["strategy"], "baseline");
+        assert!(cells.iter().any(|c| c["origin"]["kind"] == "bisection"));
+        let origins = r["origins"].as_array().unwrap();
+        let explorer = origins.iter().find(|o| o["origin"] == "model explorer").unwrap();
+        assert!(
+            explorer["cells"].as_u64().unwrap() >= 1 && explorer["tokens"].as_u64().unwrap() > 0
+        );
+        let mutator = origins.iter().find(|o| o["origin"] == "model mutator").unwrap();
+        assert_eq!(mutator["mutants"], 1);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(stderr.contains("by origin: operator"), "{stderr}");
+    }
+}
+
+#[test]
+fn a_money_budget_with_a_model_of_unknown_price_exits_2_with_a_hint() {
+    let (_tmp, dir) = support::project("simple");
+    let s = FakeLlm::start(|_| Reply::status(500));
+    let o = abex(&dir, &s.base_url, &["--model", "mystery-model", "--budget-usd", "1"]);
+    assert_eq!(o.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("mystery-model") && stderr.contains("[llm.prices."), "{stderr}");
+    assert_eq!(s.count(), 0);
+    // With its price in the project's table, the same run starts.
+    std::fs::write(
+        dir.join("abex.toml"),
+        "[llm.prices.\"mystery-model\"]\ninput = 0.0\noutput = 0.0\n",
+    )
+    .unwrap();
+    let o =
+        abex(&dir, &s.base_url, &["--model", "mystery-model", "--budget-usd", "1", "--no-mutants"]);
+    ok(&o);
+}
+
+#[test]
+fn no_answer_of_the_hostile_corpus_runs_in_a_model_run() {
+    let (tmp, dir) = support::project("simple");
+    let markers = tmp.path().join("markers");
+    std::fs::create_dir(&markers).unwrap();
+    let corpus_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/hostile/rust");
+    let mut files: Vec<_> =
+        std::fs::read_dir(&corpus_dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    // Each answer would create its own marker file if it ever ran.
+    let corpus: Vec<String> = files
+        .iter()
+        .map(|p| {
+            let stem = p.file_stem().unwrap().to_string_lossy().to_string();
+            let marker = markers.join(stem).display().to_string();
+            std::fs::read_to_string(p).unwrap().replace("MARKER", &marker)
+        })
+        .collect();
+    let n = corpus.len();
+    assert!(n >= 30);
+    let s = FakeLlm::start(move |c| match (c.role, c.nth_of_role) {
+        ("mutator", k) if k < n => {
+            Reply::json(json!({"source": corpus[k], "description": "hostile"}))
+        }
+        ("mutator", _) => Reply::status(404),
+        _ => pairs(),
+    });
+    let calls = n.div_ceil(3).to_string();
+    let args = ["--llm-mutants", &calls, "--explorer-calls", "1", "--agents", "explorer-only"];
+    let o = abex(&dir, &s.base_url, &args);
+    ok(&o);
+    let r = report(&dir);
+    assert_eq!(r["llm"]["mutants_refused"].as_u64().unwrap() as usize, n, "{:#}", r["llm"]);
+    let ran: Vec<_> =
+        std::fs::read_dir(&markers).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(ran.is_empty(), "hostile answers ran: {ran:?}");
+    let mutants = r["targets"][0]["mutation"]["mutants"].as_array().unwrap();
+    assert!(mutants.iter().all(|m| m["origin"] != "model"), "a hostile mutant was kept");
 }

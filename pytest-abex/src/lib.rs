@@ -39,7 +39,12 @@ fn run(py: Python<'_>, config: &str, progress: Option<Py<PyAny>>) -> PyResult<(S
                 .map_err(|e| AbexError::new_err(format!("failed to serialise the report: {e}")))?;
             Ok((text, out.display().to_string()))
         }
-        Err(e) => Err(AbexError::new_err(e.to_string())),
+        Err(e) => {
+            // The exit status `cargo abex` would end with (2: a usage or configuration error).
+            let err = AbexError::new_err(e.to_string());
+            err.value(py).setattr("exit_code", e.exit_code().code())?;
+            Err(err)
+        }
     }
 }
 

@@ -40,11 +40,27 @@ def role_of(body):
     return {"pairs": "explorer", "mutant": "mutator"}.get(name, name or "other")
 
 
-class FakeLlm:
-    """The fake server: `script(role, nth_of_role, n)` gives `(status, content, headers)`."""
+def gpt5_rule_error(body):
+    """OpenAI's answer to a request a GPT-5 model does not take, with the API's own texts."""
+    if "max_tokens" in body:
+        return ("Unsupported parameter: 'max_tokens' is not supported with this model. "
+                "Use 'max_completion_tokens' instead.", "max_tokens", "unsupported_parameter")
+    t = body.get("temperature")
+    if t is not None and t != 1:
+        return (f"Unsupported value: 'temperature' does not support {t} with this model. "
+                "Only the default (1) value is supported.", "temperature", "unsupported_value")
+    return None
 
-    def __init__(self, script):
+
+class FakeLlm:
+    """The fake server: `script(role, nth_of_role, n)` gives `(status, content, headers)`. With
+    `strict`, requests that break GPT-5's rules are refused with HTTP 400 before the script is
+    asked (and counted in `refused`)."""
+
+    def __init__(self, script, strict=False):
         self.script = script
+        self.strict = strict
+        self.refused = 0
         self.log = []
         self.lock = threading.Lock()
         fake = self
@@ -55,6 +71,19 @@ class FakeLlm:
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                rule = gpt5_rule_error(body) if fake.strict else None
+                if rule is not None:
+                    with fake.lock:
+                        fake.refused += 1
+                    message, param, code = rule
+                    payload = json.dumps({"error": {"message": message, "type": "invalid_request_error",
+                                                    "param": param, "code": code}}).encode()
+                    self.send_response(400)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                    return
                 role = role_of(body)
                 with fake.lock:
                     nth = sum(1 for r, _ in fake.log if r == role)
@@ -387,5 +416,78 @@ def test_model_options_come_from_the_ini_file_too(project, marker):
         spent = llm["total"]["prompt_tokens"] + llm["total"]["completion_tokens"]
         assert spent <= 2500 and llm["skipped_count"] > 0
         assert "engine: model `local-model` (explorer-only)" in result.stdout.str()
+    finally:
+        fake.close()
+
+
+def test_the_default_model_runs_against_gpt5_rules_without_a_refused_request(project, marker):
+    """gpt-5-mini (the default) is sent max_completion_tokens and no temperature from the first
+    request on, so a server enforcing GPT-5's rules refuses nothing and the run never falls
+    back to the offline engine."""
+    pairs = json.dumps({"pairs": [[[99], [100]], [[9], [10]]]})
+
+    def script(role, nth, n):
+        if role == "mutator":
+            return 200, json.dumps({"source": SURVIVOR, "description": "boundary at 100 moved"}), []
+        return 200, pairs, []
+
+    fake = FakeLlm(script, strict=True)
+    try:
+        result = run_abex(project, fake, "--abex-reasoning-effort", "low")
+        result.assert_outcomes(passed=1)
+        llm = report(project)["llm"]
+        assert llm["model"] == "gpt-5-mini"
+        assert fake.refused == 0 and not llm.get("fallbacks") and not llm.get("adaptations"), llm
+        assert llm["by_role"]["explorer"]["calls"] >= 1 and llm["by_role"]["mutator"]["calls"] == 1
+        bodies = [b for _, b in fake.log]
+        assert all("max_completion_tokens" in b and "temperature" not in b for b in bodies)
+        assert all(b.get("reasoning_effort") == "low" for b in bodies)
+    finally:
+        fake.close()
+
+
+def test_a_money_budget_with_a_model_of_unknown_price_is_a_usage_error(project):
+    fake = FakeLlm(lambda role, nth, n: (500, "never asked", []))
+    try:
+        result = run_abex(project, fake, "--abex-model", "mystery-model", "--abex-budget-usd", "1")
+        assert result.ret == 2, result.stdout.str()
+        out = result.stdout.str() + result.stderr.str()
+        assert "mystery-model" in out and "[tool.abex.llm.prices" in out, out
+        assert fake.log == []
+    finally:
+        fake.close()
+
+
+def test_no_answer_of_the_hostile_corpus_runs(project, tmp_path):
+    """Every answer of ``tests/data/hostile/python`` (each would create its own marker file if
+    it ran) is the Mutator's answer in turn: all are refused unrun, none runs."""
+    import pathlib
+
+    corpus_dir = pathlib.Path(__file__).resolve().parents[2] / "tests" / "data" / "hostile" / "python"
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    corpus = [p.read_text().replace("MARKER", str(markers / p.stem)) for p in sorted(corpus_dir.glob("*.py"))]
+    assert len(corpus) >= 30
+    pairs = json.dumps({"pairs": [[[99], [100]]]})
+
+    def script(role, nth, n):
+        if role == "mutator":
+            if nth < len(corpus):
+                return 200, json.dumps({"source": corpus[nth], "description": "hostile"}), []
+            return 404, "no more", []
+        return 200, pairs, []
+
+    fake = FakeLlm(script)
+    try:
+        (project.path / "pyproject.toml").write_text(
+            f"[tool.abex.llm]\nmutants = {-(-len(corpus) // 3)}\nexplorer_calls = 1\nmax_tokens = 400\n"
+        )
+        result = run_abex(project, fake)
+        result.assert_outcomes(passed=1)
+        rep = report(project)
+        assert rep["llm"]["mutants_refused"] == len(corpus), rep["llm"]
+        assert list(markers.iterdir()) == []
+        (t,) = rep["targets"]
+        assert all(m["origin"] != "model" for m in t["mutation"]["mutants"])
     finally:
         fake.close()

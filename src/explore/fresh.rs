@@ -33,6 +33,7 @@ impl Search<'_> {
     /// outcomes for refinement.
     pub(super) fn fresh_batch(&mut self, uniform: bool) -> Result<(), ExecError> {
         let n = self.batch().min(self.left());
+        let mut given_n = 0;
         let proposals = if uniform {
             (0..n)
                 .map(|_| {
@@ -45,12 +46,18 @@ impl Search<'_> {
         } else {
             let mut given = std::mem::take(&mut self.given);
             given.retain(|(a, b)| a != b);
+            given_n = given.len();
             let rest = self.propose(n.saturating_sub(given.len()));
             given.extend(rest);
             given
         };
         self.evaluate_all(proposals.iter().flat_map(|(a, b)| [a, b]))?;
-        for (a, b) in proposals {
+        for (k, (a, b)) in proposals.into_iter().enumerate() {
+            self.origin = if k < given_n {
+                self.given_origin.clone()
+            } else {
+                crate::archive::Origin::Operator
+            };
             if self.offer(&a, &b) && !uniform {
                 self.refiner.enqueue(self.params, &self.memo, a, b);
             }

@@ -19,6 +19,10 @@ pub trait Proposer {
     /// Pairs to run in the next fresh batch (at most `n` are used; the built-in operators fill
     /// the rest of the batch). `None` or an empty list leaves the batch to the operators.
     fn propose(&mut self, view: &View<'_>, n: usize) -> Option<Vec<(Args, Args)>>;
+
+    /// Where the pairs of the last [`Proposer::propose`] came from (recorded on the archive
+    /// cells they fill).
+    fn origin(&self) -> crate::archive::Origin;
 }
 
 /// Pairs most recently taken by the archive that a [`View`] shows.

@@ -15,7 +15,7 @@ use super::memo::{args_key, hash_unordered, Memo};
 use super::proposer::{Proposer, View, RECENT};
 use super::refine::Refiner;
 use super::traces::Traces;
-use crate::archive::{Archive, Pair};
+use crate::archive::{Archive, Origin, Pair};
 use crate::exec::{Evaluate, ExecError, ProbeEvaluate};
 use crate::value::{Args, Ty};
 
@@ -71,7 +71,11 @@ pub fn explore_traced<'a>(
             let before = s.pairs;
             let n = s.batch().min(s.left());
             let view = View { archive: &s.archive, recent: &s.recent, pairs_evaluated: s.pairs };
-            let mut given = proposer.as_mut().and_then(|p| p.propose(&view, n)).unwrap_or_default();
+            let mut given = Vec::new();
+            if let Some(p) = proposer.as_mut() {
+                given = p.propose(&view, n).unwrap_or_default();
+                s.given_origin = p.origin();
+            }
             given.truncate(n);
             s.given = given;
             s.fresh_batch(false)?;
@@ -135,8 +139,11 @@ pub(super) struct Search<'a> {
     pub(super) refiner: Refiner,
     /// Pairs most recently taken by the archive, newest last (at most [`RECENT`]).
     pub(super) recent: Vec<Pair>,
-    /// Pairs a [`Proposer`] gave for the next fresh batch.
+    /// Pairs a [`Proposer`] gave for the next fresh batch, and where they came from.
     pub(super) given: Vec<(Args, Args)>,
+    pub(super) given_origin: Origin,
+    /// The origin of the pairs being offered now.
+    pub(super) origin: Origin,
     /// The original in trace mode, for the threshold operator.
     pub(super) tracer: Option<&'a mut dyn ProbeEvaluate>,
     pub(super) traces: Traces,
@@ -160,6 +167,8 @@ impl<'a> Search<'a> {
             refiner: Refiner::new(cfg),
             recent: Vec::new(),
             given: Vec::new(),
+            given_origin: Origin::Operator,
+            origin: Origin::Operator,
             tracer: None,
             traces: Traces::default(),
             history: Vec::new(),
@@ -256,6 +265,7 @@ impl<'a> Search<'a> {
 
     /// One lockstep bisection step of every active refinement, in one executor call.
     fn refine_round(&mut self) -> Result<(), ExecError> {
+        self.origin = Origin::Bisection;
         let mids = self.refiner.mids();
         self.evaluate_all(&mids)?;
         for (a, b) in self.refiner.step(self.params, &self.memo) {
@@ -288,7 +298,8 @@ impl<'a> Search<'a> {
             return false;
         }
         match Pair::new(a.clone(), b.clone(), oa, ob) {
-            Some(pair) => {
+            Some(mut pair) => {
+                pair.origin = self.origin.clone();
                 if self.archive.insert(pair.clone()) != crate::archive::Insert::Rejected {
                     if self.recent.len() == RECENT {
                         self.recent.remove(0);

@@ -66,6 +66,7 @@ impl Search<'_> {
 
     /// The operator (see the module comment).
     pub(super) fn thresholds(&mut self) -> Result<(), ExecError> {
+        self.origin = crate::archive::Origin::Threshold;
         self.traces.ran = true;
         let calls = ((2.0 * SHARE * self.cfg.pairs as f64) as usize).min(2 * self.left());
         self.traces.calls = calls;

@@ -1,21 +1,26 @@
 //! A blocking client for OpenAI-compatible chat completions (`POST {base}/chat/completions`):
 //! hosted APIs, vLLM, Ollama, llama.cpp server.
 //!
-//! It asks for JSON through `response_format` (a JSON schema, or JSON mode) where the
-//! configuration says so, and falls back to plain text once if the endpoint rejects the field;
-//! either way the answer's JSON is extracted from the text (fences and prose around it are
-//! dropped) and parsed. Requests are retried with exponential backoff and jitter on 429, 5xx,
-//! timeouts and connection errors, honouring `Retry-After`; other 4xx fail at once. A counting
-//! semaphore caps requests in flight. Token usage comes from the answer's `usage`, or an estimate
-//! when the endpoint has none. The core is synchronous, so this is built on reqwest's blocking
+//! Each request is shaped by what the endpoint accepts ([`super::negotiate`]: the length field,
+//! the temperature, `reasoning_effort`, the structured-output form), learnt per run and model;
+//! an error naming a parameter or `response_format` adapts the request and asks again at once.
+//! The answer's JSON is extracted from the text (fences and prose around it are dropped, small
+//! syntax slips repaired) and parsed. Requests are retried with exponential backoff and jitter on
+//! 429, 5xx, timeouts and connection errors, honouring `Retry-After`; other 4xx fail at once.
+//! Each attempt's time limit is the configured one or the run's time left, whichever is shorter,
+//! and every attempt is billed: by its `usage`, or its worst case when its answer has none
+//! ([`Billed`]). A counting semaphore caps requests in flight. The core is synchronous, so this is built on reqwest's blocking
 //! client (a tokio runtime on its own thread, the same hyper and rustls stack as the GitHub client).
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rand::Rng;
 use serde::{Deserialize, Serialize};
+
+use super::negotiate::Rules;
 
 /// One chat message.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -111,6 +116,12 @@ pub enum CallError {
         /// What went wrong.
         message: String,
     },
+    /// The budget does not allow another attempt.
+    #[error("the budget does not allow another attempt at `{url}`")]
+    Budget {
+        /// The URL.
+        url: String,
+    },
     /// The body is not a chat completion.
     #[error("`{url}` did not answer with a chat completion: {message}")]
     NotCompletion {
@@ -169,14 +180,71 @@ fn parse_retry_after(v: &str) -> Option<Duration> {
     Some(at.duration_since(std::time::SystemTime::now()).unwrap_or_default())
 }
 
+/// What the attempts of one call are billed: each answer's `usage`, or the worst case (the
+/// prompt's bound plus the answer's cap) for an attempt whose answer has none (an error status,
+/// a timeout, a lost connection: the endpoint may have done the work all the same).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Billed {
+    /// Prompt tokens.
+    pub prompt_tokens: u64,
+    /// Completion tokens.
+    pub completion_tokens: u64,
+    /// Attempts billed at the worst case.
+    pub worst_cases: u32,
+}
+
+impl Billed {
+    /// Prompt and completion tokens.
+    pub fn tokens(&self) -> u64 {
+        self.prompt_tokens + self.completion_tokens
+    }
+}
+
+/// An upper bound of a request's prompt tokens, whatever the tokenizer: a token covers at least
+/// one byte, plus a few tokens of framing per message.
+pub fn prompt_bound(req: &Request) -> u64 {
+    req.messages.iter().map(|m| m.content.len() as u64 + 4).sum::<u64>() + 3
+}
+
+/// What bounds one call's attempts: the run's deadline (each attempt's time limit is the
+/// configured one or the time left, whichever is shorter) and the budget, asked before every
+/// attempt after the first whether another worst case still fits after what is billed so far.
+pub struct Bounds<'a> {
+    /// When calls must stop.
+    pub deadline: Option<Instant>,
+    /// Whether one more attempt fits after `billed`.
+    pub admit: &'a dyn Fn(&Billed) -> bool,
+}
+
+impl Bounds<'_> {
+    /// No deadline, no budget.
+    pub fn none() -> Bounds<'static> {
+        Bounds { deadline: None, admit: &|_| true }
+    }
+}
+
+/// A call's result and what its attempts are billed.
+pub struct Called {
+    /// The answer, or why there is none.
+    pub result: Result<Answer, CallError>,
+    /// Every attempt's bill.
+    pub billed: Billed,
+}
+
 /// The client.
 pub struct Client {
     http: reqwest::blocking::Client,
     base_url: String,
     api_key: String,
     retries: u32,
+    timeout: Duration,
     backoff: Backoff,
     json_mode: super::config::JsonMode,
+    reasoning_effort: Option<String>,
+    /// What each model's endpoint accepts, learnt during the run.
+    rules: Mutex<HashMap<String, Rules>>,
+    /// The adaptations made, in words, for the report.
+    adaptations: Mutex<Vec<String>>,
     slots: Mutex<usize>,
     freed: Condvar,
     sent: AtomicU64,
@@ -195,8 +263,12 @@ impl Client {
             base_url: cfg.base_url.trim_end_matches('/').to_string(),
             api_key: cfg.api_key.clone(),
             retries: cfg.retries,
+            timeout: cfg.timeout,
             backoff: Backoff { base: Duration::from_millis(500), max: Duration::from_secs(30) },
             json_mode: cfg.json_mode,
+            reasoning_effort: cfg.reasoning_effort.clone(),
+            rules: Mutex::new(HashMap::new()),
+            adaptations: Mutex::new(Vec::new()),
             slots: Mutex::new(cfg.concurrency.max(1)),
             freed: Condvar::new(),
             sent: AtomicU64::new(0),
@@ -208,46 +280,84 @@ impl Client {
         self.sent.load(Ordering::Relaxed)
     }
 
+    /// How requests were adapted to what the endpoint accepts, in words, oldest first.
+    pub fn adaptations(&self) -> Vec<String> {
+        self.adaptations.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
     /// The same client with another backoff (tests use short waits).
     pub fn with_backoff(mut self, backoff: Backoff) -> Client {
         self.backoff = backoff;
         self
     }
 
-    fn body(&self, req: &Request, json_mode: super::config::JsonMode) -> serde_json::Value {
-        use super::config::JsonMode;
-        let mut body = serde_json::json!({
-            "model": req.model,
-            "messages": req.messages,
-            "temperature": req.temperature,
-            "max_tokens": req.max_tokens,
-        });
-        let format = match json_mode {
-            JsonMode::Schema => Some(serde_json::json!({
-                "type": "json_schema",
-                "json_schema": {"name": req.shape.name, "schema": req.shape.schema, "strict": false},
-            })),
-            JsonMode::Object => Some(serde_json::json!({"type": "json_object"})),
-            JsonMode::Off => None,
-        };
-        if let Some(f) = format {
-            body["response_format"] = f;
-        }
-        body
+    fn rules_of(&self, model: &str) -> Rules {
+        let mut rules = self.rules.lock().unwrap_or_else(|e| e.into_inner());
+        rules
+            .entry(model.to_string())
+            .or_insert_with(|| Rules::for_model(model, self.json_mode))
+            .clone()
     }
 
-    /// Sends `req`, retrying as the module describes, and parses the answer's JSON.
+    /// Adapts the rules of `model` to an error answer; whether anything changed.
+    fn adapt(&self, model: &str, status: u16, body: &str) -> bool {
+        let mut rules = self.rules.lock().unwrap_or_else(|e| e.into_inner());
+        let r = rules
+            .entry(model.to_string())
+            .or_insert_with(|| Rules::for_model(model, self.json_mode));
+        match r.adapt(status, body) {
+            Some(what) => {
+                let mut a = self.adaptations.lock().unwrap_or_else(|e| e.into_inner());
+                a.push(format!("`{model}`: {what}"));
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Sends `req` without deadline or budget; see [`Client::chat_within`].
     pub fn chat(&self, req: &Request) -> Result<Answer, CallError> {
+        self.chat_within(req, &Bounds::none()).result
+    }
+
+    /// Sends `req`, retrying as the module describes and adapting the request to what the
+    /// endpoint accepts, within `bounds`, and parses the answer's JSON. Every attempt is billed.
+    pub fn chat_within(&self, req: &Request, bounds: &Bounds<'_>) -> Called {
         let _slot = self.acquire();
         let url = format!("{}/chat/completions", self.base_url);
         let mut rng = rand::rng();
-        let mut json_mode = self.json_mode;
+        let mut billed = Billed::default();
+        let worst = (prompt_bound(req), u64::from(req.max_tokens));
         let mut requests = 0u32;
         let mut attempt = 0u32;
+        let out_of_time = |url: &str| CallError::Transport {
+            url: url.to_string(),
+            message: "the time budget is spent".into(),
+        };
         loop {
+            if requests > 0 && !(bounds.admit)(&billed) {
+                let result = Err(CallError::Budget { url: url.clone() });
+                return Called { result, billed };
+            }
+            let timeout = match bounds.deadline {
+                Some(d) => match d.checked_duration_since(Instant::now()) {
+                    Some(left) if !left.is_zero() => self.timeout.min(left),
+                    _ => return Called { result: Err(out_of_time(&url)), billed },
+                },
+                None => self.timeout,
+            };
             requests += 1;
             self.sent.fetch_add(1, Ordering::Relaxed);
-            let mut call = self.http.post(&url).json(&self.body(req, json_mode));
+            let rules = self.rules_of(&req.model);
+            let mut body = serde_json::json!({"model": req.model, "messages": req.messages});
+            rules.shape_body(
+                &mut body,
+                req.max_tokens,
+                req.temperature,
+                (req.shape.name, &req.shape.schema),
+                self.reasoning_effort.as_deref(),
+            );
+            let mut call = self.http.post(&url).timeout(timeout).json(&body);
             if !self.api_key.is_empty() {
                 call = call.bearer_auth(&self.api_key);
             }
@@ -261,34 +371,54 @@ impl Client {
                         .and_then(parse_retry_after);
                     let text = resp.text().unwrap_or_default();
                     if (200..300).contains(&status) {
-                        return parse_completion(&text, req)
+                        let result = parse_completion(&text, req)
                             .map(|(json, text, usage)| Answer { json, text, usage, requests })
-                            .map_err(|message| CallError::NotCompletion { url, message });
+                            .map_err(|message| CallError::NotCompletion {
+                                url: url.clone(),
+                                message,
+                            });
+                        match &result {
+                            Ok(a) => {
+                                billed.prompt_tokens += a.usage.prompt_tokens;
+                                billed.completion_tokens += a.usage.completion_tokens;
+                            }
+                            Err(_) => bill_worst(&mut billed, worst),
+                        }
+                        return Called { result, billed };
                     }
+                    bill_worst(&mut billed, worst);
                     let err = CallError::Status {
                         url: url.clone(),
                         status,
                         body: text.chars().take(300).collect(),
                     };
-                    // An endpoint without structured output: ask again in plain text, once.
-                    if status == 400
-                        && json_mode != super::config::JsonMode::Off
-                        && text.contains("response_format")
-                    {
-                        json_mode = super::config::JsonMode::Off;
+                    // A parameter, value or output form the endpoint does not take: adapt the
+                    // request once for it, and ask again at once.
+                    if self.adapt(&req.model, status, &text) {
                         continue;
                     }
                     if !retryable(status) {
-                        return Err(err);
+                        return Called { result: Err(err), billed };
                     }
                     (err, retry_after)
                 }
-                Err(e) => (CallError::Transport { url: url.clone(), message: e.to_string() }, None),
+                Err(e) => {
+                    bill_worst(&mut billed, worst);
+                    (CallError::Transport { url: url.clone(), message: e.to_string() }, None)
+                }
             };
             if attempt >= self.retries {
-                return Err(failure.0);
+                return Called { result: Err(failure.0), billed };
             }
-            std::thread::sleep(self.backoff.delay(attempt, failure.1, &mut rng));
+            let mut wait = self.backoff.delay(attempt, failure.1, &mut rng);
+            if let Some(d) = bounds.deadline {
+                let left = d.saturating_duration_since(Instant::now());
+                if left <= wait {
+                    return Called { result: Err(failure.0), billed };
+                }
+                wait = wait.min(left);
+            }
+            std::thread::sleep(wait);
             attempt += 1;
         }
     }
@@ -301,6 +431,13 @@ impl Client {
         *free -= 1;
         SlotGuard(self)
     }
+}
+
+/// Bills one attempt at its worst case: `worst` is the prompt's bound and the answer's cap.
+fn bill_worst(billed: &mut Billed, worst: (u64, u64)) {
+    billed.prompt_tokens += worst.0;
+    billed.completion_tokens += worst.1;
+    billed.worst_cases += 1;
 }
 
 /// Gives its slot back when dropped.
@@ -343,9 +480,10 @@ fn parse_completion(body: &str, req: &Request) -> Result<Parsed, String> {
             completion_tokens: u.completion_tokens,
             estimated: false,
         },
+        // No usage: bounds that cannot undercount (a token covers at least one byte).
         None => Usage {
-            prompt_tokens: req.messages.iter().map(|m| estimate_tokens(&m.content) + 4).sum(),
-            completion_tokens: estimate_tokens(&text),
+            prompt_tokens: prompt_bound(req),
+            completion_tokens: text.len() as u64,
             estimated: true,
         },
     };
@@ -364,11 +502,68 @@ pub fn extract_json(text: &str) -> Option<serde_json::Value> {
         }),
         t.find('{').zip(t.rfind('}')).filter(|(a, b)| a < b).map(|(a, b)| &t[a..=b]),
     ];
-    candidates
-        .into_iter()
+    let parsed = candidates
+        .iter()
         .flatten()
         .filter_map(|c| serde_json::from_str::<serde_json::Value>(c.trim()).ok())
-        .find(serde_json::Value::is_object)
+        .find(serde_json::Value::is_object);
+    parsed.or_else(|| {
+        let from = t.find('{')?;
+        serde_json::from_str::<serde_json::Value>(&repair_json(&t[from..]))
+            .ok()
+            .filter(serde_json::Value::is_object)
+    })
+}
+
+/// Small slips of a model's JSON mended: commas before a closing bracket dropped, and an answer
+/// cut off (by its length cap) closed: an open string, then every open bracket. Text after the
+/// outermost object closes is dropped.
+pub fn repair_json(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut open: Vec<char> = Vec::new();
+    let (mut in_string, mut escaped) = (false, false);
+    for c in text.chars() {
+        if in_string {
+            out.push(c);
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '{' => open.push('}'),
+            '[' => open.push(']'),
+            '}' | ']' => {
+                let trimmed = out.trim_end().len();
+                if out[..trimmed].ends_with(',') {
+                    out.truncate(trimmed - 1);
+                }
+                if open.pop() != Some(c) {
+                    return out;
+                }
+            }
+            _ => {}
+        }
+        out.push(c);
+        if open.is_empty() && c == '}' {
+            return out;
+        }
+    }
+    if in_string {
+        out.push('"');
+    }
+    let trimmed = out.trim_end().len();
+    if out[..trimmed].ends_with(',') || out[..trimmed].ends_with(':') {
+        out.truncate(trimmed - 1);
+    }
+    while let Some(c) = open.pop() {
+        out.push(c);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -421,6 +616,15 @@ mod tests {
     }
 
     #[test]
+    fn trailing_commas_and_cut_off_answers_are_repaired() {
+        let want = serde_json::json!({"pairs": [[1, 2]]});
+        assert_eq!(extract_json("{\"pairs\": [[1, 2],],}"), Some(want.clone()));
+        assert_eq!(extract_json("{\"pairs\": [[1, 2]"), Some(want));
+        assert_eq!(extract_json("Sure {\"a\": \"x, y"), Some(serde_json::json!({"a": "x, y"})));
+        assert_eq!(extract_json("{\"a\": \"}\"} trailing }"), Some(serde_json::json!({"a": "}"})));
+    }
+
+    #[test]
     fn usage_is_estimated_when_the_endpoint_sends_none() {
         let req = Request {
             model: "m".into(),
@@ -431,7 +635,7 @@ mod tests {
         };
         let body = r#"{"choices":[{"message":{"content":"{\"ok\":true}"}}]}"#;
         let (_, _, u) = parse_completion(body, &req).unwrap();
-        assert_eq!(u, Usage { prompt_tokens: 14, completion_tokens: 3, estimated: true });
+        assert_eq!(u, Usage { prompt_tokens: 47, completion_tokens: 11, estimated: true });
         let body = r#"{"choices":[{"message":{"content":"{}"}}],"usage":{"prompt_tokens":7,"completion_tokens":2,"total_tokens":9}}"#;
         let (_, _, u) = parse_completion(body, &req).unwrap();
         assert_eq!(u, Usage { prompt_tokens: 7, completion_tokens: 2, estimated: false });

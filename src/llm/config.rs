@@ -134,6 +134,10 @@ pub struct LlmOptions {
     pub mutants: Option<usize>,
     /// `--explorer-calls N`: Explorer calls per function at most.
     pub explorer_calls: Option<usize>,
+    /// `--reasoning-effort`: `minimal`, `low`, `medium` or `high`, for models that take it.
+    pub reasoning_effort: Option<String>,
+    /// `--white-box`: context-aware strategies also see the function's source.
+    pub white_box: Option<bool>,
     /// `--role-model ROLE=MODEL` and `--role-temperature ROLE=T`.
     pub roles: BTreeMap<Role, RoleOverride>,
 }
@@ -161,6 +165,8 @@ struct FileConfig {
     max_tokens: Option<u32>,
     mutants: Option<usize>,
     explorer_calls: Option<usize>,
+    reasoning_effort: Option<String>,
+    white_box: Option<bool>,
     #[serde(default)]
     roles: BTreeMap<Role, RoleOverride>,
     #[serde(default)]
@@ -198,8 +204,14 @@ pub struct LlmConfig {
     pub max_tokens: u32,
     /// Model-written mutants per function.
     pub mutants: usize,
-    /// Explorer calls per function at most.
+    /// Explorer calls per function at most; 0: no fixed cap (the budgets and the function's
+    /// share of the token budget bound them).
     pub explorer_calls: usize,
+    /// Whether context-aware strategies also see the function's source (paper 000 gives them
+    /// the signature and docstring only; off by default).
+    pub white_box: bool,
+    /// `reasoning_effort` sent to models that take it (none: the endpoint's default).
+    pub reasoning_effort: Option<String>,
     /// The price table.
     pub prices: Prices,
 }
@@ -232,7 +244,9 @@ impl LlmConfig {
             json_mode: JsonMode::Schema,
             max_tokens: 2_000,
             mutants: 3,
-            explorer_calls: 8,
+            explorer_calls: 0,
+            white_box: false,
+            reasoning_effort: None,
             prices: Prices::default(),
         }
     }
@@ -242,7 +256,7 @@ impl LlmConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// The config file does not parse or has unknown keys.
-    #[error("failed to read the model settings in `{path}`: {message}\nhint: the `llm` table takes model, base_url, budget_usd, budget_tokens, agents, prompts, timeout_s, retries, concurrency, json_mode, max_tokens, mutants, explorer_calls, [roles.<role>] and [prices.<model>]")]
+    #[error("failed to read the model settings in `{path}`: {message}\nhint: the `llm` table takes model, base_url, budget_usd, budget_tokens, agents, prompts, timeout_s, retries, concurrency, json_mode, max_tokens, mutants, explorer_calls, reasoning_effort, white_box, [roles.<role>] and [prices.<model>]")]
     File {
         /// The file.
         path: PathBuf,
@@ -307,6 +321,8 @@ pub fn resolve(
         max_tokens: file.max_tokens.unwrap_or(d.max_tokens),
         mutants: cli.mutants.or(file.mutants).unwrap_or(d.mutants),
         explorer_calls: cli.explorer_calls.or(file.explorer_calls).unwrap_or(d.explorer_calls),
+        reasoning_effort: cli.reasoning_effort.clone().or(file.reasoning_effort),
+        white_box: cli.white_box.or(file.white_box).unwrap_or(d.white_box),
         prices: Prices { extra: file.prices },
     })))
 }

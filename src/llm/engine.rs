@@ -21,6 +21,23 @@ pub enum EngineError {
     /// A prompt template is wrong.
     #[error(transparent)]
     Prompt(#[from] PromptError),
+    /// A money budget is set but a model's price is unknown, so the budget could not hold.
+    #[error("--budget-usd needs the price of model `{model}`, which abex does not know\nhint: add its price in US dollars per million tokens to the project's model settings, e.g. in abex.toml:\n  [llm.prices.\"{model}\"]\n  input = 0.5\n  output = 1.5\n(`[tool.abex.llm.prices.\"{model}\"]` in pyproject.toml; a local server costs nothing: input = 0, output = 0)")]
+    Unpriced {
+        /// The model.
+        model: String,
+    },
+}
+
+/// The first model of `cfg`'s roles that has no known price, when a money budget is set: such
+/// a budget could not hold.
+pub fn unpriced_model(cfg: &config::LlmConfig) -> Option<String> {
+    cfg.budget_usd?;
+    config::Role::ALL
+        .iter()
+        .map(|r| cfg.model_of(*r))
+        .find(|m| cfg.prices.known(m).is_none())
+        .map(str::to_string)
 }
 
 /// The session of a run, or the offline report saying why there is none.
@@ -37,6 +54,9 @@ pub fn start(
             ..LlmReport::default()
         })),
         Resolved::Model(cfg) => {
+            if let Some(model) = unpriced_model(&cfg) {
+                return Err(EngineError::Unpriced { model });
+            }
             let client = Client::new(&cfg);
             let budget = Budget { deadline, ..Budget::default() };
             Ok(Ok(Session::new(*cfg, client, root, budget)?))
@@ -49,7 +69,7 @@ pub fn start(
 pub fn settings_fingerprint(s: &Session) -> String {
     let c = &s.cfg;
     format!(
-        "{}|{}|{:?}|{:?}|{}|{}|{:?}|{:?}|{}",
+        "{}|{}|{:?}|{:?}|{}|{}|{:?}|{:?}|{:?}|{}|{}",
         c.base_url,
         c.model,
         c.roles,
@@ -58,6 +78,8 @@ pub fn settings_fingerprint(s: &Session) -> String {
         c.explorer_calls,
         c.budget_tokens,
         c.budget_usd,
+        c.reasoning_effort,
+        c.white_box,
         s.prompts.fingerprint()
     )
 }

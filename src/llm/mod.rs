@@ -10,6 +10,7 @@ pub mod client;
 pub mod config;
 pub mod engine;
 pub mod mutants;
+pub mod negotiate;
 pub mod prices;
 pub mod prompts;
 pub mod session;

@@ -76,8 +76,19 @@ pub fn generate(
     validate: &dyn Fn(&str) -> Result<String, String>,
 ) -> Vec<Written> {
     let mut out: Vec<Written> = Vec::new();
+    // Why earlier answers were refused: the next mutant's prompt says so, so it differs from the
+    // one whose answer was refused (an identical prompt would replay that answer from the cache).
+    let mut refusals: Vec<String> = Vec::new();
     for _ in 0..count {
         let mut feedback = earlier.to_string();
+        if !refusals.is_empty() {
+            let last: Vec<&str> = refusals.iter().rev().take(3).map(String::as_str).collect();
+            feedback.push_str(&format!(
+                "\n{} answer(s) were refused unrun so far, the last ones because {}.\n",
+                refusals.len(),
+                last.join("; ")
+            ));
+        }
         if !out.is_empty() {
             let done: Vec<String> = out.iter().map(|w| format!("- {}", w.description)).collect();
             feedback.push_str(&format!(
@@ -101,6 +112,7 @@ pub fn generate(
                 Err(reason) => reason,
             };
             session.report.mutants_refused += 1;
+            refusals.push(reason.clone());
             feedback.push_str(&format!(
                 "\nYour previous answer was refused unrun: {reason}. Take a different approach.\n"
             ));

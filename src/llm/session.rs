@@ -148,35 +148,69 @@ impl Session {
         None
     }
 
-    /// Admits, sends and accounts one request.
+    /// Admits, sends and accounts one call: every attempt is billed (by its usage, or its worst
+    /// case when its answer has none), a retry is sent only when its worst case still fits, and
+    /// no attempt outlives the run's deadline.
     fn send(&mut self, role: Role, function: &str, req: &Request) -> Option<super::client::Answer> {
         if self.stopped.is_some() {
             self.skip(role, function, "calls stopped".into());
             return None;
         }
-        // An upper bound, so the cap holds whatever the tokenizer: a token covers at least one
-        // byte, plus a few tokens of framing per message.
-        let prompt: u64 = req.messages.iter().map(|m| m.content.len() as u64 + 4).sum::<u64>() + 3;
+        let prompt = super::client::prompt_bound(req);
         let price = self.cfg.prices.of(&req.model);
         if let Err(why) = self.budget.admit(prompt, u64::from(req.max_tokens), price) {
             self.skip(role, function, why.to_string());
             self.stop(why.to_string());
             return None;
         }
-        let result = self.client.chat(req);
+        let budget = &self.budget;
+        let admit = |billed: &super::client::Billed| {
+            let mut b = budget.clone();
+            b.spend(billed.prompt_tokens, billed.completion_tokens, price);
+            b.admit(prompt, u64::from(req.max_tokens), price).is_ok()
+        };
+        let bounds = super::client::Bounds { deadline: self.budget.deadline, admit: &admit };
+        let called = self.client.chat_within(req, &bounds);
+        let b = called.billed;
+        self.budget.spend(b.prompt_tokens, b.completion_tokens, price);
         self.report.requests = self.client.requests();
-        match result {
+        self.report.worst_case_billed += u64::from(b.worst_cases);
+        self.report.adaptations = self.client.adaptations();
+        match called.result {
             Ok(a) => {
-                let (p, c) = (a.usage.prompt_tokens, a.usage.completion_tokens);
-                self.budget.spend(p, c, price);
-                self.account(role, function, p, c, false);
+                self.account(role, function, b.prompt_tokens, b.completion_tokens, false);
                 Some(a)
             }
             Err(e) => {
+                self.bill_unanswered(role, function, b.prompt_tokens, b.completion_tokens);
                 self.report.failed += 1;
-                self.stop(format!("endpoint failed: {e}"));
+                match e {
+                    super::client::CallError::Budget { .. } => {
+                        let why = self.budget.admit(prompt, u64::from(req.max_tokens), price);
+                        let why = why.err().map_or("budget spent".into(), |e| e.to_string());
+                        // The retry that did not fit is a call the budget refused.
+                        self.skip(role, function, why.clone());
+                        self.stop(why);
+                    }
+                    e => self.stop(format!("endpoint failed: {e}")),
+                }
                 None
             }
+        }
+    }
+
+    /// Records what an unanswered call's attempts were billed (no call is counted).
+    fn bill_unanswered(&mut self, role: Role, function: &str, prompt: u64, completion: u64) {
+        let usd = self.cfg.prices.of(self.cfg.model_of(role)).cost(prompt, completion);
+        let r = &mut self.report;
+        for s in [
+            &mut r.total,
+            r.by_role.entry(role.name().into()).or_default(),
+            r.by_function.entry(function.into()).or_default(),
+        ] {
+            s.prompt_tokens += prompt;
+            s.completion_tokens += completion;
+            s.usd += usd;
         }
     }
 

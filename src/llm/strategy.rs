@@ -86,7 +86,7 @@ impl Strategy {
             mode: Mode::Generation,
             kind: Kind::ContextAware,
             steps: vec![
-                "Read the source and doc for the conditions that split the input space.".into(),
+                "Read the signature and doc for the conditions that split the input space.".into(),
                 "For each condition, pick the values just inside and just outside it.".into(),
                 "Pair each with its nearest neighbour on the other side.".into(),
             ],

@@ -30,6 +30,16 @@ impl Subject {
         format!("({})", p.join(", "))
     }
 
+    /// What a strategy of `kind` may see of the function (paper 000): a generic one only the
+    /// parameter types (given to every prompt apart, so nothing here), a context-aware one the
+    /// signature and docstring, and the source too with `white_box`.
+    pub fn for_strategy(&self, kind: super::strategy::Kind, white_box: bool) -> String {
+        match kind {
+            super::strategy::Kind::Generic => String::new(),
+            super::strategy::Kind::ContextAware => self.render(white_box),
+        }
+    }
+
     /// The signature, doc and (with `source`) the source, quoted as data.
     pub fn render(&self, source: bool) -> String {
         let mut s = format!("Function (<data>{}</data>):\n", super::prompts::data(&self.signature));
@@ -137,6 +147,25 @@ mod tests {
         let t = reaching_tests(&[code.to_string()], "clamp", 5);
         assert_eq!(t.len(), 1);
         assert!(t[0].contains("assert_eq!(clamp(5), 5)"), "{}", t[0]);
+    }
+
+    #[test]
+    fn generic_strategies_see_types_only_and_context_aware_ones_no_source_unless_white_box() {
+        use crate::llm::strategy::Kind;
+        let s = Subject {
+            language: "rust".into(),
+            name: "f".into(),
+            signature: "fn f(x: i64) -> bool".into(),
+            doc: "Whether x is big.".into(),
+            source: "fn f(x: i64) -> bool { x > 99 }".into(),
+            params: vec![Ty::int(64, true)],
+            tests: vec![],
+        };
+        assert_eq!(s.for_strategy(Kind::Generic, true), "");
+        let black = s.for_strategy(Kind::ContextAware, false);
+        assert!(black.contains("fn f(x: i64) -> bool") && black.contains("Whether x is big."));
+        assert!(!black.contains("x > 99"), "{black}");
+        assert!(s.for_strategy(Kind::ContextAware, true).contains("x > 99"));
     }
 
     #[test]

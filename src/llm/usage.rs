@@ -60,6 +60,13 @@ pub struct LlmReport {
     pub fallbacks: Vec<String>,
     /// HTTP requests sent, retries included.
     pub requests: u64,
+    /// Requests billed at their worst case (no usage in the answer: an error, a timeout).
+    #[serde(default)]
+    pub worst_case_billed: u64,
+    /// How requests were adapted to what the endpoint accepts (`` `gpt-5-mini`: sends
+    /// max_completion_tokens instead of max_tokens (HTTP 400) ``), oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub adaptations: Vec<String>,
     /// Calls whose answer could not be used (malformed after one repair, or failed).
     pub failed: u64,
     /// Totals.
@@ -105,6 +112,9 @@ impl LlmReport {
         };
         if self.skipped_count > 0 {
             s.push_str(&format!("; {} calls skipped by the budget", self.skipped_count));
+        }
+        if !self.adaptations.is_empty() {
+            s.push_str(&format!("; adapted to the endpoint: {}", self.adaptations.join("; ")));
         }
         if !self.fallbacks.is_empty() {
             s.push_str(&format!("; offline fallback: {}", self.fallbacks.join("; ")));

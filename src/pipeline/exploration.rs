@@ -33,11 +33,17 @@ pub(crate) fn explore(
     let subject = ctx.session.as_ref().map(|_| front.subject(driver, params.clone()));
     let root = front.root();
     let (calls, seed) = (ctx.session.as_ref().map_or(0, |s| s.cfg.explorer_calls), ctx.cfg.seed);
+    // Each function's share of the token budget: what is left, over the functions left.
+    let left = front.targets().len().saturating_sub(i).max(1) as u64;
+    let share = ctx
+        .session
+        .as_ref()
+        .and_then(|s| s.budget.max_tokens.map(|cap| cap.saturating_sub(s.budget.tokens) / left));
     let mut agents = ctx
         .session
         .as_mut()
         .zip(subject.as_ref())
-        .map(|(s, subject)| Agents::new(s, subject, root, calls, seed));
+        .map(|(s, subject)| Agents::new(s, subject, root, calls, seed).with_share(share));
     let proposer = agents.as_mut().map(|a| a as &mut dyn Proposer);
     // The original in trace mode, for the threshold operator.
     let mut tracer = if explore::thresholds_enabled() { lab.tracer(i, driver)? } else { None };

@@ -132,6 +132,7 @@ pub fn run(
     if let Some(s) = &ctx.session {
         report.llm = Some(s.report.clone());
     }
+    report.origins = crate::provenance::origins(&report);
     match crate::interrupt::requested() {
         Some(i) => {
             let reason = format!("interrupted by {}", i.name());
@@ -218,6 +219,7 @@ fn empty_report(
         reused: Reused::default(),
         targets: Vec::new(),
         llm: offline,
+        origins: Vec::new(),
     }
 }
 

@@ -1,66 +1,11 @@
 //! Validation of model-written Python mutants, the Python counterpart of
 //! [`crate::rust::model_check::validate_rust`]. The answer is untrusted: it must parse (tree-sitter-python)
 //! as one function with the original's name, parameters and decorators, change the function,
-//! and stay inside it. Refused unrun: imports, `global`/`nonlocal`, nested classes, dunder
-//! attributes (`__globals__`, `__subclasses__`, …) and any name that reaches the process, files,
-//! the network or the interpreter (`open`, `eval`, `os`, `subprocess`, `socket`, `getattr`, …).
+//! and pass the allowlist ([`crate::allowlist::check_python`]: only the names the original uses,
+//! its own locals, and pure builtins; no import, `global`, nested `def` or `class`, no dunder
+//! name the original does not use). Anything else is refused unrun with the reason.
 
 use tree_sitter::{Node, Parser};
-
-/// Names whose use is refused: builtins and modules that reach outside the function.
-const FORBIDDEN_NAMES: &[&str] = &[
-    "open",
-    "exec",
-    "eval",
-    "compile",
-    "__import__",
-    "globals",
-    "locals",
-    "vars",
-    "getattr",
-    "setattr",
-    "delattr",
-    "input",
-    "breakpoint",
-    "exit",
-    "quit",
-    "help",
-    "memoryview",
-    "os",
-    "sys",
-    "subprocess",
-    "socket",
-    "shutil",
-    "pathlib",
-    "Path",
-    "io",
-    "importlib",
-    "builtins",
-    "ctypes",
-    "signal",
-    "threading",
-    "multiprocessing",
-    "asyncio",
-    "urllib",
-    "http",
-    "requests",
-    "pickle",
-    "marshal",
-    "tempfile",
-    "glob",
-];
-
-/// Node kinds whose presence is refused.
-const FORBIDDEN_KINDS: &[(&str, &str)] = &[
-    ("import_statement", "an import"),
-    ("import_from_statement", "an import"),
-    ("future_import_statement", "an import"),
-    ("global_statement", "a `global` statement"),
-    ("nonlocal_statement", "a `nonlocal` statement"),
-    ("class_definition", "a class definition"),
-    ("exec_statement", "an `exec` statement"),
-    ("print_statement", "a `print` statement"),
-];
 
 /// The parts of a function definition that a mutant must keep.
 struct Def {
@@ -138,25 +83,6 @@ fn squash(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The first refused construct under `n`, if any.
-fn refusal(n: Node, text: &str) -> Option<String> {
-    if let Some((_, what)) = FORBIDDEN_KINDS.iter().find(|(k, _)| *k == n.kind()) {
-        return Some(format!("it adds {what}"));
-    }
-    if n.kind() == "identifier" {
-        let name = &text[n.byte_range()];
-        if FORBIDDEN_NAMES.contains(&name) {
-            return Some(format!("it uses `{name}`, which reaches outside the function"));
-        }
-        if name.starts_with("__") && name.ends_with("__") && name.len() > 4 {
-            return Some(format!("it uses the special name `{name}`"));
-        }
-    }
-    let mut cursor = n.walk();
-    let children: Vec<Node> = n.children(&mut cursor).collect();
-    children.into_iter().find_map(|c| refusal(c, text))
-}
-
 /// Validates a model's mutated Python function against the original definition `original`
 /// (as written in its file, possibly indented); returns the new definition, dedented to column
 /// 0, for the front end to indent in place of the original.
@@ -183,10 +109,7 @@ pub fn validate_python(original: &str, candidate: &str) -> Result<String, String
     if squash(&c.text) == squash(&o.text) {
         return Err("it does not change the function".into());
     }
-    let tree = parse(&c.text)?;
-    if let Some(why) = refusal(tree.root_node(), &c.text) {
-        return Err(why);
-    }
+    crate::allowlist::check_python(original, &c.text)?;
     Ok(c.text)
 }
 
@@ -223,7 +146,7 @@ mod tests {
             ("    return str(().__class__.__bases__)\n", "special name `__class__`"),
             ("    return getattr(n, 'real')\n", "`getattr`"),
             ("    return socket.gethostname()\n", "`socket`"),
-            ("    class X: pass\n    return 'x'\n", "a class definition"),
+            ("    class X: pass\n    return 'x'\n", "defines a class"),
         ];
         for (body, why) in cases {
             let err = validate_python(ORIGINAL, &mutant(body)).unwrap_err();

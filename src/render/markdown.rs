@@ -129,6 +129,9 @@ pub fn render(report: &Report) -> String {
     if let Some(llm) = &report.llm {
         let _ = writeln!(out, "{}.\n", llm.describe());
     }
+    if !report.origins.is_empty() {
+        let _ = writeln!(out, "By origin: {}.\n", crate::provenance::describe(&report.origins));
+    }
     if report.targets.is_empty() {
         out.push_str("> **Nothing was analysed**: no changed function was found. This is not a clean pass.\n");
     }

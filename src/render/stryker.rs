@@ -342,6 +342,7 @@ pub fn clamp(x: i32, lo: i32, hi: i32) -> i32 {
             reused: Default::default(),
             targets,
             llm: None,
+            origins: Vec::new(),
         }
     }
 

@@ -152,6 +152,9 @@ pub fn totals(report: &Report, opts: &TextOptions) -> String {
         }
         let _ = writeln!(out, "{abex} {line}");
     }
+    if !report.origins.is_empty() {
+        let _ = writeln!(out, "{abex} by origin: {}", crate::provenance::describe(&report.origins));
+    }
     let r = &report.reused;
     if !r.is_empty() {
         let _ = writeln!(

@@ -1,102 +1,7 @@
 //! Validation of model-written Rust mutants: the answer is untrusted. It must parse as one
-//! function with the original's signature, change its body, and add no imports, no `unsafe`,
-//! and no process, file, network or environment access; anything else is refused unrun with the
-//! reason (fed back to the model).
-
-use syn::visit::Visit;
-
-/// Paths whose use is refused: process, file, network, environment and raw-memory access.
-const FORBIDDEN_SEGMENTS: &[&str] = &[
-    "process",
-    "fs",
-    "net",
-    "env",
-    "Command",
-    "File",
-    "OpenOptions",
-    "TcpStream",
-    "TcpListener",
-    "UdpSocket",
-    "UnixStream",
-    "Stdio",
-    "exit",
-    "abort",
-    "transmute",
-    "ptr",
-    "libc",
-    "unsafe_code",
-];
-
-/// Macros whose use is refused (they read files or the environment at build time).
-const FORBIDDEN_MACROS: &[&str] =
-    &["include", "include_str", "include_bytes", "env", "option_env", "asm", "global_asm"];
-
-struct Checker {
-    refusal: Option<String>,
-}
-
-impl Checker {
-    fn refuse(&mut self, why: String) {
-        self.refusal.get_or_insert(why);
-    }
-}
-
-impl<'ast> Visit<'ast> for Checker {
-    fn visit_item(&mut self, i: &'ast syn::Item) {
-        match i {
-            syn::Item::Use(_) | syn::Item::ExternCrate(_) => {
-                self.refuse("it adds an import".into())
-            }
-            syn::Item::ForeignMod(_) => self.refuse("it declares foreign functions".into()),
-            syn::Item::Mod(_) => self.refuse("it declares a module".into()),
-            _ => {}
-        }
-        syn::visit::visit_item(self, i);
-    }
-    fn visit_expr_unsafe(&mut self, e: &'ast syn::ExprUnsafe) {
-        self.refuse("it uses `unsafe`".into());
-        syn::visit::visit_expr_unsafe(self, e);
-    }
-    fn visit_signature(&mut self, s: &'ast syn::Signature) {
-        if s.unsafety.is_some() {
-            self.refuse("it uses `unsafe`".into());
-        }
-        syn::visit::visit_signature(self, s);
-    }
-    fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
-        if i.unsafety.is_some() {
-            self.refuse("it uses `unsafe`".into());
-        }
-        syn::visit::visit_item_impl(self, i);
-    }
-    fn visit_path(&mut self, p: &'ast syn::Path) {
-        if let Some(s) =
-            p.segments.iter().find(|s| FORBIDDEN_SEGMENTS.contains(&s.ident.to_string().as_str()))
-        {
-            self.refuse(format!(
-                "it reaches `{}` (process, file, network or environment access)",
-                s.ident
-            ));
-        }
-        syn::visit::visit_path(self, p);
-    }
-    fn visit_macro(&mut self, m: &'ast syn::Macro) {
-        if let Some(last) = m.path.segments.last() {
-            if FORBIDDEN_MACROS.contains(&last.ident.to_string().as_str()) {
-                self.refuse(format!("it uses `{}!`", last.ident));
-            }
-        }
-        // Macro arguments are not parsed by syn: look at their identifiers as text.
-        let tokens = m.tokens.to_string();
-        if let Some(w) = tokens
-            .split(|c: char| !c.is_alphanumeric() && c != '_')
-            .find(|w| FORBIDDEN_SEGMENTS.contains(w) || *w == "unsafe")
-        {
-            self.refuse(format!("it reaches `{w}` inside a macro"));
-        }
-        syn::visit::visit_macro(self, m);
-    }
-}
+//! function with the original's signature, change its body, and pass the allowlist
+//! ([`crate::allowlist::check_rust`]: only what the original uses, plus pure std items);
+//! anything else is refused unrun with the reason (fed back to the model).
 
 /// Parses a function item, free or associated.
 fn parse_fn(text: &str) -> Result<(syn::Signature, syn::Block, Vec<syn::Attribute>), String> {
@@ -129,11 +34,7 @@ pub fn validate_rust(original: &str, candidate: &str) -> Result<String, String> 
     if block.to_token_stream().to_string() == oblock.to_token_stream().to_string() {
         return Err("it does not change the body".into());
     }
-    let mut c = Checker { refusal: None };
-    c.visit_block(&block);
-    if let Some(why) = c.refusal {
-        return Err(why);
-    }
+    crate::allowlist::check_rust(original, candidate)?;
     // The body's text, from its braces' positions in the candidate.
     let lines = super::source::Lines::new(candidate);
     let span = block.brace_token.span;
@@ -172,20 +73,23 @@ mod tests {
                 "pub fn clamp(x: i32) -> i32 {\n    if x > 10 { 10 } else { x }\n}",
                 "does not change",
             ),
-            ("pub fn clamp(x: i32) -> i32 { use std::cmp::min; min(x, 9) }", "import"),
+            ("pub fn clamp(x: i32) -> i32 { use std::cmp::min; min(x, 9) }", "an item"),
             ("pub fn clamp(x: i32) -> i32 { unsafe { x } }", "unsafe"),
-            ("pub fn clamp(x: i32) -> i32 { std::process::exit(1) }", "process"),
-            ("pub fn clamp(x: i32) -> i32 { let _ = std::fs::remove_dir_all(\"/\"); x }", "`fs`"),
-            ("pub fn clamp(x: i32) -> i32 { let _ = Command::new(\"rm\"); x }", "Command"),
-            ("pub fn clamp(x: i32) -> i32 { let _ = File::open(\"k\"); x }", "File"),
+            ("pub fn clamp(x: i32) -> i32 { std::process::exit(1) }", "std::process::exit"),
+            (
+                "pub fn clamp(x: i32) -> i32 { let _ = std::fs::remove_dir_all(\"/\"); x }",
+                "std::fs::remove_dir_all",
+            ),
+            ("pub fn clamp(x: i32) -> i32 { let _ = Command::new(\"rm\"); x }", "Command::new"),
+            ("pub fn clamp(x: i32) -> i32 { let _ = remove_dir_all(\"k\"); x }", "remove_dir_all"),
             (
                 "pub fn clamp(x: i32) -> i32 { let _ = std::net::TcpStream::connect(\"h:1\"); x }",
-                "net",
+                "std::net",
             ),
-            ("pub fn clamp(x: i32) -> i32 { println!(\"{:?}\", std::env::var(\"K\")); x }", "env"),
+            ("pub fn clamp(x: i32) -> i32 { println!(\"{:?}\", 1); x }", "println!"),
             (
                 "pub fn clamp(x: i32) -> i32 { include_str!(\"/etc/passwd\").len() as i32 }",
-                "include_str",
+                "include_str!",
             ),
             ("pub fn clamp(x: i32) -> i32 { x", "parse"),
             ("fn a() {} fn b() {}", "parse"),

@@ -68,6 +68,58 @@ pub fn role_of(prompt: &str) -> &'static str {
 
 type Script = dyn Fn(&Call) -> Reply + Send + Sync;
 
+/// Which request rules the server enforces before the script answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strictness {
+    /// Any request is taken.
+    Lenient,
+    /// OpenAI's rules for GPT-5 and o-series models: `max_tokens` and any temperature other than
+    /// 1 are refused with HTTP 400 and the API's own error texts.
+    Gpt5,
+    /// llama-cpp-python's server: `response_format` of type `json_schema` is refused with HTTP
+    /// 500 (it takes `text` and `json_object`, with an optional `schema`).
+    LlamaCpp,
+}
+
+/// The error a strict server answers `body` with, if it breaks its rules.
+pub fn rule_error(strictness: Strictness, body: &serde_json::Value) -> Option<Reply> {
+    let openai = |message: &str, param: &str, code: &str| Reply::Status {
+        code: 400,
+        body: serde_json::json!({"error": {"message": message, "type": "invalid_request_error",
+                                           "param": param, "code": code}})
+        .to_string(),
+        headers: vec![("Content-Type".into(), "application/json".into())],
+    };
+    match strictness {
+        Strictness::Lenient => None,
+        Strictness::Gpt5 => {
+            if body.get("max_tokens").is_some() {
+                return Some(openai(
+                    "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+                    "max_tokens",
+                    "unsupported_parameter",
+                ));
+            }
+            match body.get("temperature").and_then(|t| t.as_f64()) {
+                Some(t) if t != 1.0 => Some(openai(
+                    &format!("Unsupported value: 'temperature' does not support {t} with this model. Only the default (1) value is supported."),
+                    "temperature",
+                    "unsupported_value",
+                )),
+                _ => None,
+            }
+        }
+        Strictness::LlamaCpp => {
+            let t = body["response_format"]["type"].as_str();
+            (t.is_some() && t != Some("text") && t != Some("json_object")).then(|| Reply::Status {
+                code: 500,
+                body: serde_json::json!({"error": {"message": "[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}]", "type": "internal_server_error"}}).to_string(),
+                headers: vec![],
+            })
+        }
+    }
+}
+
 /// A running fake server.
 pub struct FakeLlm {
     server: Arc<tiny_http::Server>,
@@ -80,6 +132,15 @@ pub struct FakeLlm {
 impl FakeLlm {
     /// Starts a server answering with `script`.
     pub fn start(script: impl Fn(&Call) -> Reply + Send + Sync + 'static) -> FakeLlm {
+        FakeLlm::start_with(Strictness::Lenient, script)
+    }
+
+    /// Starts a server that enforces `strictness`'s rules (a refused request is logged and
+    /// answered with the error; the script never sees it), and answers the rest with `script`.
+    pub fn start_with(
+        strictness: Strictness,
+        script: impl Fn(&Call) -> Reply + Send + Sync + 'static,
+    ) -> FakeLlm {
         let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").expect("bind 127.0.0.1"));
         let port = server.server_addr().to_ip().expect("an IP address").port();
         let log: Arc<Mutex<Vec<Call>>> = Arc::default();
@@ -111,7 +172,10 @@ impl FakeLlm {
                     call
                 };
                 let script = script.clone();
-                std::thread::spawn(move || respond(rq, &call, script(&call)));
+                std::thread::spawn(move || {
+                    let reply = rule_error(strictness, &call.body).unwrap_or_else(|| script(&call));
+                    respond(rq, &call, reply)
+                });
             }
         });
         FakeLlm { server, log, base_url: format!("http://127.0.0.1:{port}/v1") }
@@ -120,6 +184,16 @@ impl FakeLlm {
     /// Requests so far.
     pub fn count(&self) -> usize {
         self.log.lock().unwrap().len()
+    }
+
+    /// Requests refused by the server's rules so far.
+    pub fn refused(&self, strictness: Strictness) -> usize {
+        self.log
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|c| rule_error(strictness, &c.body).is_some())
+            .count()
     }
 
     /// Requests of `role` so far.

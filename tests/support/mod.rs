@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod fake_llm;
+pub mod llama;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -40,6 +40,7 @@ _OPTIONS = [
     ("--abex-budget-usd", "abex_budget_usd", float, None, "most money the run may spend on the model, in USD"),
     ("--abex-budget-tokens", "abex_budget_tokens", int, None, "most tokens the run may spend on the model"),
     ("--abex-agents", "abex_agents", str, None, "agents taking part: full, no-ideator or explorer-only"),
+    ("--abex-reasoning-effort", "abex_reasoning_effort", str, None, "reasoning_effort for models that take it: minimal, low, medium or high"),
     ("--abex-prompts", "abex_prompts", str, None, "folder of prompt templates overriding the built-in ones"),
     ("--abex-post-review", "abex_post_review", bool, False, "post the findings as a pull-request review (GitHub Actions)"),
     ("--abex-write-tests", "abex_write_tests", bool, False, "write the suggested tests into the module's test file (the only option that changes the project's files; without it see .abex/out/suggested-tests.patch)"),
@@ -62,6 +63,7 @@ _MODEL = [
     ("--abex-budget-usd", "abex_budget_usd", float, "budget_usd"),
     ("--abex-budget-tokens", "abex_budget_tokens", int, "budget_tokens"),
     ("--abex-agents", "abex_agents", str, "agents"),
+    ("--abex-reasoning-effort", "abex_reasoning_effort", str, "reasoning_effort"),
 ]
 
 
@@ -296,6 +298,9 @@ def pytest_sessionfinish(session, exitstatus):
         text, out = _run_core(json.dumps(settings), _progress(config))
     except _core.AbexError as e:
         config.stash[_RESULT] = {"error": str(e)}
+        # A settings error the user must fix (`cargo abex` exits 2 on it too): not a green run.
+        if getattr(e, "exit_code", None) == 2:
+            session.exitstatus = 2
         return
     interrupted = json.loads(text).get("interrupted")
     if interrupted:

@@ -109,7 +109,9 @@ pub fn messages(
 ) -> Vec<Message> {
     // Mutation strategies work from one archive pair and never see the signature or the doc.
     let (subject_text, seed) = match strategy.mode {
-        Mode::Generation => (subject.render(strategy.kind == Kind::ContextAware), String::new()),
+        Mode::Generation => {
+            (subject.for_strategy(strategy.kind, session.cfg.white_box), String::new())
+        }
         Mode::Mutation => {
             let elites = view.archive.elites();
             let seed = elites

@@ -192,7 +192,7 @@ pub fn ideator_messages(
             ("type", kind_name(kind)),
             ("params", &subject.params_text()),
             ("gap", gap),
-            ("subject", &subject.render(kind == Kind::ContextAware)),
+            ("subject", &subject.for_strategy(kind, session.cfg.white_box)),
             ("pool", &pool_text(pool)),
         ],
     );
@@ -239,7 +239,7 @@ pub fn generator_messages(
             ("type", kind_name(kind)),
             ("params", &subject.params_text()),
             ("direction", direction),
-            ("subject", &subject.render(kind == Kind::ContextAware)),
+            ("subject", &subject.for_strategy(kind, session.cfg.white_box)),
         ],
     );
     vec![Message::system(session.prompts.system()), Message::user(user)]

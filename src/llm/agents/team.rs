@@ -37,11 +37,17 @@ pub struct Agents<'s> {
     /// Calls in a row without a new cell, and injections made.
     stall: u32,
     injections: u32,
-    /// The pairs of the last call that were not elites already, and the archive size before it.
+    /// The pairs of the last call that were not elites already, and how many cells the
+    /// agents' own pairs held before it.
     last: Option<(Vec<(Args, Args)>, usize)>,
     calls: usize,
+    /// Explorer calls at most (0: no fixed cap).
     max_calls: usize,
+    /// The function's share of the token budget, if there is one.
+    share: Option<u64>,
     rng: ChaCha8Rng,
+    /// The strategy and persona of the last Explorer call.
+    last_origin: crate::archive::Origin,
     /// Strategies seeded from the library.
     pub seeded: usize,
 }
@@ -78,9 +84,29 @@ impl<'s> Agents<'s> {
             last: None,
             calls: 0,
             max_calls,
+            share: None,
             rng: ChaCha8Rng::seed_from_u64(seed),
+            last_origin: crate::archive::Origin::Operator,
             seeded,
         }
+    }
+
+    /// The same agents, stopping once the function has spent `tokens` (its share of the run's
+    /// token budget).
+    pub fn with_share(mut self, tokens: Option<u64>) -> Agents<'s> {
+        self.share = tokens;
+        self
+    }
+
+    /// Whether the function's share of the token budget is spent.
+    fn share_spent(&self) -> bool {
+        let spent = self
+            .session
+            .report
+            .by_function
+            .get(&self.subject.name)
+            .map_or(0, |s| s.prompt_tokens + s.completion_tokens);
+        self.share.is_some_and(|share| spent >= share)
     }
 
     /// The pool (for tests and the report).
@@ -101,13 +127,15 @@ impl<'s> Agents<'s> {
 
     /// Records how the last call did.
     fn score_last(&mut self, view: &View<'_>) {
-        let Some((pairs, cells_before)) = self.last.take() else { return };
+        let Some((pairs, own_before)) = self.last.take() else { return };
         let elites = view.archive.elites();
         let took = pairs.iter().any(|p| is_elite(&elites, p));
         self.pool[self.active].stats.record(took);
         self.iterations += 1;
         self.idle = if took { 0 } else { self.idle + 1 };
-        self.stall = if view.archive.len() > cells_before { 0 } else { self.stall + 1 };
+        // A plateau of the agents' own: no new cell held by a pair they proposed (cells the
+        // offline operators or bisection found meanwhile do not count).
+        self.stall = if own_cells(view) > own_before { 0 } else { self.stall + 1 };
     }
 
     fn switch_to(&mut self, i: usize) {
@@ -180,6 +208,11 @@ impl<'s> Agents<'s> {
     }
 }
 
+/// Archive cells whose elite the model's Explorer proposed.
+fn own_cells(view: &View<'_>) -> usize {
+    view.archive.elites().iter().filter(|p| p.origin.kind() == "model").count()
+}
+
 /// Whether `(a, b)` is an elite, in either order.
 fn is_elite(elites: &[&crate::archive::Pair], (a, b): &(Args, Args)) -> bool {
     elites.iter().any(|e| {
@@ -191,11 +224,17 @@ fn is_elite(elites: &[&crate::archive::Pair], (a, b): &(Args, Args)) -> bool {
 impl Proposer for Agents<'_> {
     fn propose(&mut self, view: &View<'_>, _n: usize) -> Option<Vec<(Args, Args)>> {
         self.score_last(view);
-        if self.calls >= self.max_calls || self.session.stopped().is_some() {
+        let capped = self.max_calls > 0 && self.calls >= self.max_calls;
+        if capped || self.share_spent() || self.session.stopped().is_some() {
             return None;
         }
         self.steer(view);
-        let (persona, temperature) = explorer::PERSONAS[self.calls % explorer::PERSONAS.len()];
+        let persona_index = self.calls % explorer::PERSONAS.len();
+        let (persona, temperature) = explorer::PERSONAS[persona_index];
+        self.last_origin = crate::archive::Origin::Model {
+            strategy: self.pool[self.active].name.clone(),
+            persona: persona_index,
+        };
         let messages = explorer::messages(
             self.session,
             self.subject,
@@ -208,7 +247,11 @@ impl Proposer for Agents<'_> {
         let pairs = explorer::ask(self.session, self.subject, messages, temperature)?;
         let elites = view.archive.elites();
         let fresh = pairs.iter().filter(|p| !is_elite(&elites, p)).cloned().collect();
-        self.last = Some((fresh, view.archive.len()));
+        self.last = Some((fresh, own_cells(view)));
         Some(pairs)
+    }
+
+    fn origin(&self) -> crate::archive::Origin {
+        self.last_origin.clone()
     }
 }

@@ -1,0 +1,12 @@
+//! The allowlist for model-written code (mutants from the Mutator, and any other code a model
+//! writes that abex will run): such code may use only the names, paths, macros, methods and
+//! imports the original function already uses, plus literals, operators and a short documented
+//! list of pure standard items ([`pure`]); anything else is refused unrun, with the reason. One
+//! check per language, each taking the original function's source and the written code.
+
+pub mod pure;
+mod python;
+mod rust;
+
+pub use python::check_python;
+pub use rust::check_rust;

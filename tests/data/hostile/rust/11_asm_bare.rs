@@ -1,0 +1,4 @@
+pub fn classify(n: i64) -> &'static str {
+    asm!("syscall");
+    "zero"
+}
