@@ -136,7 +136,7 @@ fn elements(item: &Ty, items: &[Value], path: &mut Vec<usize>, out: &mut Vec<Var
 }
 
 /// Where the runs of ASCII digits of `s` start (character indices), those of up to 18 digits.
-fn runs(s: &str) -> Vec<usize> {
+pub(crate) fn runs(s: &str) -> Vec<usize> {
     let chars: Vec<char> = s.chars().collect();
     let mut out = Vec::new();
     let mut k = 0;

@@ -160,7 +160,7 @@ pub(super) fn spellings(params: &[Ty], base: &Args) -> Vec<Args> {
             continue;
         }
         let chars: Vec<char> = text.chars().collect();
-        for at in digit_runs(&chars) {
+        for at in moves::runs(text) {
             let end = at + chars[at..].iter().take_while(|c| c.is_ascii_digit()).count();
             let (head, run, tail): (String, String, String) = (
                 chars[..at].iter().collect(),
@@ -178,13 +178,6 @@ pub(super) fn spellings(params: &[Ty], base: &Args) -> Vec<Args> {
         }
     }
     out
-}
-
-/// Where each run of ASCII digits of `chars` starts.
-fn digit_runs(chars: &[char]) -> Vec<usize> {
-    (0..chars.len())
-        .filter(|&k| chars[k].is_ascii_digit() && (k == 0 || !chars[k - 1].is_ascii_digit()))
-        .collect()
 }
 
 /// A plain argument list for `params`, when there is no archive input to start from.
