@@ -45,6 +45,18 @@ pub fn origins(report: &Report) -> Vec<OriginFigures> {
     out
 }
 
+/// A QD-score for people: two decimals, in scientific notation from a million on (the program
+/// derivative of huge integer inputs gives scores of a hundred digits), never `-0.00` (the sum of
+/// no cells is -0.0).
+pub fn qd_text(score: f64) -> String {
+    let score = score + 0.0;
+    if score.is_finite() && score.abs() >= 1e6 {
+        format!("{score:.2e}")
+    } else {
+        format!("{score:.2}")
+    }
+}
+
 /// One line: `operator 40 cells, 12 boundaries, QD 8.10 · … · rules 11 mutants, 5 gaps · model
 /// mutator 1 mutant, 0 gaps, 3914 tokens`.
 pub fn describe(figures: &[OriginFigures]) -> String {
@@ -54,8 +66,10 @@ pub fn describe(figures: &[OriginFigures]) -> String {
             let mut parts = Vec::new();
             if f.cells > 0 || f.origin == "model explorer" {
                 parts.push(format!(
-                    "{} cells, {} boundaries, QD {:.2}",
-                    f.cells, f.boundaries, f.qd_score
+                    "{} cells, {} boundaries, QD {}",
+                    f.cells,
+                    f.boundaries,
+                    qd_text(f.qd_score)
                 ));
             }
             if f.mutants > 0 || f.origin == "model mutator" {
@@ -68,4 +82,17 @@ pub fn describe(figures: &[OriginFigures]) -> String {
         })
         .collect::<Vec<_>>()
         .join(" · ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::qd_text;
+
+    #[test]
+    fn qd_scores_read_as_short_numbers() {
+        assert_eq!(qd_text(3134.954), "3134.95");
+        assert_eq!(qd_text(-0.0), "0.00");
+        assert_eq!(qd_text(1.2467e149), "1.25e149");
+        assert_eq!(qd_text(898_404_302_278_870.0), "8.98e14");
+    }
 }

@@ -33,11 +33,10 @@ fn target_section(out: &mut String, t: &TargetReport) {
     if let Some(x) = &t.exploration {
         let _ = writeln!(
             out,
-            "{} boundaries found in {} input pairs (QD-score {:.2}).",
+            "{} boundaries found in {} input pairs (QD-score {}).",
             x.bc_count,
             x.pairs_evaluated,
-            // The sum of no cells is -0.0, which would print as `-0.00`.
-            x.qd_score + 0.0
+            crate::provenance::qd_text(x.qd_score)
         );
     }
     if let crate::targets::Drive::Via { caller, .. } = &t.target.drive {

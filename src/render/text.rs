@@ -190,12 +190,11 @@ pub fn totals(report: &Report, opts: &TextOptions) -> String {
 fn exploration(out: &mut String, x: &ExplorationReport, opts: &TextOptions) {
     let _ = writeln!(
         out,
-        "  {} pairs, {} calls in {:.2} s · QD-score {:.2} · {} boundaries in {} cells",
+        "  {} pairs, {} calls in {:.2} s · QD-score {} · {} boundaries in {} cells",
         x.pairs_evaluated,
         x.evaluations,
         x.time_ms as f64 / 1000.0,
-        // The sum of no cells is -0.0, which would print as `-0.00`.
-        x.qd_score + 0.0,
+        crate::provenance::qd_text(x.qd_score),
         x.bc_count,
         x.cells_total
     );
