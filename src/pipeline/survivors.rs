@@ -257,21 +257,16 @@ fn prove(
                     x.input == w.input && x.original.stringify() == w.original.stringify()
                 })
         });
-        let codes = if written { Vec::new() } else { lab.suggest(d, &w, &base, &why) };
-        if !codes.is_empty() {
+        if !written {
             let name = crate::testname::unique(&base, taken);
+            let codes = lab.suggest(d, &w, &name, &why);
+            if codes.is_empty() {
+                taken.remove(&name);
+            }
             for (rank, code) in codes.into_iter().enumerate() {
-                // The candidates were written under the name before it was made unique.
-                let given = crate::testname::candidate(&name, rank);
-                let code = code.replacen(&crate::testname::candidate(&base, rank), &given, 1);
-                proven.suggestions.push(Suggestion {
-                    target: i,
-                    calls: d,
-                    mutant: m.n,
-                    name: given,
-                    code,
-                    rank,
-                });
+                let name = crate::testname::candidate(&name, rank);
+                let s = Suggestion { target: i, calls: d, mutant: m.n, name, code, rank };
+                proven.suggestions.push(s);
             }
         }
         proven.witnesses.insert(m.n, w);
