@@ -242,6 +242,31 @@ pub struct SuggestedTest {
     /// The name of the function it calls; empty in reports of older versions.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub function: String,
+    /// Who wrote it: abex's template (`offline`) or the model's Tester (`model`).
+    #[serde(default)]
+    pub origin: TestOrigin,
+    /// For a model-written test, how many repair rounds it took (0: the first answer held).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub repair_rounds: u32,
+    /// For an offline test, why the model's test for the survivors it closes was not kept
+    /// (`the Tester's test did not hold after 3 repair rounds: …`), when the model tried.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// Who wrote a suggested test.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TestOrigin {
+    /// abex's template, from the witness (no model).
+    #[default]
+    Offline,
+    /// The model's Tester, compiled and run before it was kept (generate-and-repair).
+    Model,
 }
 
 fn is_empty_path(p: &Path) -> bool {

@@ -48,6 +48,8 @@ fn pairs() -> Reply {
 
 fn planner(c: &Call) -> Option<Reply> {
     Some(match c.role {
+        // A test that does not parse: refused unrun, the offline tests stand.
+        "tester" => Reply::json(json!({"test": "not a test"})),
         "coordinator" => Reply::json(
             json!({"decision": "request", "mode": "mutation", "type": "generic", "gap": "values near 100"}),
         ),
@@ -351,11 +353,18 @@ fn no_answer_of_the_hostile_corpus_runs_in_a_model_run() {
         .collect();
     let n = corpus.len();
     assert!(n >= 30);
+    // The Tester gets the same corpus, each answer made a test (no parameters: `n` bound first).
+    let sig = "pub fn classify(n: i64) -> &'static str {";
+    let tests: Vec<String> = corpus
+        .iter()
+        .map(|c| c.replacen(sig, "#[test]\nfn t() {\n    let n: i64 = 1;", 1))
+        .collect();
     let s = FakeLlm::start(move |c| match (c.role, c.nth_of_role) {
         ("mutator", k) if k < n => {
             Reply::json(json!({"source": corpus[k], "description": "hostile"}))
         }
         ("mutator", _) => Reply::status(404),
+        ("tester", k) => Reply::json(json!({"test": tests[k % n]})),
         _ => pairs(),
     });
     let calls = n.div_ceil(3).to_string();
@@ -369,4 +378,79 @@ fn no_answer_of_the_hostile_corpus_runs_in_a_model_run() {
     assert!(ran.is_empty(), "hostile answers ran: {ran:?}");
     let mutants = r["targets"][0]["mutation"]["mutants"].as_array().unwrap();
     assert!(mutants.iter().all(|m| m["origin"] != "model"), "a hostile mutant was kept");
+    assert!(s.count_role("tester") >= 1 && r["llm"]["tests_refused"].as_u64().unwrap() >= 1);
+}
+
+/// The Tester's answer for a prompt: for the survivor at 100, a test that does not compile, then
+/// one that fails on the original, then one that does not kill, then a good one (round by
+/// round, read from the feedback in the prompt); for every other survivor a hostile test.
+fn tester_script(prompt: &str, marker: &str) -> Reply {
+    let round = prompt.matches("Your previous test (round").count();
+    let test = if prompt.contains("with the arguments [100]") {
+        match round {
+            0 => "#[test]\nfn t() { assert_eq!(classify(100, 1), \"large\"); }",
+            1 => "#[test]\nfn t() { assert_eq!(classify(100), \"small\"); }",
+            2 => "#[test]\nfn t() { assert_eq!(classify(5), \"small\"); }",
+            _ => "#[test]\nfn t() {\n    assert_eq!(classify(-1), \"negative\");\n    assert_eq!(classify(0), \"zero\");\n    assert_eq!(classify(1), \"small\");\n    assert_eq!(classify(99), \"small\");\n    assert_eq!(classify(100), \"large\");\n}",
+        }
+        .to_string()
+    } else {
+        format!("#[test]\nfn t() {{ std::process::Command::new(\"touch\").arg({marker:?}).status().unwrap(); }}")
+    };
+    Reply::json(json!({ "test": test }))
+}
+
+#[test]
+fn the_testers_test_is_repaired_until_it_kills_and_a_hostile_test_never_runs() {
+    let (tmp, dir) = support::project("simple");
+    let marker = tmp.path().join("pwned").display().to_string();
+    let survivor = "pub fn classify(n: i64) -> &'static str {\n    if n < 0 {\n        \"negative\"\n    } else if n == 0 {\n        \"zero\"\n    } else if n <= 100 {\n        \"small\"\n    } else {\n        \"large\"\n    }\n}";
+    let m = marker.clone();
+    let s = FakeLlm::start(move |c| {
+        if c.role == "tester" {
+            return tester_script(&c.prompt, &m);
+        }
+        if let Some(r) = planner(c) {
+            return r;
+        }
+        match c.role {
+            "explorer" => pairs(),
+            "mutator" => Reply::json(json!({"source": survivor, "description": "100 is small"})),
+            _ => Reply::status(404),
+        }
+    });
+    let args = ["--llm-mutants", "1", "--explorer-calls", "2", "--seed", "3"];
+    let o = abex(&dir, &s.base_url, &args);
+    ok(&o);
+    let r = report(&dir);
+    assert!(!Path::new(&marker).exists(), "a hostile test ran");
+    let llm = &r["llm"];
+    assert!(llm["tests_kept"].as_u64().unwrap() >= 1, "{llm:#}");
+    let log = s.log.lock().unwrap().clone();
+    let at_100: Vec<&Call> = log
+        .iter()
+        .filter(|c| c.role == "tester" && c.prompt.contains("with the arguments [100]"))
+        .collect();
+    // Each round's prompt says what went wrong with the last test.
+    let last = at_100.iter().max_by_key(|c| c.prompt.len()).unwrap();
+    assert!(last.prompt.contains("It did not compile:"), "{}", last.prompt);
+    assert!(last.prompt.contains("error[E0061]"), "{}", last.prompt);
+    assert!(last.prompt.contains("It failed on the function as written:"), "{}", last.prompt);
+    assert!(last.prompt.contains("does not kill the mutant"), "{}", last.prompt);
+    // The good test killed what no single offline test does, so the smallest set took it.
+    let t = &r["targets"][0]["mutation"];
+    let tests = t["suggested_tests"].as_array().unwrap();
+    let model = tests.iter().find(|x| x["origin"] == "model").expect("a model test");
+    assert_eq!(model["repair_rounds"], 3, "{model:#}");
+    assert!(model["code"].as_str().unwrap().contains("assert_eq!(classify(99), \"small\")"));
+    let killed_model = t["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["origin"] == "model")
+        .unwrap();
+    assert!(model["kills"].as_array().unwrap().contains(&killed_model["id"]), "{t:#}");
+    // The other survivors' Testers answered with a process call: refused unrun, every time.
+    let others = log.iter().filter(|c| c.role == "tester").count() - at_100.len();
+    assert_eq!(llm["tests_refused"].as_u64().unwrap() as usize, others, "{llm:#}");
 }

@@ -8,5 +8,5 @@ pub mod pure;
 mod python;
 mod rust;
 
-pub use python::check_python;
-pub use rust::check_rust;
+pub use python::{check_python, check_python_test};
+pub use rust::{check_rust, check_rust_test};

@@ -213,6 +213,10 @@ pub const RUST_MACROS: &[&str] = &[
 pub const RUST_ATTRIBUTES: &[&str] =
     &["doc", "inline", "allow", "must_use", "test", "should_panic", "cfg", "rustfmt"];
 
+/// pytest's attributes a model-written test may use (`pytest.raises(…)`, `pytest.approx(…)`,
+/// `pytest.mark.parametrize`, `excinfo.value`), with `import pytest`.
+pub const PYTEST_ATTRIBUTES: &[&str] = &["raises", "approx", "mark", "parametrize", "value"];
+
 /// Python builtins usable as names.
 pub const PYTHON_NAMES: &[&str] = &[
     "abs",

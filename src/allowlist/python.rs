@@ -155,6 +155,24 @@ struct Checker<'s> {
     src: &'s str,
     original: HashSet<String>,
     scopes: Vec<HashSet<String>>,
+    /// Import statements allowed as written (whitespace normalised): a test may import what
+    /// the project's tests import.
+    imports: HashSet<String>,
+}
+
+/// An import statement's text with its whitespace normalised.
+fn import_text(n: Node, src: &str) -> String {
+    text(n, src).split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The import statements under `n`, normalised.
+fn import_texts(n: Node, src: &str, out: &mut HashSet<String>) {
+    if matches!(n.kind(), "import_statement" | "import_from_statement") {
+        out.insert(import_text(n, src));
+    }
+    for c in children(n) {
+        import_texts(c, src, out);
+    }
 }
 
 impl Checker<'_> {
@@ -165,6 +183,11 @@ impl Checker<'_> {
     }
 
     fn check(&mut self, n: Node) -> Result<(), String> {
+        if self.imports.contains(&import_text(n, self.src))
+            && matches!(n.kind(), "import_statement" | "import_from_statement")
+        {
+            return Ok(());
+        }
         if let Some((_, why)) = REFUSED_KINDS.iter().find(|(k, _)| *k == n.kind()) {
             return Err(why.to_string());
         }
@@ -263,13 +286,43 @@ pub fn check_python(original: &str, written: &str) -> Result<(), String> {
     let (osrc, otree) = the_def(original).map_err(|e| format!("the original: {e}"))?;
     let mut names = HashSet::new();
     identifiers(otree.root_node(), &osrc, &mut names);
+    check_against(names, HashSet::new(), written)
+}
+
+/// Checks a model-written pytest test against what `original` (the function under test) and
+/// `examples` (the project's tests that name it, abex's own test of the same witness) use, by
+/// the same rules as [`check_python`], except that an import statement one of them makes (and
+/// `import pytest`) may be made again, word for word: a test may import the function the way
+/// the project's tests do, and nothing else. An example that does not parse is left out.
+pub fn check_python_test(original: &str, examples: &[&str], written: &str) -> Result<(), String> {
+    let (osrc, otree) = the_def(original).map_err(|e| format!("the original: {e}"))?;
+    let mut names: HashSet<String> = pure::PYTEST_ATTRIBUTES.iter().map(|a| a.to_string()).collect();
+    names.insert("pytest".into());
+    let mut imports = HashSet::from(["import pytest".to_string()]);
+    identifiers(otree.root_node(), &osrc, &mut names);
+    for e in examples {
+        if let Ok((src, tree)) = the_def(e) {
+            identifiers(tree.root_node(), &src, &mut names);
+            import_texts(tree.root_node(), &src, &mut imports);
+        }
+    }
+    check_against(names, imports, written)
+}
+
+/// Checks the function definition `written` against the identifiers `names` and the import
+/// statements `imports` it may use.
+fn check_against(
+    names: HashSet<String>,
+    imports: HashSet<String>,
+    written: &str,
+) -> Result<(), String> {
     let (src, tree) = the_def(written)?;
     let def = def_node(&tree)?;
     let mut binders = Vec::new();
     if let Some(p) = def.child_by_field_name("parameters") {
         scope_binders(p, &src, &mut binders);
     }
-    let mut c = Checker { src: &src, original: names, scopes: Vec::new() };
+    let mut c = Checker { src: &src, original: names, scopes: Vec::new(), imports };
     // Decorators, defaults and annotations are read where the function is defined.
     let root = tree.root_node();
     for n in children(root).into_iter().filter(|n| n.kind() == "decorated_definition") {
@@ -298,7 +351,7 @@ pub fn check_python(original: &str, written: &str) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::check_python;
+    use super::{check_python, check_python_test};
 
     const ORIGINAL: &str = "def bulk_discount(quantity: int) -> float:\n    \"\"\"15% from 100 items.\"\"\"\n    if quantity < 0:\n        raise ValueError(\"quantity must not be negative\")\n    if quantity >= 100:\n        return 0.15\n    return 0.0\n";
 
@@ -324,5 +377,21 @@ mod tests {
         let b = "    g = lambda run: run\n    run(['touch', 'x'])\n    return 0.0\n";
         let e = check_python(ORIGINAL, &def(b)).unwrap_err();
         assert!(e.contains("`run`"), "{e}");
+    }
+
+    #[test]
+    fn a_test_may_import_what_the_projects_tests_import_and_nothing_else() {
+        let example = "def test_bulk():\n    from shop.pricing import bulk_discount\n    assert bulk_discount(5) == 0.0\n";
+        let good = "def test_x():\n    from shop.pricing import bulk_discount\n    import pytest\n    with pytest.raises(ValueError):\n        bulk_discount(-1)\n    assert bulk_discount(100) == 0.15\n";
+        assert_eq!(check_python_test(ORIGINAL, &[example], good), Ok(()));
+        for (bad, said) in [
+            ("def test_x():\n    import os\n    os.system('touch x')\n", "import"),
+            ("def test_x():\n    from shop.pricing import bulk_discount, os\n    os.system('x')\n", "import"),
+            ("def test_x():\n    __import__('os').system('x')\n", "__import__"),
+            ("def test_x():\n    open('x', 'w').write('y')\n", "open"),
+        ] {
+            let e = check_python_test(ORIGINAL, &[example], bad).unwrap_err();
+            assert!(e.contains(said), "{bad}: {e}");
+        }
     }
 }

@@ -337,15 +337,39 @@ fn parse_fn(text: &str) -> Result<(Vec<syn::Attribute>, syn::Signature, syn::Blo
 /// the pure std items of [`super::pure`]; no item inside it, no `unsafe`, no new attribute
 /// outside [`pure::RUST_ATTRIBUTES`]. Returns why it is refused.
 pub fn check_rust(original: &str, written: &str) -> Result<(), String> {
-    let (oattrs, osig, oblock) = parse_fn(original).map_err(|e| format!("the original: {e}"))?;
     let mut uses = Uses::default();
+    collect_uses(original, &mut uses).map_err(|e| format!("the original: {e}"))?;
+    check_against(&uses, written)
+}
+
+/// Checks a model-written Rust test against what `original` (the function under test) and
+/// `examples` (the project's tests that name it, abex's own test of the same witness) use,
+/// by the same rules as [`check_rust`]: a test may call the function and use what the
+/// project's tests already use, nothing else. An example that does not parse is left out.
+pub fn check_rust_test(original: &str, examples: &[&str], written: &str) -> Result<(), String> {
+    let mut uses = Uses::default();
+    collect_uses(original, &mut uses).map_err(|e| format!("the original: {e}"))?;
+    for e in examples {
+        let _ = collect_uses(e, &mut uses);
+    }
+    check_against(&uses, written)
+}
+
+/// Adds what the function item `text` uses (attributes, signature, body) to `uses`.
+fn collect_uses(text: &str, uses: &mut Uses) -> Result<(), String> {
+    let (oattrs, osig, oblock) = parse_fn(text)?;
     for a in &oattrs {
         uses.paths.insert(path_text(a.path()));
     }
     uses.visit_signature(&osig);
     uses.visit_block(&oblock);
+    Ok(())
+}
+
+/// Checks the function item `written` against `uses`.
+fn check_against(uses: &Uses, written: &str) -> Result<(), String> {
     let (attrs, sig, block) = parse_fn(written)?;
-    let mut c = Checker { uses: &uses, scopes: vec![HashSet::new()], refusal: None };
+    let mut c = Checker { uses, scopes: vec![HashSet::new()], refusal: None };
     for a in &attrs {
         c.visit_attribute(a);
     }
@@ -376,7 +400,7 @@ pub fn check_rust(original: &str, written: &str) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::check_rust;
+    use super::{check_rust, check_rust_test};
 
     const ORIGINAL: &str = "pub fn classify(n: i64) -> &'static str {\n    if n < 0 {\n        \"negative\"\n    } else if n == 0 {\n        \"zero\"\n    } else if n < 100 {\n        \"small\"\n    } else {\n        \"large\"\n    }\n}";
 
@@ -403,5 +427,25 @@ mod tests {
         let b = "let _ = (|remove_dir_all: i64| remove_dir_all)(0); Some(\"/tmp\").map(remove_dir_all); \"zero\"";
         let e = check_rust(ORIGINAL, &body(b)).unwrap_err();
         assert!(e.contains("remove_dir_all"), "{e}");
+    }
+
+    #[test]
+    fn a_test_may_use_what_the_projects_tests_use_and_nothing_else() {
+        let example = "#[test]\nfn classifies() { assert_eq!(classify(5), \"small\"); }";
+        let good = "#[test]\nfn t() { let got = classify(100); assert_eq!(got, \"large\", \"at {}\", 100); }";
+        assert_eq!(check_rust_test(ORIGINAL, &[example], good), Ok(()));
+        for (bad, said) in [
+            ("#[test]\nfn t() { std::process::Command::new(\"touch\").status().unwrap(); }", "std::process::Command"),
+            ("#[test]\nfn t() { let _ = std::fs::remove_dir_all(\"/\"); }", "std::fs::remove_dir_all"),
+            ("#[test]\nfn t() { use std::fs; }", "item"),
+        ] {
+            let e = check_rust_test(ORIGINAL, &[example], bad).unwrap_err();
+            assert!(e.contains(said), "{bad}: {e}");
+        }
+        // What a project's test uses opens it to the model's tests, and only that.
+        let reads = "#[test]\nfn reads() { let s = std::fs::read_to_string(\"x\").unwrap(); assert!(!s.is_empty()); }";
+        let uses_it = "#[test]\nfn t() { let s = std::fs::read_to_string(\"y\").unwrap(); assert!(s.len() > 0); }";
+        assert!(check_rust_test(ORIGINAL, &[example], uses_it).is_err());
+        assert_eq!(check_rust_test(ORIGINAL, &[example, reads], uses_it), Ok(()));
     }
 }

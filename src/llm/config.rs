@@ -32,12 +32,20 @@ pub enum Role {
     Generator,
     /// Writes test-aware mutants.
     Mutator,
+    /// Writes the test that kills a witnessed survivor (generate-and-repair).
+    Tester,
 }
 
 impl Role {
     /// Every role.
-    pub const ALL: [Role; 5] =
-        [Role::Explorer, Role::Coordinator, Role::Ideator, Role::Generator, Role::Mutator];
+    pub const ALL: [Role; 6] = [
+        Role::Explorer,
+        Role::Coordinator,
+        Role::Ideator,
+        Role::Generator,
+        Role::Mutator,
+        Role::Tester,
+    ];
 
     /// The snake_case name (also the prompt file's stem).
     pub fn name(self) -> &'static str {
@@ -47,15 +55,18 @@ impl Role {
             Role::Ideator => "ideator",
             Role::Generator => "generator",
             Role::Mutator => "mutator",
+            Role::Tester => "tester",
         }
     }
 
-    /// The paper's temperature for the role (000, section 4.1); mutants use 0.7.
+    /// The paper's temperature for the role (000, section 4.1); mutants use 0.7, tests 0.3
+    /// (the Tester's personas set their own, as the Explorer's do).
     pub fn default_temperature(self) -> f64 {
         match self {
             Role::Explorer | Role::Ideator => 0.8,
             Role::Coordinator | Role::Generator => 0.5,
             Role::Mutator => 0.7,
+            Role::Tester => 0.3,
         }
     }
 }

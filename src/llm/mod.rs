@@ -16,4 +16,5 @@ pub mod prompts;
 pub mod session;
 pub mod strategy;
 pub mod subject;
+pub mod tester;
 pub mod usage;

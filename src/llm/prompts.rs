@@ -37,6 +37,13 @@ fn built_in(role: Role) -> (&'static str, &'static [&'static str]) {
             include_str!("../../prompts/mutator.md"),
             &["language", "function", "doc", "source", "tests", "feedback"],
         ),
+        Role::Tester => (
+            include_str!("../../prompts/tester.md"),
+            &[
+                "persona", "language", "function", "name", "source", "call", "original", "mutant",
+                "diff", "template", "tests", "feedback",
+            ],
+        ),
     }
 }
 

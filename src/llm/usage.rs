@@ -84,6 +84,15 @@ pub struct LlmReport {
     /// Model-written mutants refused unrun by validation.
     #[serde(default)]
     pub mutants_refused: u64,
+    /// Tests the Tester wrote that were refused unrun by the allowlist.
+    #[serde(default)]
+    pub tests_refused: u64,
+    /// Tests the Tester wrote that passed on the original and killed their survivor.
+    #[serde(default)]
+    pub tests_kept: u64,
+    /// Survivors whose Tester loop ended without such a test (the offline test stands).
+    #[serde(default)]
+    pub tests_fell_back: u64,
     /// Strategies the run started from the strategy library.
     #[serde(default)]
     pub strategies_seeded: u64,

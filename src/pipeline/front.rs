@@ -125,6 +125,37 @@ pub struct Suggestion {
     pub code: String,
     /// How readable it is: 0 for the most readable way of writing it, more for fall-backs.
     pub rank: usize,
+    /// Who wrote it: the offline template or the model's Tester.
+    pub origin: crate::report::TestOrigin,
+    /// For a model-written test, the repair rounds it took (0: its first answer held).
+    pub repair_rounds: u32,
+}
+
+/// What compiling and running one suggested test gave.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// It does not compile (Python: does not collect): the error, cut to a few KB.
+    DoesNotCompile(String),
+    /// It fails (or hangs) on the original: the failing output, cut to a few KB.
+    FailsOnOriginal(String),
+    /// It passes on the original and fails on these survivors (possibly none).
+    Passed(Vec<u32>),
+}
+
+/// Longest compiler error or failing output a [`Verdict`] keeps (it goes back to the model).
+pub const VERDICT_TEXT: usize = 3000;
+
+/// `text` cut to [`VERDICT_TEXT`] bytes at a character boundary, marked when cut.
+pub fn bounded(text: &str) -> String {
+    let text = text.trim();
+    if text.len() <= VERDICT_TEXT {
+        return text.to_string();
+    }
+    let mut end = VERDICT_TEXT;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}\n… (cut)", &text[..end])
 }
 
 /// One language's view of a project, with its chosen targets.
@@ -183,6 +214,12 @@ pub trait FrontEnd {
     fn warnings(&self) -> Vec<String> {
         Vec::new()
     }
+    /// Vets a test the model wrote for target `i`: `written` may use only what the original
+    /// function and `examples` (the project's tests naming it, the offline test) use (see
+    /// `crate::allowlist`); on success, the test renamed to `name`, ready for
+    /// [`Lab::check`]. Otherwise why it is refused (it is never run).
+    fn vet_test(&self, i: usize, written: &str, name: &str, examples: &[String])
+        -> Result<String, String>;
     /// The constants of target `i`'s source that seed the witness search of mutant `m`.
     fn hints(&self, i: usize, m: &Mutant) -> Hints;
     /// A hint added to a worker failure (e.g. the interpreter that must import the project).
@@ -254,13 +291,14 @@ pub trait Lab {
     /// The readable name of the suggested test of target `i` on witness `w` (what it pins: the
     /// function, the outcome, the arguments), before it is made unique.
     fn test_name(&self, i: usize, w: &Witness) -> String;
-    /// Compiles and runs `suggestions`: for each one that passes on the original, the
-    /// `survivors` it kills.
+    /// Compiles and runs `suggestions` on the original and on `survivors`: each one's
+    /// [`Verdict`] (why it failed, or the survivors it kills). A suggestion left unrun (the
+    /// time budget, no build holding its survivors) is absent.
     fn check(
         &mut self,
         suggestions: &[Suggestion],
         survivors: &[u32],
-    ) -> Result<BTreeMap<String, Vec<u32>>, RunError>;
+    ) -> Result<BTreeMap<String, Verdict>, RunError>;
     /// Adds the mutants of a feedback round (a Rust lab builds them into a new build).
     fn add(&mut self, fresh: &[Numbered]) -> Result<(), RunError>;
     /// What the lab found out that the user should know and that does not stop the run (a

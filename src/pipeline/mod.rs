@@ -15,6 +15,7 @@ mod run;
 mod saver;
 mod shard;
 mod survivors;
+mod tester;
 mod vehicles;
 
 pub use choose::{choose, Catalog};
@@ -23,6 +24,9 @@ pub use config::{
 };
 pub use error::{ExitCode, FrontError, RunError};
 pub use event::Event;
-pub use front::{Choice, FrontEnd, Lab, Numbered, Suggestion, Tested, Uncallable, Unit};
+pub use front::{
+    bounded, Choice, FrontEnd, Lab, Numbered, Suggestion, Tested, Uncallable, Unit, Verdict,
+    VERDICT_TEXT,
+};
 pub use run::run;
 pub use shard::shard;

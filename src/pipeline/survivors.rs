@@ -8,11 +8,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::context::Ctx;
 use super::error::RunError;
 use super::event::Event;
-use super::front::{Lab, Numbered, Suggestion, Tested, Unit};
+use super::front::{Lab, Numbered, Suggestion, Tested, Unit, Verdict};
 use crate::archive::Pair;
 use crate::report::{
     smallest_killing_set, MutantCounts, MutantReport, MutantStatus, MutationReport, SuggestedTest,
-    UnpinnedBoundary, Witness,
+    TestOrigin, UnpinnedBoundary, Witness,
 };
 use crate::targets::Drive;
 use crate::value::{stringify_input, Outcome};
@@ -99,21 +99,29 @@ pub(crate) fn analyse(
         }
         heard(Heard::Reports(reports(ctx, unit, mutants, elites, &facts, &results, &proven)));
     }
-    let suggestions: Vec<Suggestion> =
+    let mut suggestions: Vec<Suggestion> =
         proven.iter().flat_map(|p| p.suggestions.iter().cloned()).collect();
     let witnessed: Vec<u32> = proven.iter().flat_map(|p| p.witnesses.keys().copied()).collect();
     // Only a test that kills the survivor it was written for is kept.
     let mut kills: BTreeMap<String, Vec<u32>> = BTreeMap::new();
     if !suggestions.is_empty() && !ctx.past_deadline() {
-        for (name, killed) in lab.check(&suggestions, &witnessed)? {
+        for (name, verdict) in lab.check(&suggestions, &witnessed)? {
+            let Verdict::Passed(killed) = verdict else { continue };
             let own = suggestions.iter().find(|s| s.name == name).map(|s| s.mutant);
             if own.is_some_and(|n| killed.contains(&n)) {
                 kills.insert(name, killed);
             }
         }
     }
+    // With a model, the Tester writes a test per witnessed survivor (generate-and-repair).
+    let wanted = wanted_tests(ctx, lab, unit, mutants, &proven, &mut taken);
+    let written = super::tester::write_tests(ctx, lab, &wanted, &witnessed)?;
+    for (s, killed) in written.kept {
+        kills.insert(s.name.clone(), killed);
+        suggestions.push(s);
+    }
     let ranks: BTreeMap<String, usize> =
-        suggestions.iter().map(|s| (s.name.clone(), s.rank)).collect();
+        suggestions.iter().map(|s| (s.name.clone(), readability(s))).collect();
     let chosen = smallest_killing_set(&kills, &ranks);
     let (chosen, suggestions) = suggested_names(chosen, suggestions);
     let mut reports = Vec::new();
@@ -123,8 +131,13 @@ pub(crate) fn analyse(
             not_compiled: lab.uncallable(i).is_some_and(|u| u.not_compiled),
             test_tool: lab.test_tool(i),
         };
-        let entry =
-            Entry { facts: &facts, results: &results, chosen: &chosen, suggestions: &suggestions };
+        let entry = Entry {
+            facts: &facts,
+            results: &results,
+            chosen: &chosen,
+            suggestions: &suggestions,
+            fell_back: &written.fell_back,
+        };
         reports.push(entry.report(ctx, i, &mine, &proven[k], &elites[k]));
     }
     Ok(reports)
@@ -146,7 +159,9 @@ fn reports(
         .enumerate()
         .map(|(k, &i)| {
             let mine: Vec<&Numbered> = mutants.iter().filter(|m| m.target == i).collect();
-            let entry = Entry { facts: &facts[k], results, chosen: &[], suggestions: &[] };
+            let none = BTreeMap::new();
+            let entry =
+                Entry { facts: &facts[k], results, chosen: &[], suggestions: &[], fell_back: &none };
             entry.report(ctx, i, &mine, &proven[k], &elites[k])
         })
         .collect()
@@ -265,13 +280,79 @@ fn prove(
             }
             for (rank, code) in codes.into_iter().enumerate() {
                 let name = crate::testname::candidate(&name, rank);
-                let s = Suggestion { target: i, calls: d, mutant: m.n, name, code, rank };
+                let s = Suggestion {
+                    target: i,
+                    calls: d,
+                    mutant: m.n,
+                    name,
+                    code,
+                    rank,
+                    origin: TestOrigin::Offline,
+                    repair_rounds: 0,
+                };
                 proven.suggestions.push(s);
             }
         }
         proven.witnesses.insert(m.n, w);
     }
     Ok(proven)
+}
+
+/// How readable a suggestion is for the smallest set (lower is preferred when two tests kill
+/// the same survivors): abex's readable template first (a plain value assertion, written the
+/// same way for every function), then the model's test (readable, but each one written
+/// differently and longer to review), then the template's `Debug`/`repr` fall-back.
+fn readability(s: &Suggestion) -> usize {
+    match (s.origin, s.rank) {
+        (TestOrigin::Offline, 0) => 0,
+        (TestOrigin::Model, _) => 1,
+        (TestOrigin::Offline, rank) => 1 + rank,
+    }
+}
+
+/// The survivors of `unit` the Tester writes for, when a model is configured: every witnessed
+/// survivor of a target called directly (a test through a caller stays offline), each with
+/// abex's own test of its witness as the template and a name of its own.
+fn wanted_tests(
+    ctx: &Ctx<'_>,
+    lab: &dyn Lab,
+    unit: &Unit,
+    mutants: &[Numbered],
+    proven: &[Proven],
+    taken: &mut BTreeSet<String>,
+) -> Vec<super::tester::Wanted> {
+    if ctx.session.as_ref().is_none_or(|s| s.stopped().is_some()) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (k, &i) in unit.targets.iter().enumerate() {
+        let target = &ctx.front.targets()[i];
+        if target.drive != Drive::Supported {
+            continue;
+        }
+        let file = target.file.display().to_string();
+        for (&n, w) in &proven[k].witnesses {
+            let Some(m) = mutants.iter().find(|m| m.n == n) else { continue };
+            // abex's own test of the same call: written for this survivor, or for another
+            // whose witness is the same call with the same outcome.
+            let same = |s: &&Suggestion| {
+                s.rank == 0
+                    && proven[k].witnesses.get(&s.mutant).is_some_and(|x| {
+                        x.input == w.input && x.original.stringify() == w.original.stringify()
+                    })
+            };
+            let template = proven[k].suggestions.iter().find(same).map(|s| s.code.clone());
+            out.push(super::tester::Wanted {
+                target: i,
+                mutant: n,
+                witness: w.clone(),
+                diff: m.mutant.diff(ctx.front.file_text(i), &file),
+                template: template.unwrap_or_default(),
+                name: crate::testname::unique(&lab.test_name(i, w), taken),
+            });
+        }
+    }
+    out
 }
 
 /// The chosen tests under the names they are suggested by: a fall-back chosen alone (the most
@@ -314,6 +395,8 @@ struct Entry<'a> {
     /// The chosen suggested tests and the survivors each kills.
     chosen: &'a [(String, Vec<u32>)],
     suggestions: &'a [Suggestion],
+    /// Per survivor whose model-written test was not kept: why (see `super::tester`).
+    fell_back: &'a BTreeMap<u32, String>,
 }
 
 impl Entry<'_> {
@@ -398,6 +481,12 @@ impl Entry<'_> {
                     kills: k.iter().filter_map(|n| id_of(*n)).collect(),
                     file: calls.file.clone(),
                     function: calls.name.clone(),
+                    origin: s.origin,
+                    repair_rounds: s.repair_rounds,
+                    fallback: match s.origin {
+                        TestOrigin::Offline => k.iter().find_map(|n| self.fell_back.get(n)).cloned(),
+                        TestOrigin::Model => None,
+                    },
                 })
             })
             .collect();
@@ -422,7 +511,16 @@ mod tests {
     use super::*;
 
     fn suggestion(name: &str, rank: usize, code: &str) -> Suggestion {
-        Suggestion { target: 0, calls: 0, mutant: 1, name: name.into(), code: code.into(), rank }
+        Suggestion {
+            target: 0,
+            calls: 0,
+            mutant: 1,
+            name: name.into(),
+            code: code.into(),
+            rank,
+            origin: TestOrigin::Offline,
+            repair_rounds: 0,
+        }
     }
 
     #[test]

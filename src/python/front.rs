@@ -92,6 +92,16 @@ impl FrontEnd for PythonFront {
         )
     }
 
+    fn vet_test(
+        &self,
+        i: usize,
+        written: &str,
+        name: &str,
+        examples: &[String],
+    ) -> Result<String, String> {
+        super::model_check::vet_test(&self.choice.targets[i].source, written, name, examples)
+    }
+
     fn hints(&self, i: usize, m: &Mutant) -> Hints {
         super::constants::of_source(&self.choice.targets[i].source).for_mutant(m)
     }

@@ -24,7 +24,8 @@ use crate::exec::worker::Worker;
 use crate::exec::{Evaluate, ProbeEvaluate};
 use crate::mutate::Mutant;
 use crate::pipeline::{
-    Defaults, Lab, Numbered, RunConfig, RunError, Suggestion, Tested, Uncallable, Unit,
+    bounded, Defaults, Lab, Numbered, RunConfig, RunError, Suggestion, Tested, Uncallable, Unit,
+    Verdict,
 };
 use crate::report::{MutantStatus, Witness};
 use crate::targets::Param;
@@ -370,14 +371,16 @@ impl<'a> PythonLab<'a> {
         Ok(())
     }
 
-    /// Runs the suggested tests of target `i` on the original and on its `survivors`: for each
-    /// test that passes on the original, the survivors it kills.
+    /// Runs the suggested tests of target `i` on the original and on its `survivors`, all in
+    /// one file: each one's verdict. A file that does not collect (a model-written test that
+    /// imports what is not there) is checked again one test at a time, so that only the tests
+    /// that break it are lost.
     fn check_target(
         &mut self,
         i: usize,
         mine: &[&Suggestion],
         survivors: &[u32],
-        kills: &mut BTreeMap<String, Vec<u32>>,
+        verdicts: &mut BTreeMap<String, Verdict>,
     ) -> Result<(), PythonError> {
         let front = self.front;
         let c = &front.chosen[i];
@@ -406,28 +409,45 @@ impl<'a> PythonLab<'a> {
         };
         let node = |name: &str| format!("{}::{name}", file.display());
         let base = runner.run_files(None, timeout, &files)?;
+        let uncollected = base.status == "fail" && base.failed.is_empty() && !base.detail.is_empty();
         let mut killed_by: BTreeMap<u32, Vec<String>> = BTreeMap::new();
-        for &n in survivors {
-            let Some(m) = self.mutants.iter().find(|m| m.n == n) else { continue };
-            let patch = self.patch_of(m);
-            let r = runner.run_files(Some(&patch), timeout, &files)?;
-            killed_by.insert(n, r.failed);
-        }
-        for s in mine {
-            if base.failed.contains(&node(&s.name)) || base.status == "timeout" {
-                continue;
+        if !uncollected && base.status != "timeout" {
+            for &n in survivors {
+                let Some(m) = self.mutants.iter().find(|m| m.n == n) else { continue };
+                let patch = self.patch_of(m);
+                let r = runner.run_files(Some(&patch), timeout, &files)?;
+                killed_by.insert(n, r.failed);
             }
-            let killed: Vec<u32> = killed_by
-                .iter()
-                .filter(|(_, failed)| failed.contains(&node(&s.name)))
-                .map(|(n, _)| *n)
-                .collect();
-            kills.insert(s.name.clone(), killed);
         }
         if kept.is_some() {
             self.runners.push((tests, runner));
         }
         let _ = std::fs::remove_file(self.place.scratch.join(&file));
+        if uncollected && mine.len() > 1 {
+            for s in mine {
+                self.check_target(i, std::slice::from_ref(s), survivors, verdicts)?;
+            }
+            return Ok(());
+        }
+        for s in mine {
+            let id = node(&s.name);
+            let verdict = if uncollected {
+                Verdict::DoesNotCompile(bounded(&base.detail))
+            } else if base.status == "timeout" {
+                Verdict::FailsOnOriginal("the test ran past its time limit".into())
+            } else if base.failed.contains(&id) {
+                let why = base.messages.get(&id).cloned().unwrap_or_else(|| base.message.clone());
+                Verdict::FailsOnOriginal(bounded(&why))
+            } else {
+                let killed = killed_by
+                    .iter()
+                    .filter(|(_, failed)| failed.contains(&id))
+                    .map(|(n, _)| *n)
+                    .collect();
+                Verdict::Passed(killed)
+            };
+            verdicts.insert(s.name.clone(), verdict);
+        }
         Ok(())
     }
 }
@@ -640,7 +660,7 @@ impl Lab for PythonLab<'_> {
         &mut self,
         suggestions: &[Suggestion],
         survivors: &[u32],
-    ) -> Result<BTreeMap<String, Vec<u32>>, RunError> {
+    ) -> Result<BTreeMap<String, Verdict>, RunError> {
         // Grouped by the function the survivors mutate (a suggested test may call another
         // function, the one that drives it): its tests are checked against its own survivors.
         let targets: BTreeMap<u32, usize> = self.mutants.iter().map(|m| (m.n, m.target)).collect();

@@ -113,6 +113,33 @@ pub fn validate_python(original: &str, candidate: &str) -> Result<String, String
     Ok(c.text)
 }
 
+/// Vets a test the model's Tester wrote for the function `original`: one `def` without
+/// parameters that passes the allowlist of tests ([`crate::allowlist::check_python_test`]:
+/// only what the original and `examples`, the project's tests and abex's own, use; an import
+/// only as one of them writes it). Returns it dedented and named `name`; otherwise why it is
+/// refused unrun.
+pub fn vet_test(original: &str, written: &str, name: &str, examples: &[String]) -> Result<String, String> {
+    let written = written.trim_matches('\n');
+    let written = match written.trim().strip_prefix("```") {
+        Some(rest) => {
+            let code = rest.split_once('\n').map_or("", |(_, code)| code);
+            code.trim_end().strip_suffix("```").unwrap_or(code).to_string()
+        }
+        None => written.to_string(),
+    };
+    let d = one_def(&written)?;
+    if squash(&d.parameters) != "()" {
+        return Err("a test function takes no parameters".into());
+    }
+    let examples: Vec<&str> = examples.iter().map(String::as_str).collect();
+    crate::allowlist::check_python_test(original, &examples, &d.text)?;
+    let renamed = d.text.replacen(&format!("def {}", d.name), &format!("def {name}"), 1);
+    match one_def(&renamed) {
+        Ok(again) if again.name == name => Ok(format!("{}\n", renamed.trim_end())),
+        _ => Err(format!("it could not be renamed to `{name}`")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::validate_python;
@@ -168,5 +195,20 @@ mod tests {
         assert!(validate_python(ORIGINAL, &broken).unwrap_err().contains("parse"));
         let decorated = format!("@cache\n{}", mutant("    return 'x'\n"));
         assert!(validate_python(ORIGINAL, &decorated).unwrap_err().contains("decorators"));
+    }
+
+    #[test]
+    fn a_model_test_is_renamed_dedented_and_vetted() {
+        let example = vec!["def test_b():\n    from shop import bucket\n    assert bucket(1)\n".to_string()];
+        let t = super::vet_test(ORIGINAL, "```python\n    def test_x():\n        from shop import bucket\n        assert bucket(None, 10) == 'large'\n```", "test_bucket_is_large_at_10", &example).unwrap();
+        assert_eq!(t, "def test_bucket_is_large_at_10():\n    from shop import bucket\n    assert bucket(None, 10) == 'large'\n");
+        for (bad, said) in [
+            ("def test_x():\n    import os\n    os.system('touch /tmp/x')\n", "import"),
+            ("def test_x(tmp_path):\n    pass\n", "parameters"),
+            ("def test_x(:\n", "parse"),
+        ] {
+            let e = super::vet_test(ORIGINAL, bad, "test_n", &example).unwrap_err();
+            assert!(e.contains(said), "{bad}: {e}");
+        }
     }
 }

@@ -80,6 +80,9 @@ pub struct RunResult {
     /// The first failed test's exception (e.g. `AssertionError: assert 'xx' == 'th'`).
     #[serde(default)]
     pub message: String,
+    /// Per failed test of a `collect` request (at most 50), its failure's text (the end of it).
+    #[serde(default)]
+    pub messages: std::collections::BTreeMap<String, String>,
     /// Seconds it took.
     #[serde(default)]
     pub time: f64,

@@ -143,6 +143,16 @@ impl FrontEnd for RustFront {
         mutants
     }
 
+    fn vet_test(
+        &self,
+        i: usize,
+        written: &str,
+        name: &str,
+        examples: &[String],
+    ) -> Result<String, String> {
+        super::model_check::vet_test(&self.sel.found(i).source, written, name, examples)
+    }
+
     fn hints(&self, i: usize, m: &Mutant) -> Hints {
         super::constants::of_source(&self.sel.found(i).source).for_mutant(m)
     }

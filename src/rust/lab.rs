@@ -21,7 +21,8 @@ use crate::exec::shared::SharedWorker;
 use crate::exec::worker::{Worker, WorkerSpec};
 use crate::exec::{Evaluate, ProbeEvaluate};
 use crate::pipeline::{
-    Defaults, Lab, Numbered, RunConfig, RunError, Suggestion, Tested, Uncallable, Unit,
+    bounded, Defaults, Lab, Numbered, RunConfig, RunError, Suggestion, Tested, Uncallable, Unit,
+    Verdict,
 };
 use crate::report::{MutantStatus, Witness};
 use crate::targets::Param;
@@ -588,7 +589,7 @@ impl Lab for RustLab<'_> {
         &mut self,
         suggestions: &[Suggestion],
         survivors: &[u32],
-    ) -> Result<BTreeMap<String, Vec<u32>>, RunError> {
+    ) -> Result<BTreeMap<String, Verdict>, RunError> {
         let timeout = self.timeout().map_err(front_err)?;
         // Survivors built alone have no switch in a build the tests can be added to.
         let mut by_build: BTreeMap<usize, Vec<u32>> = BTreeMap::new();
@@ -605,21 +606,34 @@ impl Lab for RustLab<'_> {
                 (f.file.clone(), f.inject_at, suggest::module(std::slice::from_ref(&s.code)))
             })
             .collect();
-        let mut kills: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+        let mut verdicts: BTreeMap<String, Verdict> = BTreeMap::new();
         for (b, survivors) in by_build {
             let switched: Vec<u32> =
                 self.build_of.iter().filter(|(_, &x)| x == b).map(|(n, _)| *n).collect();
             let req = self.request(&switched, inserts.clone(), self.builds[b].dropped.clone());
             let built = harness::build(&req).map_err(front_err)?;
+            for (k, sug) in suggestions.iter().enumerate() {
+                if let Some(error) = built.dropped.get(&Part::Insert(k)) {
+                    let v = Verdict::DoesNotCompile(bounded(error));
+                    verdicts.entry(sug.name.clone()).or_insert(v);
+                }
+            }
             let s = self.suite(&built);
             // One run of every suggested test on the original, then one per survivor: a test
             // counts when it passed on the original and fails on the survivor.
             let filter = suggest::MODULE;
-            let Some(on_original) = s.failures(None, timeout, filter) else { continue };
+            let Some((on_original, output)) = s.failures(None, timeout, filter) else {
+                for sug in suggestions {
+                    verdicts.entry(sug.name.clone()).or_insert_with(|| {
+                        Verdict::FailsOnOriginal("the tests ran past their time limit".into())
+                    });
+                }
+                continue;
+            };
             let mut failing: Vec<(u32, Vec<String>)> = Vec::new();
             for &k in &survivors {
                 match s.failures(Some(k), timeout, filter) {
-                    Some(f) => failing.push((k, f)),
+                    Some((f, _)) => failing.push((k, f)),
                     // One test hung on this survivor: each test on its own, then.
                     None => {
                         let one = |sug: &&Suggestion| {
@@ -632,15 +646,24 @@ impl Lab for RustLab<'_> {
                 }
             }
             for sug in suggestions {
+                if matches!(verdicts.get(&sug.name), Some(v) if !matches!(v, Verdict::Passed(_))) {
+                    continue;
+                }
                 let path = suggest::test_path(self.front.found(sug.calls), &sug.name);
                 if on_original.contains(&path) {
+                    let why = suite::failure_of(&output, &path);
+                    verdicts.insert(sug.name.clone(), Verdict::FailsOnOriginal(bounded(&why)));
                     continue;
                 }
                 let killed = failing.iter().filter(|(_, f)| f.contains(&path)).map(|(k, _)| *k);
-                kills.entry(sug.name.clone()).or_default().extend(killed);
+                if let Verdict::Passed(k) =
+                    verdicts.entry(sug.name.clone()).or_insert(Verdict::Passed(Vec::new()))
+                {
+                    k.extend(killed);
+                }
             }
         }
-        Ok(kills)
+        Ok(verdicts)
     }
 
     fn add(&mut self, fresh: &[Numbered]) -> Result<(), RunError> {

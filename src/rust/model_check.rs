@@ -48,6 +48,36 @@ pub fn validate_rust(original: &str, candidate: &str) -> Result<String, String> 
     }
 }
 
+/// Vets a test the model's Tester wrote for the function `original`: one function item, without
+/// parameters, that passes the allowlist of tests ([`crate::allowlist::check_rust_test`]: only
+/// what the original and `examples`, the project's tests and abex's own, use). Returns it
+/// named `name`, with `#[test]` (added when missing); otherwise why it is refused unrun.
+pub fn vet_test(original: &str, written: &str, name: &str, examples: &[String]) -> Result<String, String> {
+    let text = written.trim();
+    let text = match text.strip_prefix("```") {
+        Some(rest) => {
+            let rest = rest.split_once('\n').map_or("", |(_, code)| code);
+            rest.trim_end().strip_suffix("```").unwrap_or(rest).trim()
+        }
+        None => text,
+    };
+    let f = syn::parse_str::<syn::ItemFn>(text)
+        .map_err(|e| format!("it does not parse as one test function: {e}"))?;
+    if !f.sig.inputs.is_empty() {
+        return Err("a test function takes no parameters".into());
+    }
+    let examples: Vec<&str> = examples.iter().map(String::as_str).collect();
+    crate::allowlist::check_rust_test(original, &examples, text)?;
+    let old = f.sig.ident.to_string();
+    let renamed = text.replacen(&format!("fn {old}"), &format!("fn {name}"), 1);
+    let again = syn::parse_str::<syn::ItemFn>(&renamed).map_err(|e| format!("it does not parse once renamed: {e}"))?;
+    if again.sig.ident != name {
+        return Err(format!("it could not be renamed to `{name}`"));
+    }
+    let is_test = f.attrs.iter().any(|a| a.path().is_ident("test"));
+    Ok(if is_test { renamed } else { format!("#[test]\n{renamed}") })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,6 +127,21 @@ mod tests {
         for (m, why) in cases {
             let e = validate_rust(ORIGINAL, m).unwrap_err();
             assert!(e.contains(why), "{m}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_model_test_is_renamed_marked_and_vetted() {
+        let example = vec!["#[test]\nfn old() { assert_eq!(clamp(3), 3); }".to_string()];
+        let t = vet_test(ORIGINAL, "```rust\nfn whatever() { assert_eq!(clamp(11), 10); }\n```", "clamp_is_10_at_11", &example).unwrap();
+        assert_eq!(t, "#[test]\nfn clamp_is_10_at_11() { assert_eq!(clamp(11), 10); }");
+        for (bad, said) in [
+            ("#[test] fn t() { let _ = std::process::Command::new(\"touch\").status(); }", "std::process::Command"),
+            ("#[test] fn t(x: i32) { assert_eq!(clamp(x), x); }", "parameters"),
+            ("#[test] fn t() { assert_eq!(clamp(1), 1) ", "parse"),
+        ] {
+            let e = vet_test(ORIGINAL, bad, "n", &example).unwrap_err();
+            assert!(e.contains(said), "{bad}: {e}");
         }
     }
 }

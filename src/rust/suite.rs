@@ -141,16 +141,18 @@ impl TestSuite {
     }
 
     /// Runs every test whose name contains `filter`, in every binary, with `mutant` active, to
-    /// the end: the names of the tests that failed, or `None` when the binaries ran past
+    /// the end: the names of the tests that failed and libtest's output (where
+    /// [`failure_of`] finds each one's message), or `None` when the binaries ran past
     /// `timeout` or could not start.
     pub fn failures(
         &self,
         mutant: Option<u32>,
         timeout: Duration,
         filter: &str,
-    ) -> Option<Vec<String>> {
+    ) -> Option<(Vec<String>, String)> {
         let deadline = Instant::now() + timeout;
         let mut failed = Vec::new();
+        let mut output = String::new();
         for (_, exe) in &self.binaries {
             let mut child = self.command(exe, mutant, &[filter]).spawn().ok()?;
             let _tracked = crate::interrupt::track(&child);
@@ -158,12 +160,16 @@ impl TestSuite {
             let status = wait_until(&mut child, deadline);
             let (out, _) = reader();
             status?;
-            failed.extend(out.lines().filter_map(|l| {
-                let name = l.strip_prefix("test ")?.strip_suffix(" ... FAILED")?;
-                Some(name.trim().to_string())
-            }));
+            let names: Vec<String> = out
+                .lines()
+                .filter_map(|l| Some(l.strip_prefix("test ")?.strip_suffix(" ... FAILED")?.trim().to_string()))
+                .collect();
+            if !names.is_empty() {
+                output.push_str(&out);
+            }
+            failed.extend(names);
         }
-        Some(failed)
+        Some((failed, output))
     }
 
     /// Runs the binaries in turn with `mutant` active (none: the original), stopping at the first

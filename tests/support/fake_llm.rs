@@ -15,7 +15,7 @@ pub struct Call {
     pub n: usize,
     /// 0-based position among the requests of the same role.
     pub nth_of_role: usize,
-    /// `explorer`, `coordinator`, `ideator`, `generator`, `mutator` or `other`.
+    /// `explorer`, `coordinator`, `ideator`, `generator`, `mutator`, `tester` or `other`.
     pub role: &'static str,
     /// The request body.
     pub body: serde_json::Value,
@@ -61,6 +61,8 @@ pub fn role_of(prompt: &str) -> &'static str {
         "generator"
     } else if prompt.contains("Write a mutant") {
         "mutator"
+    } else if prompt.contains("unit test for the function") {
+        "tester"
     } else {
         "other"
     }

@@ -65,6 +65,8 @@ class _Runner:
         self.killers = {}  # "module:qualname" -> node ids that killed its mutants, latest first
         self.collected = {}  # tuple of test files -> their items, collected in the parent
         self.uncollected = []  # {"file", "error"} of the files that failed to collect
+        self.messages = {}  # node id -> its failure's text, for the tests of a `collect` request
+        self.collect_errors = []  # why the files of a `collect` request failed to collect
 
     def send(self, obj):
         self.out.write(MARKER + json.dumps(obj).encode() + b"\n")
@@ -95,6 +97,8 @@ class _Runner:
         return True
 
     def pytest_collectreport(self, report):
+        if report.failed and self.greeted:
+            self.collect_errors.append(str(report.longrepr)[-2000:])
         if report.failed and not self.greeted:
             lines = [line for line in str(report.longrepr).splitlines() if line.strip()]
             error = next((line for line in reversed(lines) if line.startswith("E ")), lines[-1] if lines else "")
@@ -104,6 +108,8 @@ class _Runner:
         if report.failed and report.nodeid not in self.failed:
             if not self.failed:
                 self.message = report.longreprtext[:4000]
+            if len(self.messages) < 50:
+                self.messages[report.nodeid] = report.longreprtext[-2000:]
             self.failed.append(report.nodeid)
 
     def items_for(self, session, req):
@@ -154,9 +160,15 @@ class _Runner:
                         result = {"status": "unviable", "failed": [], "detail": str(e)}
                         raise _Done() from None
                 self.failed = []
+                self.messages = {}
                 if items is None:
                     # Files the parent could not collect: collected here, errors reported.
+                    self.collect_errors = []
                     items = session.perform_collect(req["collect"])
+                    if self.collect_errors:
+                        result = {"status": "fail", "failed": [], "ran": 0,
+                                  "detail": "collection failed: " + "\n".join(self.collect_errors)}
+                        raise _Done()
                 tracer = _Tracer(req["trace"]) if req.get("trace") else None
                 for i, item in enumerate(items):
                     result["ran"] = i + 1
@@ -172,7 +184,7 @@ class _Runner:
                     result["seen"] = tracer.seen
                 if self.failed:
                     result = {"status": "fail", "failed": self.failed, "detail": "", "ran": result["ran"],
-                              "message": self.message}
+                              "message": self.message, "messages": self.messages}
             except _Done:
                 pass
             except BaseException as e:  # noqa: BLE001 - anything the mutant does is a kill
