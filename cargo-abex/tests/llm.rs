@@ -338,33 +338,14 @@ fn no_answer_of_the_hostile_corpus_runs_in_a_model_run() {
     let (tmp, dir) = support::project("simple");
     let markers = tmp.path().join("markers");
     std::fs::create_dir(&markers).unwrap();
-    let corpus_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/hostile/rust");
-    let mut files: Vec<_> =
-        std::fs::read_dir(&corpus_dir).unwrap().map(|e| e.unwrap().path()).collect();
-    files.sort();
-    // Each answer would create its own marker file if it ever ran.
-    let corpus: Vec<String> = files
-        .iter()
-        .map(|p| {
-            let stem = p.file_stem().unwrap().to_string_lossy().to_string();
-            let marker = markers.join(stem).display().to_string();
-            std::fs::read_to_string(p).unwrap().replace("MARKER", &marker)
-        })
-        .collect();
+    let corpus = hostile_corpus(&markers);
     let n = corpus.len();
     assert!(n >= 30);
-    // The Tester gets the same corpus, each answer made a test (no parameters: `n` bound first).
-    let sig = "pub fn classify(n: i64) -> &'static str {";
-    let tests: Vec<String> = corpus
-        .iter()
-        .map(|c| c.replacen(sig, "#[test]\nfn t() {\n    let n: i64 = 1;", 1))
-        .collect();
     let s = FakeLlm::start(move |c| match (c.role, c.nth_of_role) {
         ("mutator", k) if k < n => {
             Reply::json(json!({"source": corpus[k], "description": "hostile"}))
         }
         ("mutator", _) => Reply::status(404),
-        ("tester", k) => Reply::json(json!({"test": tests[k % n]})),
         _ => pairs(),
     });
     let calls = n.div_ceil(3).to_string();
@@ -378,7 +359,6 @@ fn no_answer_of_the_hostile_corpus_runs_in_a_model_run() {
     assert!(ran.is_empty(), "hostile answers ran: {ran:?}");
     let mutants = r["targets"][0]["mutation"]["mutants"].as_array().unwrap();
     assert!(mutants.iter().all(|m| m["origin"] != "model"), "a hostile mutant was kept");
-    assert!(s.count_role("tester") >= 1 && r["llm"]["tests_refused"].as_u64().unwrap() >= 1);
 }
 
 /// The Tester's answer for a prompt: for the survivor at 100, a test that does not compile, then
@@ -404,7 +384,6 @@ fn tester_script(prompt: &str, marker: &str) -> Reply {
 fn the_testers_test_is_repaired_until_it_kills_and_a_hostile_test_never_runs() {
     let (tmp, dir) = support::project("simple");
     let marker = tmp.path().join("pwned").display().to_string();
-    let survivor = "pub fn classify(n: i64) -> &'static str {\n    if n < 0 {\n        \"negative\"\n    } else if n == 0 {\n        \"zero\"\n    } else if n <= 100 {\n        \"small\"\n    } else {\n        \"large\"\n    }\n}";
     let m = marker.clone();
     let s = FakeLlm::start(move |c| {
         if c.role == "tester" {
@@ -415,7 +394,9 @@ fn the_testers_test_is_repaired_until_it_kills_and_a_hostile_test_never_runs() {
         }
         match c.role {
             "explorer" => pairs(),
-            "mutator" => Reply::json(json!({"source": survivor, "description": "100 is small"})),
+            // No model mutant: one replaces the whole body, so the rule-based mutants it overlaps
+            // are built alone, where suggested tests are not checked.
+            "mutator" => Reply::json(json!({"source": "none", "description": "none"})),
             _ => Reply::status(404),
         }
     });
@@ -425,7 +406,6 @@ fn the_testers_test_is_repaired_until_it_kills_and_a_hostile_test_never_runs() {
     let r = report(&dir);
     assert!(!Path::new(&marker).exists(), "a hostile test ran");
     let llm = &r["llm"];
-    assert!(llm["tests_kept"].as_u64().unwrap() >= 1, "{llm:#}");
     let log = s.log.lock().unwrap().clone();
     let at_100: Vec<&Call> = log
         .iter()
@@ -443,14 +423,65 @@ fn the_testers_test_is_repaired_until_it_kills_and_a_hostile_test_never_runs() {
     let model = tests.iter().find(|x| x["origin"] == "model").expect("a model test");
     assert_eq!(model["repair_rounds"], 3, "{model:#}");
     assert!(model["code"].as_str().unwrap().contains("assert_eq!(classify(99), \"small\")"));
-    let killed_model = t["mutants"]
+    let at_100_mutants: Vec<&Value> = t["mutants"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|m| m["origin"] == "model")
-        .unwrap();
-    assert!(model["kills"].as_array().unwrap().contains(&killed_model["id"]), "{t:#}");
+        .filter(|m| m["witness"]["input"] == json!([100]))
+        .collect();
+    assert!(!at_100_mutants.is_empty(), "{t:#}");
+    for m in at_100_mutants {
+        assert!(model["kills"].as_array().unwrap().contains(&m["id"]), "{t:#}");
+    }
     // The other survivors' Testers answered with a process call: refused unrun, every time.
     let others = log.iter().filter(|c| c.role == "tester").count() - at_100.len();
     assert_eq!(llm["tests_refused"].as_u64().unwrap() as usize, others, "{llm:#}");
+}
+
+/// The hostile Rust answers of `tests/data/hostile/rust`, each of which would create its own
+/// marker file in `markers` if it ever ran.
+fn hostile_corpus(markers: &Path) -> Vec<String> {
+    let corpus_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/hostile/rust");
+    let mut files: Vec<_> =
+        std::fs::read_dir(&corpus_dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    files
+        .iter()
+        .map(|p| {
+            let stem = p.file_stem().unwrap().to_string_lossy().to_string();
+            let marker = markers.join(stem).display().to_string();
+            std::fs::read_to_string(p).unwrap().replace("MARKER", &marker)
+        })
+        .collect()
+}
+
+#[test]
+fn no_test_of_the_hostile_corpus_runs_in_a_model_run() {
+    let (tmp, dir) = support::project("simple");
+    let markers = tmp.path().join("markers");
+    std::fs::create_dir(&markers).unwrap();
+    // Each hostile function made a test: no parameters (`n` bound first), `#[test]`.
+    let sig = "pub fn classify(n: i64) -> &'static str {";
+    let tests: Vec<String> = hostile_corpus(&markers)
+        .iter()
+        .map(|c| c.replacen(sig, "#[test]\nfn t() {\n    let n: i64 = 1;", 1))
+        .collect();
+    let n = tests.len();
+    let s = FakeLlm::start(move |c| match (c.role, c.nth_of_role) {
+        ("tester", k) => Reply::json(json!({"test": tests[k % n]})),
+        ("mutator", _) => Reply::json(json!({"source": "none", "description": "none"})),
+        _ => pairs(),
+    });
+    let args = ["--llm-mutants", "1", "--explorer-calls", "1", "--agents", "explorer-only"];
+    ok(&abex(&dir, &s.base_url, &args));
+    let r = report(&dir);
+    let asked = s.count_role("tester");
+    assert!(asked >= 8, "{asked} tests asked for");
+    let refused = r["llm"]["tests_refused"].as_u64().unwrap() as usize;
+    assert!(refused >= asked - 2, "{refused} of {asked} refused: {:#}", r["llm"]);
+    let ran: Vec<_> =
+        std::fs::read_dir(&markers).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(ran.is_empty(), "hostile tests ran: {ran:?}");
+    let tests = r["targets"][0]["mutation"]["suggested_tests"].as_array().unwrap();
+    assert!(!tests.is_empty() && tests.iter().all(|t| t["origin"] == "offline"), "{tests:#?}");
 }

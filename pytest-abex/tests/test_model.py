@@ -37,7 +37,7 @@ def role_of(body):
     """The agent a request is for, from its answer's declared shape."""
     fmt = body.get("response_format") or {}
     name = (fmt.get("json_schema") or {}).get("name", "")
-    return {"pairs": "explorer", "mutant": "mutator"}.get(name, name or "other")
+    return {"pairs": "explorer", "mutant": "mutator", "test": "tester"}.get(name, name or "other")
 
 
 def gpt5_rule_error(body):
@@ -55,10 +55,12 @@ def gpt5_rule_error(body):
 class FakeLlm:
     """The fake server: `script(role, nth_of_role, n)` gives `(status, content, headers)`. With
     `strict`, requests that break GPT-5's rules are refused with HTTP 400 before the script is
-    asked (and counted in `refused`)."""
+    asked (and counted in `refused`). The Tester's requests go to `tester(prompt)` when given
+    (it gives the content), else get a test that does not parse (refused unrun)."""
 
-    def __init__(self, script, strict=False):
+    def __init__(self, script, strict=False, tester=None):
         self.script = script
+        self.tester = tester
         self.strict = strict
         self.refused = 0
         self.log = []
@@ -89,7 +91,12 @@ class FakeLlm:
                     nth = sum(1 for r, _ in fake.log if r == role)
                     n = len(fake.log)
                     fake.log.append((role, body))
-                status, content, headers = fake.script(role, nth, n)
+                if role == "tester":
+                    prompt = body["messages"][-1]["content"]
+                    test = fake.tester(prompt) if fake.tester else "not a test ("
+                    status, content, headers = 200, json.dumps({"test": test}), []
+                else:
+                    status, content, headers = fake.script(role, nth, n)
                 if status == 200:
                     text = "".join(m.get("content", "") for m in body["messages"])
                     payload = json.dumps({
@@ -489,5 +496,59 @@ def test_no_answer_of_the_hostile_corpus_runs(project, tmp_path):
         assert list(markers.iterdir()) == []
         (t,) = rep["targets"]
         assert all(m["origin"] != "model" for m in t["mutation"]["mutants"])
+    finally:
+        fake.close()
+
+
+def tester_script(marker):
+    """The Tester's answers: for the survivor at 100, a test that does not compile (``await``
+    outside ``async def``), then one that fails on the original, then one that does not kill,
+    then a good one, round by round (read from the feedback in the prompt); for every other
+    survivor a hostile test that would write `marker`."""
+
+    def tester(prompt):
+        round_ = prompt.count("Your previous test (round")
+        if "with the arguments [100]" not in prompt:
+            return f"def test_x():\n    import os\n    os.system('touch {marker}')\n"
+        body = [
+            "assert await bulk_discount(100) == 0.15",
+            "assert bulk_discount(100) == 0.05",
+            "assert bulk_discount(500) == 0.15",
+            "assert bulk_discount(100) == 0.15\n    assert bulk_discount(99) == 0.05\n"
+            "    assert bulk_discount(10) == 0.05\n    assert bulk_discount(9) == 0.0",
+        ][min(round_, 3)]
+        return f"def test_x():\n    from pricing import bulk_discount\n\n    {body}\n"
+
+    return tester
+
+
+def test_the_testers_test_is_repaired_until_it_kills_and_a_hostile_one_never_runs(project, marker):
+    pairs = json.dumps({"pairs": [[[99], [100]], [[9], [10]]]})
+
+    def script(role, nth, n):
+        if role == "mutator":
+            return 200, json.dumps({"source": SURVIVOR, "description": "boundary at 100 moved"}), []
+        return 200, pairs, []
+
+    fake = FakeLlm(script, tester=tester_script(marker))
+    try:
+        run_abex(project, fake).assert_outcomes(passed=1)
+        rep = report(project)
+        assert not marker.exists()
+        prompts = [b["messages"][-1]["content"] for role, b in fake.log if role == "tester"]
+        at_100 = [p for p in prompts if "with the arguments [100]" in p]
+        last = max(at_100, key=len)
+        assert "It did not compile:" in last and "await" in last, last
+        assert "It failed on the function as written:" in last and "0.05" in last, last
+        assert "does not kill the mutant" in last, last
+        (t,) = rep["targets"]
+        tests = t["mutation"]["suggested_tests"]
+        model = [x for x in tests if x["origin"] == "model"]
+        assert len(model) == 1 and model[0]["repair_rounds"] == 3, tests
+        assert "bulk_discount(99) == 0.05" in model[0]["code"]
+        survivor = next(m for m in t["mutation"]["mutants"] if m["origin"] == "model")
+        assert survivor["id"] in model[0]["kills"]
+        # Every other survivor's Tester answered with `os.system`: refused unrun each time.
+        assert rep["llm"]["tests_refused"] == len(prompts) - len(at_100), rep["llm"]
     finally:
         fake.close()

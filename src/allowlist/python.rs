@@ -296,7 +296,8 @@ pub fn check_python(original: &str, written: &str) -> Result<(), String> {
 /// the project's tests do, and nothing else. An example that does not parse is left out.
 pub fn check_python_test(original: &str, examples: &[&str], written: &str) -> Result<(), String> {
     let (osrc, otree) = the_def(original).map_err(|e| format!("the original: {e}"))?;
-    let mut names: HashSet<String> = pure::PYTEST_ATTRIBUTES.iter().map(|a| a.to_string()).collect();
+    let mut names: HashSet<String> =
+        pure::PYTEST_ATTRIBUTES.iter().map(|a| a.to_string()).collect();
     names.insert("pytest".into());
     let mut imports = HashSet::from(["import pytest".to_string()]);
     identifiers(otree.root_node(), &osrc, &mut names);

@@ -435,8 +435,14 @@ mod tests {
         let good = "#[test]\nfn t() { let got = classify(100); assert_eq!(got, \"large\", \"at {}\", 100); }";
         assert_eq!(check_rust_test(ORIGINAL, &[example], good), Ok(()));
         for (bad, said) in [
-            ("#[test]\nfn t() { std::process::Command::new(\"touch\").status().unwrap(); }", "std::process::Command"),
-            ("#[test]\nfn t() { let _ = std::fs::remove_dir_all(\"/\"); }", "std::fs::remove_dir_all"),
+            (
+                "#[test]\nfn t() { std::process::Command::new(\"touch\").status().unwrap(); }",
+                "std::process::Command",
+            ),
+            (
+                "#[test]\nfn t() { let _ = std::fs::remove_dir_all(\"/\"); }",
+                "std::fs::remove_dir_all",
+            ),
             ("#[test]\nfn t() { use std::fs; }", "item"),
         ] {
             let e = check_rust_test(ORIGINAL, &[example], bad).unwrap_err();

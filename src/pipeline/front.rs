@@ -218,8 +218,13 @@ pub trait FrontEnd {
     /// function and `examples` (the project's tests naming it, the offline test) use (see
     /// `crate::allowlist`); on success, the test renamed to `name`, ready for
     /// [`Lab::check`]. Otherwise why it is refused (it is never run).
-    fn vet_test(&self, i: usize, written: &str, name: &str, examples: &[String])
-        -> Result<String, String>;
+    fn vet_test(
+        &self,
+        i: usize,
+        written: &str,
+        name: &str,
+        examples: &[String],
+    ) -> Result<String, String>;
     /// The constants of target `i`'s source that seed the witness search of mutant `m`.
     fn hints(&self, i: usize, m: &Mutant) -> Hints;
     /// A hint added to a worker failure (e.g. the interpreter that must import the project).

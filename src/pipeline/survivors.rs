@@ -160,8 +160,13 @@ fn reports(
         .map(|(k, &i)| {
             let mine: Vec<&Numbered> = mutants.iter().filter(|m| m.target == i).collect();
             let none = BTreeMap::new();
-            let entry =
-                Entry { facts: &facts[k], results, chosen: &[], suggestions: &[], fell_back: &none };
+            let entry = Entry {
+                facts: &facts[k],
+                results,
+                chosen: &[],
+                suggestions: &[],
+                fell_back: &none,
+            };
             entry.report(ctx, i, &mine, &proven[k], &elites[k])
         })
         .collect()
@@ -484,7 +489,9 @@ impl Entry<'_> {
                     origin: s.origin,
                     repair_rounds: s.repair_rounds,
                     fallback: match s.origin {
-                        TestOrigin::Offline => k.iter().find_map(|n| self.fell_back.get(n)).cloned(),
+                        TestOrigin::Offline => {
+                            k.iter().find_map(|n| self.fell_back.get(n)).cloned()
+                        }
                         TestOrigin::Model => None,
                     },
                 })

@@ -101,7 +101,11 @@ pub(crate) fn write_tests(
         let mut unanswered = BTreeSet::new();
         for (a_i, a) in pending.iter_mut().enumerate() {
             let w = a.wanted;
-            let call = format!("`{}` with the arguments {}", a.subject.name, stringify_input(&w.witness.input));
+            let call = format!(
+                "`{}` with the arguments {}",
+                a.subject.name,
+                stringify_input(&w.witness.input)
+            );
             let (original, mutant) = (w.witness.original.stringify(), w.witness.mutant.stringify());
             let gap = Gap {
                 subject: &a.subject,
@@ -113,9 +117,9 @@ pub(crate) fn write_tests(
                 template: if w.template.is_empty() { "(none)" } else { &w.template },
             };
             let Some(answer) = tester::ask(session, &gap, a.k, round, &a.feedback) else {
-                a.last = session
-                    .stopped()
-                    .map_or("the model gave no usable answer".into(), |s| format!("the model calls stopped: {s}"));
+                a.last = session.stopped().map_or("the model gave no usable answer".into(), |s| {
+                    format!("the model calls stopped: {s}")
+                });
                 unanswered.insert(a_i);
                 continue;
             };
@@ -145,8 +149,11 @@ pub(crate) fn write_tests(
             }
         }
         let suggestions: Vec<Suggestion> = batch.iter().map(|(_, s, _)| s.clone()).collect();
-        let verdicts =
-            if suggestions.is_empty() { BTreeMap::new() } else { lab.check(&suggestions, witnessed)? };
+        let verdicts = if suggestions.is_empty() {
+            BTreeMap::new()
+        } else {
+            lab.check(&suggestions, witnessed)?
+        };
         let mut done = unanswered;
         for (a_i, s, answer) in batch {
             let a = &mut pending[a_i];

@@ -409,7 +409,8 @@ impl<'a> PythonLab<'a> {
         };
         let node = |name: &str| format!("{}::{name}", file.display());
         let base = runner.run_files(None, timeout, &files)?;
-        let uncollected = base.status == "fail" && base.failed.is_empty() && !base.detail.is_empty();
+        let uncollected =
+            base.status == "fail" && base.failed.is_empty() && !base.detail.is_empty();
         let mut killed_by: BTreeMap<u32, Vec<String>> = BTreeMap::new();
         if !uncollected && base.status != "timeout" {
             for &n in survivors {

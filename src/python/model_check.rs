@@ -118,7 +118,12 @@ pub fn validate_python(original: &str, candidate: &str) -> Result<String, String
 /// only what the original and `examples`, the project's tests and abex's own, use; an import
 /// only as one of them writes it). Returns it dedented and named `name`; otherwise why it is
 /// refused unrun.
-pub fn vet_test(original: &str, written: &str, name: &str, examples: &[String]) -> Result<String, String> {
+pub fn vet_test(
+    original: &str,
+    written: &str,
+    name: &str,
+    examples: &[String],
+) -> Result<String, String> {
     let written = written.trim_matches('\n');
     let written = match written.trim().strip_prefix("```") {
         Some(rest) => {
@@ -199,7 +204,8 @@ mod tests {
 
     #[test]
     fn a_model_test_is_renamed_dedented_and_vetted() {
-        let example = vec!["def test_b():\n    from shop import bucket\n    assert bucket(1)\n".to_string()];
+        let example =
+            vec!["def test_b():\n    from shop import bucket\n    assert bucket(1)\n".to_string()];
         let t = super::vet_test(ORIGINAL, "```python\n    def test_x():\n        from shop import bucket\n        assert bucket(None, 10) == 'large'\n```", "test_bucket_is_large_at_10", &example).unwrap();
         assert_eq!(t, "def test_bucket_is_large_at_10():\n    from shop import bucket\n    assert bucket(None, 10) == 'large'\n");
         for (bad, said) in [

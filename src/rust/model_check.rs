@@ -52,7 +52,12 @@ pub fn validate_rust(original: &str, candidate: &str) -> Result<String, String> 
 /// parameters, that passes the allowlist of tests ([`crate::allowlist::check_rust_test`]: only
 /// what the original and `examples`, the project's tests and abex's own, use). Returns it
 /// named `name`, with `#[test]` (added when missing); otherwise why it is refused unrun.
-pub fn vet_test(original: &str, written: &str, name: &str, examples: &[String]) -> Result<String, String> {
+pub fn vet_test(
+    original: &str,
+    written: &str,
+    name: &str,
+    examples: &[String],
+) -> Result<String, String> {
     let text = written.trim();
     let text = match text.strip_prefix("```") {
         Some(rest) => {
@@ -70,7 +75,8 @@ pub fn vet_test(original: &str, written: &str, name: &str, examples: &[String]) 
     crate::allowlist::check_rust_test(original, &examples, text)?;
     let old = f.sig.ident.to_string();
     let renamed = text.replacen(&format!("fn {old}"), &format!("fn {name}"), 1);
-    let again = syn::parse_str::<syn::ItemFn>(&renamed).map_err(|e| format!("it does not parse once renamed: {e}"))?;
+    let again = syn::parse_str::<syn::ItemFn>(&renamed)
+        .map_err(|e| format!("it does not parse once renamed: {e}"))?;
     if again.sig.ident != name {
         return Err(format!("it could not be renamed to `{name}`"));
     }
@@ -133,10 +139,19 @@ mod tests {
     #[test]
     fn a_model_test_is_renamed_marked_and_vetted() {
         let example = vec!["#[test]\nfn old() { assert_eq!(clamp(3), 3); }".to_string()];
-        let t = vet_test(ORIGINAL, "```rust\nfn whatever() { assert_eq!(clamp(11), 10); }\n```", "clamp_is_10_at_11", &example).unwrap();
+        let t = vet_test(
+            ORIGINAL,
+            "```rust\nfn whatever() { assert_eq!(clamp(11), 10); }\n```",
+            "clamp_is_10_at_11",
+            &example,
+        )
+        .unwrap();
         assert_eq!(t, "#[test]\nfn clamp_is_10_at_11() { assert_eq!(clamp(11), 10); }");
         for (bad, said) in [
-            ("#[test] fn t() { let _ = std::process::Command::new(\"touch\").status(); }", "std::process::Command"),
+            (
+                "#[test] fn t() { let _ = std::process::Command::new(\"touch\").status(); }",
+                "std::process::Command",
+            ),
             ("#[test] fn t(x: i32) { assert_eq!(clamp(x), x); }", "parameters"),
             ("#[test] fn t() { assert_eq!(clamp(1), 1) ", "parse"),
         ] {

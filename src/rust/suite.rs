@@ -162,7 +162,9 @@ impl TestSuite {
             status?;
             let names: Vec<String> = out
                 .lines()
-                .filter_map(|l| Some(l.strip_prefix("test ")?.strip_suffix(" ... FAILED")?.trim().to_string()))
+                .filter_map(|l| {
+                    Some(l.strip_prefix("test ")?.strip_suffix(" ... FAILED")?.trim().to_string())
+                })
                 .collect();
             if !names.is_empty() {
                 output.push_str(&out);
