@@ -254,6 +254,21 @@ pub struct SuggestedTest {
     pub fallback: Option<String>,
 }
 
+impl SuggestedTest {
+    /// Who wrote it, in words, when a model took part: `written by the model, 3 repair
+    /// rounds`, or why the model's test was not kept. `None` for an offline run's test.
+    pub fn provenance(&self) -> Option<String> {
+        match self.origin {
+            TestOrigin::Model => Some(match self.repair_rounds {
+                0 => "written by the model".to_string(),
+                1 => "written by the model, 1 repair round".to_string(),
+                n => format!("written by the model, {n} repair rounds"),
+            }),
+            TestOrigin::Offline => self.fallback.clone(),
+        }
+    }
+}
+
 fn is_zero(n: &u32) -> bool {
     *n == 0
 }

@@ -3,7 +3,9 @@
 //! strategies and pairs, malformed JSON, a 429 with `Retry-After`, a 500, a slow answer past the
 //! timeout and a forbidden mutant; the tests check the run completes, budgets hold, the forbidden
 //! mutant never runs, a re-run replays at zero requests with the same report, strategies seed
-//! the next run, and each ablation switch changes which agents are asked.
+//! the next run, and each ablation switch changes which agents are asked. The Tester's
+//! generate-and-repair loop is led through a test that does not compile, one that fails on the
+//! original and one that does not kill to one that kills; hostile tests are refused unrun.
 
 #[path = "../../tests/support/mod.rs"]
 mod support;
@@ -423,6 +425,10 @@ fn the_testers_test_is_repaired_until_it_kills_and_a_hostile_test_never_runs() {
     let model = tests.iter().find(|x| x["origin"] == "model").expect("a model test");
     assert_eq!(model["repair_rounds"], 3, "{model:#}");
     assert!(model["code"].as_str().unwrap().contains("assert_eq!(classify(99), \"small\")"));
+    let summary = std::fs::read_to_string(dir.join(".abex/out/summary.md")).unwrap();
+    assert!(summary.contains("written by the model, 3 repair rounds"), "{summary}");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("written by the model, 3 repair rounds"), "{stderr}");
     let at_100_mutants: Vec<&Value> = t["mutants"]
         .as_array()
         .unwrap()

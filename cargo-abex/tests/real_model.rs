@@ -3,7 +3,8 @@
 //! `examples/demo` must make calls and count them, read usage from the answers, negotiate
 //! structured output (the server refuses a JSON schema with HTTP 500 and takes JSON mode with
 //! the schema), refuse or ignore the tiny model's nonsense without a crash, hold its budgets,
-//! and never fall back to the offline engine because of the shape of a request.
+//! and never fall back to the offline engine because of the shape of a request; the Tester's
+//! repair loop ends within its rounds and falls back to the offline test, saying so.
 
 #[path = "../../tests/support/mod.rs"]
 mod support;
@@ -72,4 +73,24 @@ fn a_model_run_on_the_demo_crate_against_a_real_local_server() {
     let t = &r["targets"][0];
     assert!(t["exploration"]["bc_count"].as_u64().unwrap() >= 1);
     assert!(stderr.contains("engine: model `smollm2`"), "{stderr}");
+    // The Tester's generate-and-repair loop ends within its rounds (at most 4 answers a
+    // survivor) and falls back to the offline test, saying so, when its test does not hold.
+    let asked = llm["by_role"]["tester"]["calls"].as_u64().unwrap_or(0);
+    let (kept, fell_back) =
+        (llm["tests_kept"].as_u64().unwrap(), llm["tests_fell_back"].as_u64().unwrap());
+    assert!(asked <= 4 * (kept + fell_back), "{llm:#}");
+    let tests = t["mutation"]["suggested_tests"].as_array().unwrap();
+    assert!(!tests.is_empty(), "{:#}", t["mutation"]);
+    for test in tests {
+        if test["origin"] == "model" {
+            assert!(test["repair_rounds"].as_u64().unwrap_or(0) <= 3, "{test:#}");
+        } else if let Some(why) = test["fallback"].as_str() {
+            assert!(why.starts_with("the model's test was not kept after"), "{why}");
+            let answers: u64 = why.split_whitespace().nth(7).unwrap().parse().unwrap();
+            assert!((1..=4).contains(&answers), "{why}");
+        }
+    }
+    if fell_back > 0 && kept == 0 {
+        assert!(tests.iter().any(|x| x["fallback"].is_string()), "{tests:#?}");
+    }
 }

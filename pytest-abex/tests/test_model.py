@@ -500,7 +500,7 @@ def test_no_answer_of_the_hostile_corpus_runs(project, tmp_path):
         fake.close()
 
 
-def tester_script(marker):
+def scripted_tester(marker):
     """The Tester's answers: for the survivor at 100, a test that does not compile (``await``
     outside ``async def``), then one that fails on the original, then one that does not kill,
     then a good one, round by round (read from the feedback in the prompt); for every other
@@ -530,7 +530,7 @@ def test_the_testers_test_is_repaired_until_it_kills_and_a_hostile_one_never_run
             return 200, json.dumps({"source": SURVIVOR, "description": "boundary at 100 moved"}), []
         return 200, pairs, []
 
-    fake = FakeLlm(script, tester=tester_script(marker))
+    fake = FakeLlm(script, tester=scripted_tester(marker))
     try:
         run_abex(project, fake).assert_outcomes(passed=1)
         rep = report(project)

@@ -106,6 +106,19 @@ pub fn ask(
     Some(a.test)
 }
 
+/// The code of an answer: inside its fence when it is fenced (```` ```rust … ``` ````), else
+/// the answer, trimmed of blank lines at both ends (its indentation is kept).
+pub fn code_of(answer: &str) -> &str {
+    let answer = answer.trim_matches('\n');
+    match answer.trim().strip_prefix("```") {
+        Some(rest) => {
+            let code = rest.split_once('\n').map_or("", |(_, code)| code);
+            code.trim_end().strip_suffix("```").unwrap_or(code).trim_matches('\n')
+        }
+        None => answer,
+    }
+}
+
 /// What to tell the Tester about its last test, when it did not hold: `why` is what happened
 /// (refused, did not compile, failed on the original, did not kill), `detail` the compiler's
 /// or the test's output, if any.
@@ -126,6 +139,15 @@ pub fn feedback(round: u32, test: &str, why: &str, detail: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fenced_answer_is_the_code_inside_the_fence() {
+        assert_eq!(
+            code_of("```python\n    def t():\n        pass\n```\n"),
+            "    def t():\n        pass"
+        );
+        assert_eq!(code_of("\nfn t() {}\n"), "fn t() {}");
+    }
 
     #[test]
     fn feedback_quotes_the_test_and_the_error_as_data() {

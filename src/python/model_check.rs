@@ -124,15 +124,7 @@ pub fn vet_test(
     name: &str,
     examples: &[String],
 ) -> Result<String, String> {
-    let written = written.trim_matches('\n');
-    let written = match written.trim().strip_prefix("```") {
-        Some(rest) => {
-            let code = rest.split_once('\n').map_or("", |(_, code)| code);
-            code.trim_end().strip_suffix("```").unwrap_or(code).to_string()
-        }
-        None => written.to_string(),
-    };
-    let d = one_def(&written)?;
+    let d = one_def(crate::llm::tester::code_of(written))?;
     if squash(&d.parameters) != "()" {
         return Err("a test function takes no parameters".into());
     }

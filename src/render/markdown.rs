@@ -93,9 +93,10 @@ fn target_section(out: &mut String, t: &TargetReport) {
     }
     // The code block is highlighted in the function's language (`rust`, `python`).
     for s in &m.suggested_tests {
+        let by = s.provenance().map(|p| format!("; {p}")).unwrap_or_default();
         let _ = writeln!(
             out,
-            "\nSuggested test (kills {}):\n\n```{}\n{}```",
+            "\nSuggested test (kills {}{by}):\n\n```{}\n{}```",
             s.kills.join(", "),
             t.target.language,
             s.code

@@ -292,9 +292,10 @@ fn mutation(out: &mut String, m: &MutationReport, language: &str, opts: &TextOpt
         );
     }
     for s in &m.suggested_tests {
+        let by = s.provenance().map(|p| format!("; {p}")).unwrap_or_default();
         let _ = writeln!(
             out,
-            "  {} (kills {})",
+            "  {} (kills {}{by})",
             opts.paint(Style::Good, "suggested test"),
             s.kills.join(", ")
         );

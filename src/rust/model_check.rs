@@ -58,14 +58,7 @@ pub fn vet_test(
     name: &str,
     examples: &[String],
 ) -> Result<String, String> {
-    let text = written.trim();
-    let text = match text.strip_prefix("```") {
-        Some(rest) => {
-            let rest = rest.split_once('\n').map_or("", |(_, code)| code);
-            rest.trim_end().strip_suffix("```").unwrap_or(rest).trim()
-        }
-        None => text,
-    };
+    let text = crate::llm::tester::code_of(written).trim();
     let f = syn::parse_str::<syn::ItemFn>(text)
         .map_err(|e| format!("it does not parse as one test function: {e}"))?;
     if !f.sig.inputs.is_empty() {
