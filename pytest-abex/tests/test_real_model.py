@@ -103,3 +103,16 @@ def test_a_model_run_on_the_python_demo_against_a_real_local_server(llama_server
     assert llm["total"]["usd"] <= 0.01
     assert rep["complete"]
     assert "engine: model `smollm2`" in out, out
+    # The Tester's generate-and-repair loop ends within its rounds (at most 4 answers a
+    # survivor) and falls back to the offline test, saying so, when its test does not hold.
+    asked = llm["by_role"].get("tester", {}).get("calls", 0)
+    assert asked <= 4 * (llm["tests_kept"] + llm["tests_fell_back"]), llm
+    tests = [s for t in rep["targets"] for s in t["mutation"]["suggested_tests"]]
+    for s in tests:
+        if s["origin"] == "model":
+            assert s.get("repair_rounds", 0) <= 3, s
+        elif "fallback" in s:
+            answers = int(s["fallback"].split()[7])
+            assert s["fallback"].startswith("the model's test was not kept after") and 1 <= answers <= 4, s
+    if llm["tests_fell_back"] and not llm["tests_kept"]:
+        assert any("fallback" in s for s in tests), tests
