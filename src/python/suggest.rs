@@ -522,6 +522,7 @@ mod tests {
             original: Outcome::Ok { value: "3".into() },
             mutant: Outcome::Ok { value: "4".into() },
             found_by: "archive".into(),
+            shrunk_from: None,
         };
         let code = render(&f, &w, "test_abex_shift_1", "why", false).unwrap();
         assert!(code.contains("    import asyncio\n"), "{code}");
@@ -561,6 +562,7 @@ mod tests {
             original: Outcome::Ok { value: "'A'".into() },
             mutant: Outcome::Ok { value: "'B'".into() },
             found_by: "archive".into(),
+            shrunk_from: None,
         }
     }
 
