@@ -243,3 +243,36 @@ fn a_long_random_witness_shrinks_to_one_character_before_its_test_is_written() {
         assert!(arg.chars().count() <= 12, "the test calls a long witness: {code}");
     }
 }
+
+/// A gap where the original panics (`unreachable!` in a match arm the mutant deletes, so the
+/// mutant is built alone): its suggested test expects the panic, with the message, and counts
+/// as killing the mutant it was written for (libtest names a failed `#[should_panic]` test
+/// `path - should panic`).
+#[test]
+fn a_gap_whose_original_panics_gets_a_should_panic_test() {
+    let (_tmp, dir) = support::project("shrink");
+    let o = Command::new(env!("CARGO_BIN_EXE_cargo-abex"))
+        .args(["abex", "--offline", "--seed", "1", "--function", "src/lib.rs::thousands"])
+        .current_dir(&dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(dir.join(".abex/out/report.json")).unwrap();
+    let r: Value = serde_json::from_str(&text).unwrap();
+    let arm = survivors(&r)
+        .into_iter()
+        .map(|(_, _, _, m)| m)
+        .find(|m| m["description"] == "delete the match arm `0`")
+        .unwrap_or_else(|| panic!("the deleted arm did not survive: {text}"));
+    assert_eq!(arm["witness"]["original"]["kind"], "panic", "{arm}");
+    let name = arm["suggested_test"].as_str().unwrap_or_else(|| panic!("no test: {arm}"));
+    let tests = r["targets"][0]["mutation"]["suggested_tests"].as_array().unwrap();
+    let test = tests.iter().find(|t| t["name"] == name).unwrap();
+    let code = test["code"].as_str().unwrap();
+    assert!(
+        code.contains("#[should_panic(expected = \"internal error: entered unreachable code: callers pass at least 1000\")]"),
+        "{code}"
+    );
+    assert_eq!(test["kills"], serde_json::json!([arm["id"]]));
+}

@@ -6,7 +6,7 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -382,22 +382,37 @@ impl<'a> RustLab<'a> {
         }
     }
 
-    /// Builds mutant `n` alone, in a scratch copy of its own, and runs its tests.
-    fn test_alone(&mut self, n: u32, timeout: Duration) -> Result<Tested, RustError> {
-        let single = self.scratch.with_file_name(format!(
+    /// The scratch copy mutants built alone are built in.
+    fn single_scratch(&self) -> PathBuf {
+        self.scratch.with_file_name(format!(
             "{}-single",
             self.scratch.file_name().and_then(|s| s.to_str()).unwrap_or("harness")
-        ));
+        ))
+    }
+
+    /// Builds mutant `n` alone (applied, not switched) in `single`, with `inserts`.
+    fn build_alone(
+        &self,
+        n: u32,
+        inserts: Vec<(PathBuf, usize, String)>,
+        single: &Path,
+    ) -> Result<Harness, RustError> {
         let wrappers: BTreeMap<Part, String> = self.builds[0]
             .dropped
             .iter()
             .filter(|(p, _)| matches!(p, Part::Wrapper(_)))
             .map(|(p, r)| (*p, r.clone()))
             .collect();
-        let mut one = self.request(&[], Vec::new(), wrappers);
+        let mut one = self.request(&[], inserts, wrappers);
         one.apply = self.mutants.iter().find(|m| m.n == n).map(|m| (n, &m.mutant));
-        one.scratch = &single;
-        let mut built = harness::build(&one)?;
+        one.scratch = single;
+        Ok(harness::build(&one)?)
+    }
+
+    /// Builds mutant `n` alone, in a scratch copy of its own, and runs its tests.
+    fn test_alone(&mut self, n: u32, timeout: Duration) -> Result<Tested, RustError> {
+        let single = self.single_scratch();
+        let mut built = self.build_alone(n, Vec::new(), &single)?;
         if let Some(reason) = built.dropped.get(&Part::Mutant(n)) {
             return Ok(Tested {
                 status: MutantStatus::Unviable,
@@ -606,6 +621,8 @@ impl Lab for RustLab<'_> {
             })
             .collect();
         let mut kills: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+        // The suggested tests that failed on the original (of the first build that ran them).
+        let mut failed_on_original: Option<Vec<String>> = None;
         for (b, survivors) in by_build {
             let switched: Vec<u32> =
                 self.build_of.iter().filter(|(_, &x)| x == b).map(|(n, _)| *n).collect();
@@ -638,6 +655,49 @@ impl Lab for RustLab<'_> {
                 }
                 let killed = failing.iter().filter(|(_, f)| f.contains(&path)).map(|(k, _)| *k);
                 kills.entry(sug.name.clone()).or_default().extend(killed);
+            }
+            failed_on_original.get_or_insert(on_original);
+        }
+        // A survivor built alone (a deleted match arm, say) is built again alone with the
+        // tests written for it, and they are run there.
+        let alone: Vec<u32> = survivors
+            .iter()
+            .copied()
+            .filter(|n| self.alone.contains_key(n) && suggestions.iter().any(|s| s.mutant == *n))
+            .collect();
+        if alone.is_empty() {
+            return Ok(kills);
+        }
+        let on_original = match failed_on_original {
+            Some(o) => o,
+            None => {
+                let req = self.request(&[], inserts.clone(), self.builds[0].dropped.clone());
+                let built = harness::build(&req).map_err(front_err)?;
+                let failed = self.suite(&built).failures(None, timeout, suggest::MODULE);
+                let Some(failed) = failed else { return Ok(kills) };
+                failed
+            }
+        };
+        let single = self.single_scratch();
+        for n in alone {
+            let mine: Vec<(PathBuf, usize, String)> = suggestions
+                .iter()
+                .zip(&inserts)
+                .filter(|(s, _)| s.mutant == n)
+                .map(|(_, i)| i.clone())
+                .collect();
+            let built = self.build_alone(n, mine, &single).map_err(front_err)?;
+            if built.dropped.contains_key(&Part::Mutant(n)) {
+                continue;
+            }
+            let Some(failing) = self.suite(&built).failures(None, timeout, suggest::MODULE) else {
+                continue;
+            };
+            for sug in suggestions.iter().filter(|s| s.mutant == n) {
+                let path = suggest::test_path(self.front.found(sug.calls), &sug.name);
+                if !on_original.contains(&path) && failing.contains(&path) {
+                    kills.entry(sug.name.clone()).or_default().push(n);
+                }
             }
         }
         Ok(kills)
