@@ -191,19 +191,26 @@ fn the_threshold_operator_explores_the_pair_at_the_exact_threshold_of_a_computed
 /// only on text with a character outside ASCII, which the search finds in a long random string;
 /// the report keeps that string as `shrunk_from` and witnesses (and names, and calls) the
 /// suggested test with one character, `é`.
-/// The witnesses of `label_width`'s survivors in the `shrink` fixture, shrunk or not, with
-/// the report's text.
-fn label_width_witnesses(shrink: bool) -> (Vec<Value>, Value, String) {
+/// `cargo abex --offline --function src/lib.rs::FUNCTION` on the `shrink` fixture, its
+/// witnesses shrunk or not: the report and its text.
+fn shrink_fixture(function: &str, shrink: bool) -> (Value, String) {
     let (_tmp, dir) = support::project("shrink");
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-abex"));
-    cmd.args(["abex", "--offline", "--seed", "1", "--function", "src/lib.rs::label_width"]);
+    cmd.args(["abex", "--offline", "--seed", "1", "--function"]);
+    cmd.arg(format!("src/lib.rs::{function}"));
     if !shrink {
         cmd.env(abex::witness::SHRINK_ENV, "off");
     }
     let o = cmd.current_dir(&dir).env("NO_COLOR", "1").output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = std::fs::read_to_string(dir.join(".abex/out/report.json")).unwrap();
-    let r: Value = serde_json::from_str(&text).unwrap();
+    (serde_json::from_str(&text).unwrap(), text)
+}
+
+/// The witnesses of `label_width`'s survivors in the `shrink` fixture, shrunk or not, with
+/// the report and its text.
+fn label_width_witnesses(shrink: bool) -> (Vec<Value>, Value, String) {
+    let (r, text) = shrink_fixture("label_width", shrink);
     let witnesses: Vec<Value> = survivors(&r)
         .into_iter()
         .filter(|(_, _, _, m)| m["witness"].is_object())
@@ -250,16 +257,7 @@ fn a_long_random_witness_shrinks_to_one_character_before_its_test_is_written() {
 /// `path - should panic`).
 #[test]
 fn a_gap_whose_original_panics_gets_a_should_panic_test() {
-    let (_tmp, dir) = support::project("shrink");
-    let o = Command::new(env!("CARGO_BIN_EXE_cargo-abex"))
-        .args(["abex", "--offline", "--seed", "1", "--function", "src/lib.rs::thousands"])
-        .current_dir(&dir)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let text = std::fs::read_to_string(dir.join(".abex/out/report.json")).unwrap();
-    let r: Value = serde_json::from_str(&text).unwrap();
+    let (r, text) = shrink_fixture("thousands", true);
     let arm = survivors(&r)
         .into_iter()
         .map(|(_, _, _, m)| m)
