@@ -234,11 +234,10 @@ fn simpler(ty: &Ty, v: &Value, depth: usize) -> Vec<(u8, Value)> {
         (_, Value::Int(i)) => out.extend(ints(*i)),
         (_, Value::BigUint(_)) => out.push((0, Value::Int(0))),
         (_, Value::Float(x)) => out.extend(floats(*x)),
-        (Ty::Char, Value::Str(s)) => {
-            if s.chars().any(|c| !plain(c)) {
-                out.extend(["a", "0", "é"].map(|c| (2, Value::Str(c.into()))));
-            }
+        (Ty::Char, Value::Str(s)) if s.chars().any(|c| !plain(c)) => {
+            out.extend(["a", "0", "é"].map(|c| (2, Value::Str(c.into()))));
         }
+        (Ty::Char, _) => {}
         (_, Value::Str(s)) => out.extend(strings(s)),
         (Ty::Array { item, .. }, Value::List(xs)) => out.extend(elements(xs, |_| item, depth)),
         (Ty::Tuple { items }, Value::List(xs)) => {

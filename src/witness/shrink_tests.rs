@@ -148,10 +148,11 @@ fn the_budget_bounds_the_calls() {
         ok(a[0].as_int().unwrap() >= 1)
     };
     let w = witness(vec![Value::Int(1 << 40)], ok(true), ok(false));
-    let (mut o, mut m) = (FnEvaluator(counting), FnEvaluator(|_: &Args| ok(false)));
     let params = [Ty::Int { bits: 64, signed: true }];
-    let got = shrink_within(&params, &w, &mut o, &mut m, 10, None).unwrap();
-    drop(o);
+    let got = {
+        let (mut o, mut m) = (FnEvaluator(counting), FnEvaluator(|_: &Args| ok(false)));
+        shrink_within(&params, &w, &mut o, &mut m, 10, None).unwrap()
+    };
     assert_eq!(calls, 10);
     assert!(got.input[0].as_int().unwrap() < 1 << 40);
     // Past its deadline it runs nothing.
