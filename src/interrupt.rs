@@ -10,16 +10,29 @@
 //! children) at once. A result obtained after the request (a test binary that "failed" because
 //! it was killed) is never a finding: whoever waits on a child checks [`requested`] before
 //! recording what it gave.
+//!
+//! The run's time budget ends the same way, short of an interruption: a [`Watchdog`] started
+//! with the run's deadline [`expire`]s it when the deadline passes, which kills the process
+//! groups of the steps in flight (builds, test runs, pytest runners; not the workers that
+//! evaluate functions, whose calls are bounded by the call timeout), so that a build cannot
+//! overrun the budget. What a killed step gave is dropped the same way ([`stopped`]), and the
+//! run ends normally, its untested mutants and unsearched survivors saying "the time budget ran
+//! out".
 
-use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
+use std::sync::{mpsc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Instant;
 
 /// The first signal received, 0 for none.
 static SIGNAL: AtomicI32 = AtomicI32::new(0);
 /// How many requests were received since the last [`reset`].
 static REQUESTS: AtomicUsize = AtomicUsize::new(0);
-/// The process groups of the children running now (their leaders' pids).
-static GROUPS: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+/// Whether the running run's deadline passed (see [`Watchdog`]).
+static EXPIRED: AtomicBool = AtomicBool::new(false);
+/// The process groups of the children running now: their leaders' pids, and whether each is a
+/// step (killed when the deadline passes too) rather than a worker.
+static GROUPS: Mutex<Vec<(u32, bool)>> = Mutex::new(Vec::new());
 
 /// SIGINT: Ctrl-C, or the first signal a CI runner sends to a cancelled job.
 pub const SIGINT: i32 = 2;
@@ -75,12 +88,34 @@ pub fn requested() -> Option<Interruption> {
 pub fn reset() {
     SIGNAL.store(0, Ordering::SeqCst);
     REQUESTS.store(0, Ordering::SeqCst);
+    EXPIRED.store(false, Ordering::SeqCst);
+}
+
+/// Ends the running run's time budget now: no step starts any more and the steps in flight are
+/// killed (their results dropped, see [`stopped`]); workers live on.
+pub fn expire() {
+    EXPIRED.store(true, Ordering::SeqCst);
+    let groups = GROUPS.lock().unwrap_or_else(|e| e.into_inner());
+    for &(pid, _) in groups.iter().filter(|g| g.1) {
+        kill_group(pid);
+    }
+}
+
+/// Whether the running run's deadline passed and its [`Watchdog`] killed the steps in flight.
+pub fn expired() -> bool {
+    EXPIRED.load(Ordering::SeqCst)
+}
+
+/// Whether what a child gives now is no result: the run was interrupted, or its deadline passed
+/// and the child may have been killed for it.
+pub fn stopped() -> bool {
+    requested().is_some() || expired()
 }
 
 /// Kills the process group of every tracked child.
 pub fn kill_children() {
     let groups = GROUPS.lock().unwrap_or_else(|e| e.into_inner());
-    for &pid in groups.iter() {
+    for &(pid, _) in groups.iter() {
         kill_group(pid);
     }
 }
@@ -100,13 +135,25 @@ fn kill_group(_pid: u32) {}
 #[derive(Debug)]
 pub struct Tracked(u32);
 
-/// Tracks `child`, started in a process group of its own (`crate::safety::own_group`), so that
-/// a request kills its group. A child started after a request is killed at once.
+/// Tracks `child`, a step (a build, a test run), started in a process group of its own
+/// (`crate::safety::own_group`), so that a request or the deadline kills its group. A child
+/// started after either is killed at once.
 pub fn track(child: &std::process::Child) -> Tracked {
+    tracked(child, true)
+}
+
+/// Tracks `child`, a worker that evaluates functions, like [`track`], except that the deadline
+/// does not kill it (its calls are bounded by the call timeout, and its caller checks the
+/// deadline between them): only a request does.
+pub fn track_worker(child: &std::process::Child) -> Tracked {
+    tracked(child, false)
+}
+
+fn tracked(child: &std::process::Child, step: bool) -> Tracked {
     let pid = child.id();
-    GROUPS.lock().unwrap_or_else(|e| e.into_inner()).push(pid);
+    GROUPS.lock().unwrap_or_else(|e| e.into_inner()).push((pid, step));
     // A request between the spawn and the push above has already killed the groups it knew.
-    if requested().is_some() {
+    if requested().is_some() || (step && expired()) {
         kill_group(pid);
     }
     Tracked(pid)
@@ -115,8 +162,45 @@ pub fn track(child: &std::process::Child) -> Tracked {
 impl Drop for Tracked {
     fn drop(&mut self) {
         let mut groups = GROUPS.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(at) = groups.iter().position(|&p| p == self.0) {
+        if let Some(at) = groups.iter().position(|&(p, _)| p == self.0) {
             groups.swap_remove(at);
+        }
+    }
+}
+
+/// Expires the run when its deadline passes (see [`expire`]) unless it is dropped first; the
+/// run holds it from its start to its end.
+#[derive(Debug)]
+pub struct Watchdog {
+    /// Dropped (disconnected) to tell the thread the run ended.
+    done: Option<mpsc::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Watchdog {
+    /// Starts watching `deadline` (none: nothing to watch) for a new run: an earlier run's
+    /// expiry is forgotten.
+    pub fn start(deadline: Option<Instant>) -> Watchdog {
+        EXPIRED.store(false, Ordering::SeqCst);
+        let Some(deadline) = deadline else {
+            return Watchdog { done: None, thread: None };
+        };
+        let (done, ended) = mpsc::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let wait = deadline.saturating_duration_since(Instant::now());
+            if let Err(mpsc::RecvTimeoutError::Timeout) = ended.recv_timeout(wait) {
+                expire();
+            }
+        });
+        Watchdog { done: Some(done), thread: Some(thread) }
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        drop(self.done.take());
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
         }
     }
 }

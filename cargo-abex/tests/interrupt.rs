@@ -309,3 +309,60 @@ fn a_run_killed_with_sigkill_leaves_a_report_that_parses_with_what_was_finished(
         let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
     }
 }
+
+#[test]
+fn a_build_still_running_when_the_time_budget_runs_out_is_killed_and_the_run_ends_normally() {
+    let (_tmp, dir) = support::project("gaps");
+    // A build script that alone would take five minutes.
+    let sleepy = "fn main() { std::thread::sleep(std::time::Duration::from_secs(300)); }\n";
+    std::fs::write(dir.join("build.rs"), sleepy).unwrap();
+    let before = support::snapshot(&dir);
+    let started = Instant::now();
+    let o = abex(&dir).args(["--time-budget", "4s"]).output().unwrap();
+    let took = started.elapsed();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        took < Duration::from_secs(100),
+        "the build ran on past the budget: {took:?}\n{stderr}"
+    );
+    assert!(o.status.success(), "{stderr}");
+    let r = read_report(&dir).expect("a report that parses");
+    assert_eq!(r["complete"], true, "the run ends normally: {r:#}");
+    assert!(r["interrupted"].is_null());
+    let all: Vec<&Value> = mutants(&r).collect();
+    assert!(!all.is_empty(), "every function is still listed, with its mutants: {r:#}");
+    assert!(all.iter().all(|m| m["status"] == "not_tested"), "{r:#}");
+    assert!(stderr.contains("the run stopped first"), "{stderr}");
+    assert!(stderr.contains("the time budget ran out before `gaps` was built"), "{stderr}");
+    assert_nothing_left(&dir);
+    assert_eq!(support::snapshot(&dir), before, "the user's tree changed");
+}
+
+#[test]
+fn the_deadline_kills_the_steps_in_flight_and_spares_the_workers() {
+    use abex::interrupt::{expired, stopped, track, track_worker, Watchdog};
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    let spawn = || Command::new("sleep").arg("60").process_group(0).spawn().unwrap();
+    // A run that ends before its deadline expires nothing.
+    drop(Watchdog::start(Some(Instant::now() + Duration::from_millis(200))));
+    std::thread::sleep(Duration::from_millis(400));
+    assert!(!expired());
+
+    let (mut step, mut worker) = (spawn(), spawn());
+    let (_s, _w) = (track(&step), track_worker(&worker));
+    let dog = Watchdog::start(Some(Instant::now() + Duration::from_millis(200)));
+    assert!(!stopped(), "expired before its deadline");
+    assert_eq!(wait_status(&mut step).signal(), Some(9), "the step in flight is killed");
+    assert!(expired() && stopped());
+    assert!(worker.try_wait().unwrap().is_none(), "the worker is spared");
+    // A step started after the deadline is killed at once.
+    let mut late = spawn();
+    let _l = track(&late);
+    assert_eq!(wait_status(&mut late).signal(), Some(9));
+    drop(dog);
+    // The next run starts afresh.
+    drop(Watchdog::start(None));
+    assert!(!expired());
+    worker.kill().unwrap();
+    worker.wait().unwrap();
+}

@@ -210,3 +210,45 @@ def test_a_second_signal_ends_the_run_at_once(project):
         assert "SIGTERM again: stopping now" in log.read_text()
     assert read_report(project.path) is not None
     assert_nothing_left(project.path)
+
+
+def test_a_run_killed_with_sigkill_leaves_a_report_that_parses_with_what_was_finished(project):
+    log = project.path / "run.log"
+    with open(log, "w") as out:
+        proc = start(project.path, out)
+        seen = wait_for(project.path, lambda rep, _: len(finished_mutants(rep)) >= 1, log)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=60)
+    rep = read_report(project.path)
+    assert rep is not None, "the report parses after SIGKILL"
+    assert rep["complete"] is False
+    assert len(finished_mutants(rep)) >= len(finished_mutants(seen)), "nothing written before the kill is lost"
+    # What SIGKILL left behind (it cannot be caught) ends with the test.
+    for pid, _ in processes_in(project.path):
+        try:
+            os.kill(int(pid), signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def test_a_test_run_still_going_when_the_time_budget_runs_out_is_killed_and_the_run_ends_normally(pytester):
+    # The project's tests take a minute in abex's scratch copy (and no time in the session).
+    slow = ('import time\n\nfrom pricing import grade, shipping\n\n\n'
+            'def test_grades():\n    if ".abex" in __file__:\n        time.sleep(60)\n'
+            '    assert grade(95) == "A"\n    assert shipping(1) == 5\n')
+    pytester.makepyfile(pricing=PRICING, test_pricing=slow)
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    before = snapshot(pytester.path)
+    started = time.monotonic()
+    result = pytester.runpytest(*ARGS, "--abex-time-budget", "4")
+    took = time.monotonic() - started
+    out = result.stdout.str()
+    assert took < 40, f"a test run went on past the budget: {took:.0f} s\n{out}"
+    assert result.ret == 0, out
+    rep = read_report(pytester.path)
+    assert rep["complete"] is True and "interrupted" not in rep, rep
+    mutants = [m for t in rep["targets"] for m in (t.get("mutation") or {}).get("mutants", [])]
+    assert mutants and all(m["status"] == "not_tested" for m in mutants), mutants
+    assert "not tested (the run stopped first)" in out, out
+    assert_nothing_left(pytester.path)
+    assert snapshot(pytester.path) == before

@@ -112,7 +112,7 @@ impl Worker {
         crate::safety::own_group(&mut cmd);
         let command = format!("{} {}", self.spec.program.display(), self.spec.args.join(" "));
         let mut child = cmd.spawn().map_err(|source| ExecError::Spawn { command, source })?;
-        let tracked = crate::interrupt::track(&child);
+        let tracked = crate::interrupt::track_worker(&child);
         self.starts += 1;
         let stdin = child.stdin.take().ok_or_else(|| ExecError::Protocol("no stdin".into()))?;
         let stdout = child.stdout.take().ok_or_else(|| ExecError::Protocol("no stdout".into()))?;

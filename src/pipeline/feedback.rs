@@ -77,7 +77,11 @@ pub(crate) fn rounds(
         if fresh.is_empty() {
             return Ok(());
         }
-        lab.add(&fresh)?;
+        match lab.add(&fresh) {
+            // The deadline killed their build: the round ends without them.
+            Err(_) if crate::interrupt::expired() => return Ok(()),
+            added => added?,
+        }
         let which: Vec<usize> = (0..unit.targets.len())
             .filter(|&k| fresh.iter().any(|m| m.target == unit.targets[k]))
             .collect();

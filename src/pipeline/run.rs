@@ -47,6 +47,8 @@ pub fn run(
         on_event(Event::Warning { message });
     }
     let deadline = cfg.time_budget.map(|b| started + b);
+    // Kills the builds and test runs still going when the deadline passes.
+    let _watchdog = crate::interrupt::Watchdog::start(deadline);
     let (session, offline) = match crate::llm::engine::start(&cfg.llm, root, deadline)? {
         Ok(s) => (Some(s), None),
         Err(r) => (None, Some(r)),
@@ -116,7 +118,10 @@ pub fn run(
         }
         for (&i, tr) in unit.targets.iter().zip(done?) {
             on_event(Event::Done { index: i, report: &tr });
-            cache.put(&keys[i], &tr);
+            // A target the deadline left unexplored is not a result to reuse.
+            if !(crate::interrupt::expired() && tr.exploration.is_none()) {
+                cache.put(&keys[i], &tr);
+            }
             results[i] = Some(tr);
         }
         snapshot.clear();
@@ -291,8 +296,32 @@ fn run_unit(
         .count();
     on_event(Event::Building { package: &unit.name, functions: callable });
     let built = Instant::now();
-    let mut lab = ctx.front.open(ctx.cfg, unit, &numbered, ctx.deadline)?;
+    // Past the deadline nothing more is built: the targets are reported with their mutants
+    // `not_tested` (a build the watchdog killed ends the same way).
+    let opened = match crate::interrupt::expired() {
+        true => None,
+        false => match ctx.front.open(ctx.cfg, unit, &numbered, ctx.deadline) {
+            Err(_) if crate::interrupt::expired() => None,
+            opened => Some(opened?),
+        },
+    };
     interrupted()?;
+    let Some(mut lab) = opened else {
+        let message = format!(
+            "the time budget ran out before `{}` was built: its {} function(s) were neither explored nor tested\nhint: give --time-budget more than the build takes",
+            unit.name,
+            unit.targets.len()
+        );
+        on_event(Event::Warning { message });
+        let mutation = survivors::untested(ctx, unit, &numbered);
+        let targets = unit.targets.iter().zip(mutation);
+        let out = targets.map(|(&i, m)| TargetReport {
+            target: ctx.front.targets()[i].clone(),
+            exploration: None,
+            mutation: ctx.cfg.mutate.then_some(m),
+        });
+        return Ok(out.collect());
+    };
     on_event(Event::Built { package: &unit.name, time: built.elapsed() });
 
     let mut reports: Vec<TargetReport> = Vec::new();

@@ -77,7 +77,14 @@ pub(crate) fn analyse(
             let none = vec![Proven::default(); unit.targets.len()];
             heard(Heard::Reports(reports(ctx, unit, mutants, elites, &facts, &so_far, &none)));
         };
-        results.extend(lab.test(&todo, &mut on_result)?);
+        let tested = lab.test(&todo, &mut on_result);
+        match tested {
+            Ok(tested) => results.extend(tested),
+            // The deadline killed a test run the lab could not do without (the baseline): what
+            // it gave before stays, the rest is `not_tested`.
+            Err(_) if crate::interrupt::expired() => results = so_far,
+            Err(e) => return Err(e),
+        }
     }
     if crate::interrupt::requested().is_some() {
         return Err(RunError::Interrupted);
@@ -105,7 +112,12 @@ pub(crate) fn analyse(
     // Only a test that kills the survivor it was written for is kept.
     let mut kills: BTreeMap<String, Vec<u32>> = BTreeMap::new();
     if !suggestions.is_empty() && !ctx.past_deadline() {
-        for (name, killed) in lab.check(&suggestions, &witnessed)? {
+        let checked = match lab.check(&suggestions, &witnessed) {
+            // The deadline killed the tests' build: no test is suggested unchecked.
+            Err(_) if crate::interrupt::expired() => BTreeMap::new(),
+            checked => checked?,
+        };
+        for (name, killed) in checked {
             let own = suggestions.iter().find(|s| s.name == name).map(|s| s.mutant);
             if own.is_some_and(|n| killed.contains(&n)) {
                 kills.insert(name, killed);
@@ -128,6 +140,22 @@ pub(crate) fn analyse(
         reports.push(entry.report(ctx, i, &mine, &proven[k], &elites[k]));
     }
     Ok(reports)
+}
+
+/// The mutation reports of `unit`'s targets when the run's deadline passed before their
+/// build was done: every mutant `not_tested`.
+pub(crate) fn untested(ctx: &Ctx<'_>, unit: &Unit, mutants: &[Numbered]) -> Vec<MutationReport> {
+    let facts: Vec<Facts> = unit
+        .targets
+        .iter()
+        .map(|_| Facts {
+            not_compiled: false,
+            test_tool: "none: the time budget ran out before the build".into(),
+        })
+        .collect();
+    let none = vec![Proven::default(); unit.targets.len()];
+    let elites = vec![Vec::new(); unit.targets.len()];
+    reports(ctx, unit, mutants, &elites, &facts, &BTreeMap::new(), &none)
 }
 
 /// The mutation reports of `unit`'s targets while the phase runs: `results` so far, witnesses

@@ -46,7 +46,11 @@ impl Flaky {
         loop {
             let base = runner.baseline(traced, limit)?;
             let last = failed.len() + 1 >= RUNS_OF_A_FAILURE;
-            if base.status == "pass" || base.status == "timeout" || last || interrupted() {
+            if base.status == "pass"
+                || base.status == "timeout"
+                || last
+                || crate::interrupt::stopped()
+            {
                 if base.status == "pass" {
                     let runs = failed.len() + 1;
                     for test in failed.iter().flatten() {
@@ -79,7 +83,7 @@ impl Flaky {
         while runs < RUNS_OF_A_FAILURE {
             runs += 1;
             let r = runner.run(None, timeout, true)?;
-            if interrupted() {
+            if crate::interrupt::stopped() {
                 return Ok(false);
             }
             if r.failed.iter().any(|f| f == test) {
@@ -131,8 +135,4 @@ impl Flaky {
             })
             .collect()
     }
-}
-
-fn interrupted() -> bool {
-    crate::interrupt::requested().is_some()
 }

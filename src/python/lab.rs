@@ -171,8 +171,7 @@ impl<'a> PythonLab<'a> {
 
     /// Whether to start no more work: the time budget is spent or the run was interrupted.
     fn past_deadline(&self) -> bool {
-        self.deadline.is_some_and(|d| Instant::now() >= d)
-            || crate::interrupt::requested().is_some()
+        self.deadline.is_some_and(|d| Instant::now() >= d) || crate::interrupt::stopped()
     }
 
     /// The patch that applies `m`, a mutant of target `i`.
@@ -294,7 +293,7 @@ impl<'a> PythonLab<'a> {
             let patch = self.patch(i, &m.mutant);
             let first = runner.run(Some(&patch), timeout, false)?;
             let t = tested(&self.flaky.settle(&mut runner, &patch, first, timeout)?);
-            if interrupted() {
+            if crate::interrupt::stopped() {
                 break;
             }
             on_result(m.n, &t);
@@ -319,7 +318,8 @@ impl<'a> PythonLab<'a> {
         let patches: Vec<(u32, Patch)> =
             others.iter().map(|m| (m.n, self.patch(i, &m.mutant))).collect();
         let deadline = self.deadline;
-        let past = move || deadline.is_some_and(|d| Instant::now() >= d) || interrupted();
+        let past =
+            move || deadline.is_some_and(|d| Instant::now() >= d) || crate::interrupt::stopped();
         let flaky = &self.flaky;
         let outs: Vec<Result<(), RunnerError>> = std::thread::scope(|s| {
             let (tx, rx) = std::sync::mpsc::channel();
@@ -336,7 +336,7 @@ impl<'a> PythonLab<'a> {
                             let first = r.run(Some(patch), timeout, false)?;
                             let t = tested(&flaky.settle(r, patch, first, timeout)?);
                             // A run the interruption killed is no result.
-                            if interrupted() || tx.send((*n, t)).is_err() {
+                            if crate::interrupt::stopped() || tx.send((*n, t)).is_err() {
                                 break;
                             }
                         }
@@ -359,7 +359,7 @@ impl<'a> PythonLab<'a> {
                 })
                 .collect()
         });
-        if !interrupted() {
+        if !crate::interrupt::stopped() {
             outs.into_iter().collect::<Result<(), _>>()?;
         }
         // Every runner is kept for the next function with the same tests.
@@ -430,11 +430,6 @@ impl<'a> PythonLab<'a> {
         let _ = std::fs::remove_file(self.place.scratch.join(&file));
         Ok(())
     }
-}
-
-/// Whether the run was interrupted: a test run it killed is no result.
-fn interrupted() -> bool {
-    crate::interrupt::requested().is_some()
 }
 
 impl Lab for PythonLab<'_> {
@@ -537,7 +532,7 @@ impl Lab for PythonLab<'_> {
                 .cloned()
                 .collect();
             let mine: Vec<&Numbered> = mine.iter().collect();
-            if interrupted() {
+            if crate::interrupt::stopped() {
                 break;
             }
             self.test_target(i, &mine, &mut results, on_result).map_err(front_err)?;

@@ -204,8 +204,7 @@ impl<'a> RustLab<'a> {
 
     /// Whether to start no more work: the time budget is spent or the run was interrupted.
     fn past_deadline(&self) -> bool {
-        self.deadline.is_some_and(|d| Instant::now() >= d)
-            || crate::interrupt::requested().is_some()
+        self.deadline.is_some_and(|d| Instant::now() >= d) || crate::interrupt::stopped()
     }
 
     /// The time limit of a mutant's tests; the first call runs the baseline. A test that fails
@@ -223,7 +222,7 @@ impl<'a> RustLab<'a> {
                 TestResult::Pass => break,
                 TestResult::Fail { test, output } => {
                     let again = failures.iter().filter(|(f, _)| *f == test).count();
-                    if again + 1 >= RUNS_OF_A_FAILURE || crate::interrupt::requested().is_some() {
+                    if again + 1 >= RUNS_OF_A_FAILURE || crate::interrupt::stopped() {
                         let package = self.package().to_string();
                         return Err(RustError::BaselineFails { package, test, output });
                     }
@@ -290,7 +289,7 @@ impl<'a> RustLab<'a> {
                 TestResult::Fail { test, .. } if self.is_flaky(b, test, timeout) => {
                     let t0 = Instant::now();
                     let r = self.suite(&self.builds[b]).run(Some(n), timeout, None);
-                    if crate::interrupt::requested().is_some() {
+                    if crate::interrupt::stopped() {
                         return;
                     }
                     again.insert(n, (r.clone(), t0.elapsed()));
@@ -315,7 +314,7 @@ impl<'a> RustLab<'a> {
             .filter(|n| results.get(n).is_some_and(|r| r.status == MutantStatus::Survived))
             .collect();
         self.doc_tests(b, &passed, timeout, results);
-        if crate::interrupt::requested().is_some() {
+        if crate::interrupt::stopped() {
             return;
         }
         for n in passed {
@@ -339,7 +338,7 @@ impl<'a> RustLab<'a> {
             if suite.run(None, timeout, Some(test)) != TestResult::Pass {
                 failed += 1;
             }
-            if crate::interrupt::requested().is_some() {
+            if crate::interrupt::stopped() {
                 return false;
             }
         }
@@ -373,7 +372,7 @@ impl<'a> RustLab<'a> {
             }
             let t0 = Instant::now();
             let r = doc.run(Some(n), timeout.max(Duration::from_secs(60)));
-            if crate::interrupt::requested().is_some() {
+            if crate::interrupt::stopped() {
                 return;
             }
             if let Some(r @ TestResult::Fail { .. }) = r {
@@ -534,7 +533,7 @@ impl Lab for RustLab<'_> {
                 break;
             }
             let t = self.test_alone(n, timeout).map_err(front_err)?;
-            if crate::interrupt::requested().is_some() {
+            if crate::interrupt::stopped() {
                 break;
             }
             on_result(n, &t);

@@ -251,11 +251,6 @@ impl DocTests {
     }
 }
 
-/// Whether the run was interrupted: a test run it killed is no result.
-fn interrupted() -> bool {
-    crate::interrupt::requested().is_some()
-}
-
 /// Runs `mutants` (numbers) through `suite` with up to `jobs` at a time; a timeout is retried
 /// once alone before it counts. `stop` is checked before each mutant (budget); an interruption
 /// stops everything, and a run it cut short is left out. `on_result` hears each final result as
@@ -276,12 +271,12 @@ pub fn run_all(
             let (tx, next) = (tx.clone(), &next);
             s.spawn(move || loop {
                 let i = next.fetch_add(1, Ordering::SeqCst);
-                if i >= mutants.len() || stop() || interrupted() {
+                if i >= mutants.len() || stop() || crate::interrupt::stopped() {
                     break;
                 }
                 let t = Instant::now();
                 let r = suite.run(Some(mutants[i]), timeout, None);
-                if interrupted() || tx.send((i, r, t.elapsed())).is_err() {
+                if crate::interrupt::stopped() || tx.send((i, r, t.elapsed())).is_err() {
                     break;
                 }
             });
@@ -297,12 +292,12 @@ pub fn run_all(
     // Parallel load causes false timeouts: retry each one alone.
     for (i, r) in results.iter_mut().enumerate() {
         if let Some((TestResult::Timeout, _)) = r {
-            if stop() || interrupted() {
+            if stop() || crate::interrupt::stopped() {
                 break;
             }
             let t = Instant::now();
             let again = suite.run(Some(mutants[i]), timeout, None);
-            if interrupted() {
+            if crate::interrupt::stopped() {
                 break;
             }
             on_result(mutants[i], &again, t.elapsed());
