@@ -160,6 +160,10 @@ pub struct Witness {
     pub mutant: Outcome,
     /// Where it was found: `archive` (an explored input) or `search` (differential search).
     pub found_by: String,
+    /// The input the search found, when shrinking ([`crate::witness::shrink`]) made `input` a
+    /// simpler one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shrunk_from: Option<Args>,
 }
 
 /// One mutant and what happened to it.

@@ -113,6 +113,8 @@ fn a_pull_request_gets_one_review_and_later_runs_update_close_and_respect_suppre
         .collect();
     assert_eq!(placed, vec![("src/lib.rs", 5, (3, false)), ("src/lib.rs", 14, (3, false))]);
     let fee = c[0]["body"].as_str().unwrap();
+    // The diff does not touch the test module: the tests come as code, no suggestion.
+    assert!(c.iter().all(|c| !c["body"].as_str().unwrap().contains("```suggestion")), "{c:#?}");
     assert!(fee.contains("- input: `[50]`"), "{fee}");
     assert!(fee.contains("- original: `0`") && fee.contains("- mutant: `5`"), "{fee}");
     assert!(fee.contains("unpinned boundary"), "{fee}");
@@ -167,6 +169,55 @@ fn a_pull_request_gets_one_review_and_later_runs_update_close_and_respect_suppre
     assert_eq!(gh.state.lock().unwrap().reviews.len(), 1);
     // Three comments now: the list took two pages (the fake serves two a page).
     assert_eq!(gh.count("GET", "/comments"), 4);
+}
+
+/// `text` with GitHub's suggestion in `body` applied on `line`: the block's lines replace it.
+fn apply_suggestion(text: &str, line: usize, body: &str) -> String {
+    let block = body.split("```suggestion\n").nth(1).expect("a suggestion block");
+    let block = &block[..block.find("\n```").expect("the block's end")];
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    lines.splice(line - 1..line, block.split('\n'));
+    lines.join("\n")
+}
+
+#[test]
+fn a_pull_request_that_touches_the_test_module_gets_a_suggestion_that_applies_the_patch() {
+    let pr = pull_request();
+    // The author also adds a test at the end of the test module.
+    edit(
+        &pr.dir,
+        &[(
+            "        assert_eq!((discount(200), discount(20)), (10, 0));\n    }\n",
+            "        assert_eq!((discount(200), discount(20)), (10, 0));\n    }\n\n    #[test]\n    fn no_fee_for_big_orders() {\n        assert_eq!(fee(1000), 0);\n    }\n",
+        )],
+    );
+    git(&pr.dir, &["commit", "-q", "-am", "a test"]);
+    let head = git(&pr.dir, &["rev-parse", "HEAD"]);
+    fake::write_event(&pr.event, &head, false);
+    let gh = FakeGitHub::start(&head, fake::patches(&pr.dir, "main"));
+    let o = abex(&pr, &gh, &["--offline", "--post-review"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let c = comments(&gh);
+    let with: Vec<&Value> =
+        c.iter().filter(|c| c["body"].as_str().unwrap().contains("```suggestion")).collect();
+    assert_eq!(with.len(), 1, "{c:#?}");
+    let (body, line) = (with[0]["body"].as_str().unwrap(), with[0]["line"].as_u64().unwrap());
+    assert_eq!(with[0]["path"], "src/lib.rs");
+    // On the last line of the author's new test, one GitHub accepts.
+    let text = std::fs::read_to_string(pr.dir.join("src/lib.rs")).unwrap();
+    assert_eq!(text.lines().nth(line as usize - 1), Some("    }"), "{line}");
+    let suggested = apply_suggestion(&text, line as usize, body);
+    let o = Command::new("git")
+        .args(["apply", ".abex/out/suggested-tests.patch"])
+        .current_dir(&pr.dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let patched = std::fs::read_to_string(pr.dir.join("src/lib.rs")).unwrap();
+    assert_ne!(patched, text);
+    assert_eq!(suggested, patched, "the suggestion and the patch give different files");
+    // Its gaps are still listed, each with its line, change and witness.
+    assert!(body.contains("- line "), "{body}");
 }
 
 #[test]

@@ -186,3 +186,91 @@ fn the_threshold_operator_explores_the_pair_at_the_exact_threshold_of_a_computed
     assert!(exact_bmi_pairs(&off).is_empty(), "{:?}", exact_bmi_pairs(&off));
     assert!(off["targets"][0]["exploration"]["exact_pairs"].is_null());
 }
+
+/// Witness shrinking, end to end: the mutants of the `shrink` fixture's `label_width` differ
+/// only on text with a character outside ASCII, which the search finds in a long random string;
+/// the report keeps that string as `shrunk_from` and witnesses (and names, and calls) the
+/// suggested test with one character, `é`.
+/// `cargo abex --offline --function src/lib.rs::FUNCTION` on the `shrink` fixture, its
+/// witnesses shrunk or not: the report and its text.
+fn shrink_fixture(function: &str, shrink: bool) -> (Value, String) {
+    let (_tmp, dir) = support::project("shrink");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-abex"));
+    cmd.args(["abex", "--offline", "--seed", "1", "--function"]);
+    cmd.arg(format!("src/lib.rs::{function}"));
+    if !shrink {
+        cmd.env(abex::witness::SHRINK_ENV, "off");
+    }
+    let o = cmd.current_dir(&dir).env("NO_COLOR", "1").output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(dir.join(".abex/out/report.json")).unwrap();
+    (serde_json::from_str(&text).unwrap(), text)
+}
+
+/// The witnesses of `label_width`'s survivors in the `shrink` fixture, shrunk or not, with
+/// the report and its text.
+fn label_width_witnesses(shrink: bool) -> (Vec<Value>, Value, String) {
+    let (r, text) = shrink_fixture("label_width", shrink);
+    let witnesses: Vec<Value> = survivors(&r)
+        .into_iter()
+        .filter(|(_, _, _, m)| m["witness"].is_object())
+        .map(|(_, _, _, m)| m["witness"].clone())
+        .collect();
+    assert!(!witnesses.is_empty(), "no witnessed survivor: {text}");
+    (witnesses, r, text)
+}
+
+#[test]
+fn a_long_random_witness_shrinks_to_one_character_before_its_test_is_written() {
+    let chars = |v: &Value| v.as_str().unwrap().chars().count();
+    // As found, the witnesses are long random strings.
+    let (found, _, text) = label_width_witnesses(false);
+    assert!(found.iter().any(|w| chars(&w["input"][0]) > 3), "short already: {text}");
+    assert!(found.iter().all(|w| w.get("shrunk_from").is_none()), "{text}");
+    let (witnesses, r, text) = label_width_witnesses(true);
+    let mut shrunk = 0;
+    for w in &witnesses {
+        let input = &w["input"][0];
+        assert_eq!(chars(input), 1, "not shrunk to one character: {w}");
+        // The simplest character outside ASCII it tries.
+        assert_eq!(input.as_str().unwrap(), "é", "{w}");
+        if let Some(from) = w["shrunk_from"].as_array() {
+            assert!(chars(&from[0]) > 1, "{w}");
+            shrunk += 1;
+        }
+    }
+    assert!(shrunk > 0, "every witness was found as one character already: {text}");
+    // The suggested test calls the function on the shrunk witness.
+    let tests = r["targets"][0]["mutation"]["suggested_tests"].as_array().unwrap();
+    assert!(!tests.is_empty(), "{text}");
+    for t in tests {
+        let code = t["code"].as_str().unwrap();
+        let call = code.lines().find(|l| l.contains("label_width(")).unwrap();
+        let arg = call.split("label_width(").nth(1).unwrap().split(')').next().unwrap();
+        assert!(arg.chars().count() <= 12, "the test calls a long witness: {code}");
+    }
+}
+
+/// A gap where the original panics (`unreachable!` in a match arm the mutant deletes, so the
+/// mutant is built alone): its suggested test expects the panic, with the message, and counts
+/// as killing the mutant it was written for (libtest names a failed `#[should_panic]` test
+/// `path - should panic`).
+#[test]
+fn a_gap_whose_original_panics_gets_a_should_panic_test() {
+    let (r, text) = shrink_fixture("thousands", true);
+    let arm = survivors(&r)
+        .into_iter()
+        .map(|(_, _, _, m)| m)
+        .find(|m| m["description"] == "delete the match arm `0`")
+        .unwrap_or_else(|| panic!("the deleted arm did not survive: {text}"));
+    assert_eq!(arm["witness"]["original"]["kind"], "panic", "{arm}");
+    let name = arm["suggested_test"].as_str().unwrap_or_else(|| panic!("no test: {arm}"));
+    let tests = r["targets"][0]["mutation"]["suggested_tests"].as_array().unwrap();
+    let test = tests.iter().find(|t| t["name"] == name).unwrap();
+    let code = test["code"].as_str().unwrap();
+    assert!(
+        code.contains("#[should_panic(expected = \"internal error: entered unreachable code: callers pass at least 1000\")]"),
+        "{code}"
+    );
+    assert_eq!(test["kills"], serde_json::json!([arm["id"]]));
+}

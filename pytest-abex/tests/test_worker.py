@@ -55,6 +55,29 @@ def test_the_worker_answers_values_errors_and_timeouts_and_carries_on(tmp_path):
     assert "noise" not in out.stdout.replace("@abex@", "")
 
 
+def test_an_exception_that_is_no_exception_is_the_call_s_error_and_the_worker_carries_on(tmp_path):
+    (tmp_path / "m.py").write_text(
+        "import sys\n"
+        "def f(x: int) -> int:\n"
+        "    if x < 0:\n        sys.exit(2)\n"
+        "    if x == 0:\n        raise GeneratorExit('closed')\n"
+        "    return x\n"
+    )
+    spec = {
+        "targets": [{"module": "m", "qualname": "f", "kind": "function", "params": [{"ty": INT}]}],
+        "sys_path": [str(tmp_path)],
+    }
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest_abex.worker", str(tmp_path / "spec.json")],
+        input="[0,[-1]]\n[0,[0]]\n[0,[3]]\n", capture_output=True, text=True, timeout=60,
+    )
+    answers = [json.loads(line.split("@abex@", 1)[1]) for line in out.stdout.splitlines() if "@abex@" in line]
+    assert answers[1] == {"err": ["SystemExit", "2"]}
+    assert answers[2] == {"err": ["GeneratorExit", "closed"]}
+    assert answers[3] == {"ok": "3"}, "the worker carries on after a SystemExit"
+
+
 def test_a_long_value_or_message_is_cut_to_its_start_length_and_hash(tmp_path):
     (tmp_path / "m.py").write_text(
         "def f(n: int, last: str) -> str:\n"

@@ -226,6 +226,12 @@ fn markers_text(fps: &[&str], closed: bool) -> String {
 /// The body of the comment that holds `findings` (all on one line): the gaps a suggested test
 /// closes, each with its line, change and witness, then the test, then each gap in detail.
 pub fn comment_body(findings: &[&Finding]) -> String {
+    comment_body_with(findings, None)
+}
+
+/// [`comment_body`], its tests carried by `suggestion` (a section of
+/// [`super::suggestion::section`]) instead of code blocks when there is one.
+pub fn comment_body_with(findings: &[&Finding], suggestion: Option<&str>) -> String {
     let mut tests: Vec<&str> = Vec::new();
     for f in findings {
         if let Some(t) = f.test.as_deref().filter(|t| !tests.contains(t)) {
@@ -250,6 +256,10 @@ pub fn comment_body(findings: &[&Finding]) -> String {
         let change = f.title.rsplit_once("`: ").map_or(f.title.as_str(), |(_, c)| c);
         let _ = writeln!(text, "- line {}: {change}; {}", f.line, f.witness);
     }
+    let code = match suggestion {
+        Some(section) => section.to_string(),
+        None => tests.join("\n"),
+    };
     match tests.len() {
         0 => {}
         1 => {
@@ -257,16 +267,14 @@ pub fn comment_body(findings: &[&Finding]) -> String {
             let _ = write!(
                 text,
                 "\nA test that closes {them} (checked to pass on the original and fail on each \
-                 mutant):\n\n{}",
-                tests[0]
+                 mutant):\n\n{code}"
             );
         }
         k => {
             let _ = write!(
                 text,
                 "\n{k} tests that close them (each checked to pass on the original and fail on \
-                 its mutants):\n\n{}",
-                tests.join("\n")
+                 its mutants):\n\n{code}"
             );
         }
     }
@@ -314,6 +322,8 @@ pub fn moved_body(previous: &str, fingerprints: &[String], head_sha: &str) -> St
 
 /// `news`, then what `previous` said in a `<details>` block, then closed markers.
 fn retired_body(previous: &str, fingerprints: &[String], news: &str) -> String {
+    // A suggestion of a gap that is gone is not one to apply any more.
+    let previous = super::suggestion::without_suggestion(previous);
     let before: Vec<&str> =
         previous.lines().take_while(|l| !l.trim_start().starts_with("<!-- abex:v1")).collect();
     let text = format!(

@@ -9,6 +9,7 @@ pub mod finding;
 pub mod plan;
 pub mod post;
 pub mod publish;
+pub mod suggestion;
 
 pub use event::{Context, PullRequest};
 pub use post::{post, PostError, PostOptions, Posted};

@@ -9,7 +9,10 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use super::finding::{closed_body, comment_body, markers, moved_body, Finding, Markers};
+use super::finding::{
+    closed_body, comment_body, comment_body_with, markers, moved_body, Finding, Markers,
+};
+use super::suggestion::{section, without_suggestion, TestSuggestion};
 
 /// A review comment already on the pull request, as listed by the API.
 #[derive(Clone, Debug, Default)]
@@ -41,12 +44,16 @@ pub struct NewComment {
     pub line: usize,
     /// The findings it holds.
     pub findings: Vec<Finding>,
+    /// The suggestion that adds its test (and the other suggested tests of the file) in one
+    /// click, when its line is the one the tests follow.
+    pub suggestion: Option<TestSuggestion>,
 }
 
 impl NewComment {
     /// Its body.
     pub fn body(&self) -> String {
-        comment_body(&self.findings.iter().collect::<Vec<_>>())
+        let s = self.suggestion.as_ref().map(section);
+        comment_body_with(&self.findings.iter().collect::<Vec<_>>(), s.as_deref())
     }
 }
 
@@ -215,7 +222,7 @@ pub fn plan(
     // The comments that close the most first, then in file and line order.
     let mut placed: Vec<NewComment> = new
         .into_iter()
-        .map(|((path, line), findings)| NewComment { path, line, findings })
+        .map(|((path, line), findings)| NewComment { path, line, findings, suggestion: None })
         .collect();
     placed.sort_by_key(|c| std::cmp::Reverse(c.findings.len()));
     out.new = placed;
@@ -227,7 +234,8 @@ pub fn plan(
         match assigned.get(&c.id) {
             Some(fs) => {
                 let body = comment_body(fs);
-                if body == c.body {
+                // The suggestion it was posted with stays while its gaps are the same.
+                if body == without_suggestion(&c.body) {
                     out.unchanged += 1;
                 } else {
                     out.updates.push(Edit { id: c.id, body });
@@ -251,6 +259,35 @@ pub fn plan(
 }
 
 impl Plan {
+    /// Gives each of `suggestions` to the first new comment (the one that closes the most) of
+    /// one of the tests it adds, and moves that comment to the suggestion's line, when no other
+    /// comment (`existing` or new) is on that line.
+    pub fn attach(&mut self, suggestions: &[TestSuggestion], existing: &[Existing]) {
+        for s in suggestions {
+            let taken = |c: &NewComment| c.path == s.path && c.line == s.line;
+            let on_line = existing.iter().any(|c| {
+                c.mine
+                    && c.path == s.path
+                    && c.line == Some(s.line as u64)
+                    && markers(&c.body).is_some()
+            });
+            if on_line || self.new.iter().any(taken) {
+                continue;
+            }
+            let adds = |c: &&mut NewComment| {
+                c.suggestion.is_none()
+                    && c.findings
+                        .iter()
+                        .any(|f| f.test_name.as_ref().is_some_and(|t| s.tests.contains(t)))
+            };
+            if let Some(c) = self.new.iter_mut().find(adds) {
+                c.path = s.path.clone();
+                c.line = s.line;
+                c.suggestion = Some(s.clone());
+            }
+        }
+    }
+
     /// Moves the new comments whose line GitHub does not accept (`allowed` holds, per file, the
     /// right-side lines of the pull request's diff) into the review body; returns how many moved.
     pub fn drop_anchors(&mut self, allowed: &HashMap<String, HashSet<usize>>) -> usize {
@@ -297,6 +334,31 @@ mod tests {
     }
 
     #[test]
+    fn a_suggestion_moves_its_test_s_comment_to_its_line_unless_one_is_there() {
+        let mut a = finding('a', 5, &[5]);
+        a.test_name = Some("t".into());
+        a.test = Some("```rust\nfn t() {}\n```\n".into());
+        let s = TestSuggestion {
+            path: "src/lib.rs".into(),
+            line: 30,
+            replacement: "    }\n    fn t() {}".into(),
+            tests: vec!["t".into()],
+        };
+        let mut p = plan(std::slice::from_ref(&a), &[], 30, true, "h");
+        p.attach(std::slice::from_ref(&s), &[]);
+        assert_eq!((p.new[0].line, p.new[0].suggestion.as_ref()), (30, Some(&s)));
+        let body = p.new[0].body();
+        assert!(body.contains("```suggestion\n    }\n    fn t() {}\n```"), "{body}");
+        assert!(!body.contains("```rust"), "{body}");
+        // An abex comment already on that line: the comment stays on its line, with the code.
+        let there = posted(9, 30, &[&finding('b', 30, &[30])]);
+        let mut p = plan(&[a], std::slice::from_ref(&there), 30, true, "h");
+        p.attach(&[s], &[there]);
+        assert_eq!(p.new[0].line, 5);
+        assert!(p.new[0].suggestion.is_none());
+    }
+
+    #[test]
     fn a_marker_in_someone_else_s_comment_is_not_abex_s() {
         let a = finding('a', 8, &[8]);
         // Another user pasted abex's comment (markers and all): abex neither closes nor joins it.
@@ -305,7 +367,12 @@ mod tests {
         assert!(p.closes.is_empty() && p.updates.is_empty(), "{p:?}");
         assert_eq!(
             p.new,
-            vec![NewComment { path: "src/lib.rs".into(), line: 8, findings: vec![a] }]
+            vec![NewComment {
+                path: "src/lib.rs".into(),
+                line: 8,
+                findings: vec![a],
+                suggestion: None
+            }]
         );
         // The same comment by the posting identity would have been closed.
         let p = plan(&[], &[Existing { mine: true, ..forged }], 30, true, "s");

@@ -30,6 +30,9 @@ pub struct PostOptions {
     /// The login that posts, when `GET /user` cannot tell (a GitHub App's bot); by default the
     /// token's own, or `github-actions[bot]` for `GITHUB_TOKEN`.
     pub identity: Option<String>,
+    /// Suggestion blocks that add the suggested tests in one click (see
+    /// [`super::suggestion`]); [`super::publish`] makes them in the run's own checkout.
+    pub suggestions: Vec<super::suggestion::TestSuggestion>,
 }
 
 impl Default for PostOptions {
@@ -40,6 +43,7 @@ impl Default for PostOptions {
             path_prefix: None,
             expect_head_sha: None,
             identity: None,
+            suggestions: Vec::new(),
         }
     }
 }
@@ -130,6 +134,7 @@ async fn run(report: &Report, ctx: &Context, opts: &PostOptions) -> Result<Poste
     client.learn_identity(opts.identity.as_deref()).await;
     let existing = client.comments().await?;
     let mut p = plan(&all, &existing, opts.max_comments, report.complete, head);
+    p.attach(&opts.suggestions, &existing);
     let mut posted = Posted::default();
     // Findings an earlier review's body already listed do not call for a new review.
     let mut listed = std::collections::HashSet::new();

@@ -63,6 +63,10 @@ pub fn publish(report: &Report, report_path: &Path, what: &Publish) -> Published
                 .to_string());
         }
         let mut options = what.options.clone();
+        if what.in_run && options.suggestions.is_empty() {
+            // The run's own checkout is the pull request's head: its patch and diff hold.
+            options.suggestions = super::suggestion::of_run(report);
+        }
         if !what.in_run && options.expect_head_sha.is_none() {
             // In a `workflow_run` job, the run's own head guards against an artifact's event.
             options.expect_head_sha = super::event::workflow_run_head();

@@ -286,6 +286,10 @@ fn prove(
             proven.searches.insert(m.n, (why, ms));
             continue;
         };
+        // The simplest input that still tells them apart is the one the test is written on.
+        let until = Some(witness::search_until(ctx.deadline));
+        let w =
+            witness::shrink(&params, &w, &mut original, mutant.as_mut(), until).map_err(exec)?;
         proven.searches.insert(m.n, (None, ms));
         let base = lab.test_name(d, &w);
         let through =

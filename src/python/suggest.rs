@@ -308,9 +308,17 @@ pub fn is_literal(text: &str) -> bool {
     !root.has_error() && stmt.named_child(0).is_some_and(literal_node)
 }
 
+/// Python's built-in exceptions that do not derive from `Exception`.
+const NOT_EXCEPTIONS: [&str; 4] =
+    ["BaseException", "SystemExit", "GeneratorExit", "KeyboardInterrupt"];
+
 /// Python's built-in exceptions a test can name without an import.
-const BUILTIN_EXCEPTIONS: [&str; 24] = [
+const BUILTIN_EXCEPTIONS: [&str; 28] = [
     "Exception",
+    "BaseException",
+    "SystemExit",
+    "GeneratorExit",
+    "KeyboardInterrupt",
     "ArithmeticError",
     "AssertionError",
     "AttributeError",
@@ -440,8 +448,11 @@ fn render(f: &Callee<'_>, w: &Witness, name: &str, why: &str, readable: bool) ->
             ));
         }
         Outcome::Error { ty, message } => {
+            // `SystemExit` and the like are no `Exception`.
+            let base =
+                if NOT_EXCEPTIONS.contains(&ty.as_str()) { "BaseException" } else { "Exception" };
             code.push_str(&format!(
-                "    with pytest.raises(Exception) as raised:\n        {}\n",
+                "    with pytest.raises({base}) as raised:\n        {}\n",
                 call.statement
             ));
             code.push_str(&format!("    assert type(raised.value).__name__ == {}\n", string(ty)));
@@ -522,6 +533,7 @@ mod tests {
             original: Outcome::Ok { value: "3".into() },
             mutant: Outcome::Ok { value: "4".into() },
             found_by: "archive".into(),
+            shrunk_from: None,
         };
         let code = render(&f, &w, "test_abex_shift_1", "why", false).unwrap();
         assert!(code.contains("    import asyncio\n"), "{code}");
@@ -561,6 +573,7 @@ mod tests {
             original: Outcome::Ok { value: "'A'".into() },
             mutant: Outcome::Ok { value: "'B'".into() },
             found_by: "archive".into(),
+            shrunk_from: None,
         }
     }
 
@@ -631,6 +644,24 @@ mod tests {
         let code = &candidates(&f, &own, "t", "why")[0];
         assert!(code.contains("from pkg.grades import GradeError\n"), "{code}");
         assert!(code.contains("with pytest.raises(GradeError):\n"), "{code}");
+        // `sys.exit(2)`: a `BaseException`, named without an import, caught by its fall-back.
+        let exits = Witness {
+            original: Outcome::Error { ty: "SystemExit".into(), message: "2".into() },
+            mutant: Outcome::Ok { value: "'B'".into() },
+            ..own
+        };
+        let tests = candidates(&f, &exits, "t", "why");
+        assert!(
+            tests[0].contains("    with pytest.raises(SystemExit):\n        grade(90)\n"),
+            "{}",
+            tests[0]
+        );
+        assert!(!tests[0].contains("import SystemExit"), "{}", tests[0]);
+        assert!(
+            tests[1].contains("with pytest.raises(BaseException) as raised:\n"),
+            "{}",
+            tests[1]
+        );
     }
 
     #[test]

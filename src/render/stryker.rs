@@ -362,6 +362,7 @@ pub fn clamp(x: i32, lo: i32, hi: i32) -> i32 {
             original: Outcome::Ok { value: "5".into() },
             mutant: Outcome::Ok { value: "7".into() },
             found_by: "archive".into(),
+            shrunk_from: None,
         });
         witnessed.suggested_test = Some("clamp_holds_above_hi".into());
         witnessed.time_ms = 90;

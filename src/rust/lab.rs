@@ -6,7 +6,7 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -159,6 +159,33 @@ impl<'a> RustLab<'a> {
             req.test_packages = self.front.test_packages(&ct.package);
         }
         req
+    }
+
+    /// Records the verdicts a build and a run of the suggested tests on the original give:
+    /// a test dropped from `built` does not compile, one in `on_original`'s failures (or any,
+    /// when that run hung) fails on the original, the others pass so far (no kill yet). A
+    /// verdict already given stands.
+    fn judge_on_original(
+        &self,
+        suggestions: &[Suggestion],
+        built: &Harness,
+        on_original: Option<&(Vec<String>, String)>,
+        verdicts: &mut BTreeMap<String, Verdict>,
+    ) {
+        for (k, sug) in suggestions.iter().enumerate() {
+            let path = suggest::test_path(self.front.found(sug.calls), &sug.name);
+            let verdict = match (built.dropped.get(&Part::Insert(k)), on_original) {
+                (Some(error), _) => Verdict::DoesNotCompile(bounded(error)),
+                (None, None) => {
+                    Verdict::FailsOnOriginal("the tests ran past their time limit".into())
+                }
+                (None, Some((failed, output))) if failed.contains(&path) => {
+                    Verdict::FailsOnOriginal(bounded(&suite::failure_of(output, &path)))
+                }
+                (None, Some(_)) => Verdict::Passed(Vec::new()),
+            };
+            verdicts.entry(sug.name.clone()).or_insert(verdict);
+        }
     }
 
     /// Records which of `numbers` build `index` switches (the others are built alone).
@@ -382,22 +409,37 @@ impl<'a> RustLab<'a> {
         }
     }
 
-    /// Builds mutant `n` alone, in a scratch copy of its own, and runs its tests.
-    fn test_alone(&mut self, n: u32, timeout: Duration) -> Result<Tested, RustError> {
-        let single = self.scratch.with_file_name(format!(
+    /// The scratch copy mutants built alone are built in.
+    fn single_scratch(&self) -> PathBuf {
+        self.scratch.with_file_name(format!(
             "{}-single",
             self.scratch.file_name().and_then(|s| s.to_str()).unwrap_or("harness")
-        ));
+        ))
+    }
+
+    /// Builds mutant `n` alone (applied, not switched) in `single`, with `inserts`.
+    fn build_alone(
+        &self,
+        n: u32,
+        inserts: Vec<(PathBuf, usize, String)>,
+        single: &Path,
+    ) -> Result<Harness, RustError> {
         let wrappers: BTreeMap<Part, String> = self.builds[0]
             .dropped
             .iter()
             .filter(|(p, _)| matches!(p, Part::Wrapper(_)))
             .map(|(p, r)| (*p, r.clone()))
             .collect();
-        let mut one = self.request(&[], Vec::new(), wrappers);
+        let mut one = self.request(&[], inserts, wrappers);
         one.apply = self.mutants.iter().find(|m| m.n == n).map(|m| (n, &m.mutant));
-        one.scratch = &single;
-        let mut built = harness::build(&one)?;
+        one.scratch = single;
+        Ok(harness::build(&one)?)
+    }
+
+    /// Builds mutant `n` alone, in a scratch copy of its own, and runs its tests.
+    fn test_alone(&mut self, n: u32, timeout: Duration) -> Result<Tested, RustError> {
+        let single = self.single_scratch();
+        let mut built = self.build_alone(n, Vec::new(), &single)?;
         if let Some(reason) = built.dropped.get(&Part::Mutant(n)) {
             return Ok(Tested {
                 status: MutantStatus::Unviable,
@@ -606,29 +648,20 @@ impl Lab for RustLab<'_> {
             })
             .collect();
         let mut verdicts: BTreeMap<String, Verdict> = BTreeMap::new();
+        // The suggested tests that failed on the original (of the first build that ran them).
+        let mut failed_on_original: Option<Vec<String>> = None;
         for (b, survivors) in by_build {
             let switched: Vec<u32> =
                 self.build_of.iter().filter(|(_, &x)| x == b).map(|(n, _)| *n).collect();
             let req = self.request(&switched, inserts.clone(), self.builds[b].dropped.clone());
             let built = harness::build(&req).map_err(front_err)?;
-            for (k, sug) in suggestions.iter().enumerate() {
-                if let Some(error) = built.dropped.get(&Part::Insert(k)) {
-                    let v = Verdict::DoesNotCompile(bounded(error));
-                    verdicts.entry(sug.name.clone()).or_insert(v);
-                }
-            }
             let s = self.suite(&built);
             // One run of every suggested test on the original, then one per survivor: a test
             // counts when it passed on the original and fails on the survivor.
             let filter = suggest::MODULE;
-            let Some((on_original, output)) = s.failures(None, timeout, filter) else {
-                for sug in suggestions {
-                    verdicts.entry(sug.name.clone()).or_insert_with(|| {
-                        Verdict::FailsOnOriginal("the tests ran past their time limit".into())
-                    });
-                }
-                continue;
-            };
+            let on_original = s.failures(None, timeout, filter);
+            self.judge_on_original(suggestions, &built, on_original.as_ref(), &mut verdicts);
+            let Some((on_original, _)) = on_original else { continue };
             let mut failing: Vec<(u32, Vec<String>)> = Vec::new();
             for &k in &survivors {
                 match s.failures(Some(k), timeout, filter) {
@@ -645,20 +678,58 @@ impl Lab for RustLab<'_> {
                 }
             }
             for sug in suggestions {
-                if matches!(verdicts.get(&sug.name), Some(v) if !matches!(v, Verdict::Passed(_))) {
-                    continue;
-                }
                 let path = suggest::test_path(self.front.found(sug.calls), &sug.name);
-                if on_original.contains(&path) {
-                    let why = suite::failure_of(&output, &path);
-                    verdicts.insert(sug.name.clone(), Verdict::FailsOnOriginal(bounded(&why)));
+                let killed = failing.iter().filter(|(_, f)| f.contains(&path)).map(|(k, _)| *k);
+                if let Some(Verdict::Passed(k)) = verdicts.get_mut(&sug.name) {
+                    k.extend(killed);
+                }
+            }
+            failed_on_original.get_or_insert(on_original);
+        }
+        // A survivor built alone (a deleted match arm, say) is built again alone with the
+        // tests written for it, and they are run there.
+        let alone: Vec<u32> = survivors
+            .iter()
+            .copied()
+            .filter(|n| self.alone.contains_key(n) && suggestions.iter().any(|s| s.mutant == *n))
+            .collect();
+        if alone.is_empty() {
+            return Ok(verdicts);
+        }
+        let on_original = match failed_on_original {
+            Some(o) => o,
+            None => {
+                let req = self.request(&[], inserts.clone(), self.builds[0].dropped.clone());
+                let built = harness::build(&req).map_err(front_err)?;
+                let failed = self.suite(&built).failures(None, timeout, suggest::MODULE);
+                self.judge_on_original(suggestions, &built, failed.as_ref(), &mut verdicts);
+                let Some((failed, _)) = failed else { return Ok(verdicts) };
+                failed
+            }
+        };
+        let single = self.single_scratch();
+        for n in alone {
+            let mine: Vec<(PathBuf, usize, String)> = suggestions
+                .iter()
+                .zip(&inserts)
+                .filter(|(s, _)| s.mutant == n)
+                .map(|(_, i)| i.clone())
+                .collect();
+            let built = self.build_alone(n, mine, &single).map_err(front_err)?;
+            if built.dropped.contains_key(&Part::Mutant(n)) {
+                continue;
+            }
+            let Some((failing, _)) = self.suite(&built).failures(None, timeout, suggest::MODULE)
+            else {
+                continue;
+            };
+            for sug in suggestions.iter().filter(|s| s.mutant == n) {
+                let path = suggest::test_path(self.front.found(sug.calls), &sug.name);
+                if on_original.contains(&path) || !failing.contains(&path) {
                     continue;
                 }
-                let killed = failing.iter().filter(|(_, f)| f.contains(&path)).map(|(k, _)| *k);
-                if let Verdict::Passed(k) =
-                    verdicts.entry(sug.name.clone()).or_insert(Verdict::Passed(Vec::new()))
-                {
-                    k.extend(killed);
+                if let Some(Verdict::Passed(k)) = verdicts.get_mut(&sug.name) {
+                    k.push(n);
                 }
             }
         }

@@ -500,6 +500,7 @@ mod tests {
             original: Outcome::Ok { value },
             mutant: Outcome::Ok { value: "\"\"".into() },
             found_by: "search".into(),
+            shrunk_from: None,
         };
         let whole = format!("{:?}", "a".repeat(5000));
         let book = &c.book;
@@ -522,6 +523,7 @@ mod tests {
             original: Outcome::Ok { value: "5".into() },
             mutant: Outcome::Ok { value: "6".into() },
             found_by: "search".into(),
+            shrunk_from: None,
         };
         let mut modules = Vec::new();
         for (f, name) in c.fns.iter().zip(["abex_a_12345678", "abex_b_87654321"]) {
@@ -570,6 +572,7 @@ mod tests {
             original: Outcome::Ok { value: "65535".into() },
             mutant: Outcome::Error { ty: "String".into(), message: "port".into() },
             found_by: "search".into(),
+            shrunk_from: None,
         };
         let tests = candidates(f, plan, &c.book, &w, "parse_port_is_65535", "why");
         assert!(tests[0].contains("assert_eq!(parse_port(\"65535\"), Ok(65535));"), "{}", tests[0]);

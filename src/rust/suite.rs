@@ -83,11 +83,7 @@ fn wait_until(
 }
 
 fn first_failure(output: &str) -> Option<String> {
-    output.lines().find_map(|l| {
-        let rest = l.strip_prefix("test ")?;
-        let name = rest.strip_suffix(" ... FAILED")?;
-        Some(name.trim().to_string())
-    })
+    failed_tests(output).into_iter().next()
 }
 
 /// The part of libtest's output that belongs to the failed test `test` (its `---- test stdout
@@ -160,12 +156,7 @@ impl TestSuite {
             let status = wait_until(&mut child, deadline);
             let (out, _) = reader();
             status?;
-            let names: Vec<String> = out
-                .lines()
-                .filter_map(|l| {
-                    Some(l.strip_prefix("test ")?.strip_suffix(" ... FAILED")?.trim().to_string())
-                })
-                .collect();
+            let names = failed_tests(&out);
             if !names.is_empty() {
                 output.push_str(&out);
             }
@@ -331,9 +322,27 @@ pub fn cargo_test_env(package_dir: &Path, package: &str) -> Vec<(String, String)
     ]
 }
 
+/// The tests libtest's output `out` lists as failed, by path (a `#[should_panic]` test's
+/// ` - should panic` left out).
+fn failed_tests(out: &str) -> Vec<String> {
+    out.lines()
+        .filter_map(|l| {
+            let name = l.strip_prefix("test ")?.strip_suffix(" ... FAILED")?.trim();
+            Some(name.strip_suffix(" - should panic").unwrap_or(name).to_string())
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_should_panic_test_that_did_not_panic_is_named_by_its_path() {
+        let out = "running 2 tests\ntest m::t - should panic ... FAILED\ntest m::u ... FAILED\n\
+                   test m::v - should panic ... ok\n";
+        assert_eq!(failed_tests(out), vec!["m::t".to_string(), "m::u".to_string()]);
+    }
 
     #[test]
     fn a_failure_is_its_own_section() {

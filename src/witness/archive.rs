@@ -109,6 +109,7 @@ pub(super) fn probed(
             original: o.clone(),
             mutant: m.0.clone(),
             found_by: "archive".into(),
+            shrunk_from: None,
         });
     Ok((witness, outs))
 }

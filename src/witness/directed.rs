@@ -133,6 +133,7 @@ impl<'a> Directed<'a> {
                         original: o,
                         mutant: m,
                         found_by: "directed".into(),
+                        shrunk_from: None,
                     });
                     break;
                 }

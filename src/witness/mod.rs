@@ -4,12 +4,14 @@
 //! probes (reach, infect, propagate: the alternating variable method, from the archive's
 //! closest inputs and the constants of the function's source); then a bounded random
 //! differential search around the archive's inputs. A survivor with no witness is never
-//! reported as a finding, and says which stage no input passed ([`Unwitnessed`]).
+//! reported as a finding, and says which stage no input passed ([`Unwitnessed`]). A witness found
+//! is shrunk toward simpler values before its test is written ([`shrink`]).
 
 mod archive;
 mod directed;
 mod random;
 mod seeds;
+mod shrink;
 mod strategy;
 mod tracker;
 mod unwitnessed;
@@ -17,5 +19,6 @@ mod unwitnessed;
 pub use archive::{from_inputs, known_inputs, moved_boundaries, tells_apart};
 pub use random::{differential, search_seed, search_until, Remembered, SEARCH_CAP};
 pub use seeds::{parse_int, Hints};
+pub use shrink::{shrink, SHRINK_CALLS, SHRINK_ENV};
 pub use strategy::{directed_enabled, find, Found, Limits, Survivor, SEARCH_ENV};
 pub use unwitnessed::Unwitnessed;

@@ -152,6 +152,7 @@ impl Random<'_> {
                         original: o[i].clone(),
                         mutant: m[i].0.clone(),
                         found_by: "search".into(),
+                        shrunk_from: None,
                     }));
                 }
             }

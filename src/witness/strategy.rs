@@ -166,6 +166,7 @@ fn only_input(
         original: o,
         mutant: m,
         found_by: "search".into(),
+        shrunk_from: None,
     }))
 }
 

@@ -170,7 +170,9 @@ def main(argv):
                 answer = {"timed_out": True}
             except RecursionError as e:
                 answer = {"err": ["RecursionError", _cut(str(e))]}
-            except Exception as e:
+            except KeyboardInterrupt:
+                raise  # Ctrl-C, or the run's stop: not the function's outcome
+            except BaseException as e:  # SystemExit, GeneratorExit too: `pytest.raises` takes them
                 answer = {"err": [type(e).__name__, _cut(str(e))]}
             if probe is not None:
                 answer["probe"] = probe.report()

@@ -1,0 +1,392 @@
+//! Witness shrinking: the witness a search finds is often long and random (a 40-character string
+//! with U+10FFFF and NUL, integers in the millions), and it becomes the suggested test's name,
+//! docstring and call. Before the test is written, [`shrink`] looks for a simpler input that still
+//! tells the mutant from the original, as Hypothesis shrinks a failing example: the simplest
+//! moves first (an empty string or list, `0`, `None` for an optional value), then deleting blocks
+//! and elements, plain ASCII for other characters, integers halved toward zero, one step at a
+//! time last. A move is kept only when it makes the input strictly simpler ([`Measure`]: fewer
+//! characters and elements, then fewer unusual characters, then smaller numbers and code points) and when both
+//! outcomes keep their kind (a value stays a value, an error the same error type, a panic a
+//! panic): the test still says what the found witness said. Greedy: after each kept move the
+//! candidates are made again from the simpler input. Bounded by [`SHRINK_CALLS`] candidate
+//! inputs and the search's deadline.
+
+use std::time::Instant;
+
+use super::archive::{past, tells_apart};
+use crate::exec::probe::Outcomes;
+use crate::exec::{Evaluate, ExecError, ProbeEvaluate};
+use crate::inputs::conforms;
+use crate::report::Witness;
+use crate::value::{Args, Outcome, Ty, Value};
+
+/// The environment variable that switches shrinking off (`ABEX_SHRINK=off`): the witness is
+/// the one the search found. For tests and measurements; not a user setting.
+pub const SHRINK_ENV: &str = "ABEX_SHRINK";
+
+/// Candidate inputs run (each on the original and the mutant) per witness at most.
+pub const SHRINK_CALLS: usize = 400;
+
+/// Candidates run as one batch.
+const BATCH: usize = 16;
+
+/// Elements of a list (entries of a map) whose own values are shrunk.
+const ELEMENTS: usize = 8;
+
+/// Single-character and single-element deletions tried at most per value.
+const DELETIONS: usize = 64;
+
+/// Shrinks `w` (a witness of the mutant `mutant` against `original`, arguments typed by `params`)
+/// toward simpler values. Returns the simplest witness found (`w` itself when nothing simpler
+/// tells them apart), with `shrunk_from` set to the input found first when it changed.
+pub fn shrink(
+    params: &[Ty],
+    w: &Witness,
+    original: &mut dyn Evaluate,
+    mutant: &mut dyn ProbeEvaluate,
+    until: Option<Instant>,
+) -> Result<Witness, ExecError> {
+    if std::env::var(SHRINK_ENV).is_ok_and(|v| v.trim() == "off") {
+        return Ok(w.clone());
+    }
+    shrink_within(params, w, original, &mut Outcomes(mutant), SHRINK_CALLS, until)
+}
+
+/// [`shrink`] with `budget` candidate inputs.
+pub(super) fn shrink_within(
+    params: &[Ty],
+    w: &Witness,
+    original: &mut dyn Evaluate,
+    mutant: &mut dyn Evaluate,
+    budget: usize,
+    until: Option<Instant>,
+) -> Result<Witness, ExecError> {
+    let mut best = w.clone();
+    let mut spent = 0;
+    'rounds: while spent < budget && !past(until) {
+        let current = Measure::of_args(&best.input);
+        let cands: Vec<Args> = candidates(params, &best.input)
+            .into_iter()
+            .filter(|c| Measure::of_args(c) < current)
+            .collect();
+        for chunk in cands.chunks(BATCH) {
+            let room = budget - spent;
+            if room == 0 || past(until) {
+                break 'rounds;
+            }
+            let chunk = &chunk[..chunk.len().min(room)];
+            spent += chunk.len();
+            let ms = mutant.evaluate(chunk)?;
+            let os = original.evaluate(chunk)?;
+            let kept = (0..chunk.len()).find(|&k| keeps(&best, &os[k], &ms[k]));
+            if let Some(k) = kept {
+                best.input = chunk[k].clone();
+                best.original = os[k].clone();
+                best.mutant = ms[k].clone();
+                continue 'rounds;
+            }
+        }
+        break;
+    }
+    if best.input != w.input {
+        best.shrunk_from = Some(w.shrunk_from.clone().unwrap_or_else(|| w.input.clone()));
+    }
+    Ok(best)
+}
+
+/// Whether the outcomes `o` (original) and `m` (mutant) of a candidate still witness what `w`
+/// witnessed: they differ, and each keeps its kind (and an error its type).
+fn keeps(w: &Witness, o: &Outcome, m: &Outcome) -> bool {
+    tells_apart(o, m) && same_kind(&w.original, o) && same_kind(&w.mutant, m)
+}
+
+fn same_kind(a: &Outcome, b: &Outcome) -> bool {
+    match (a, b) {
+        (Outcome::Ok { value: x }, Outcome::Ok { value: y }) => {
+            // A Rust `Err(..)` returned stays an `Err(..)`.
+            x.starts_with("Err(") == y.starts_with("Err(")
+        }
+        (Outcome::Error { ty: x, .. }, Outcome::Error { ty: y, .. }) => x == y,
+        (Outcome::Panic { .. }, Outcome::Panic { .. }) => true,
+        (Outcome::Crash { .. }, Outcome::Crash { .. }) => true,
+        _ => false,
+    }
+}
+
+/// How complex an input is, compared in this order: its size (values, characters, elements),
+/// its unusual parts (characters outside printable ASCII, negative numbers, fractions,
+/// non-finite floats, `true`), the sum of its numbers' magnitudes (and of its unusual
+/// characters' code points). Every kept move lowers it, so
+/// shrinking never goes round in circles.
+#[derive(Clone, Copy, Debug, Default, PartialEq, PartialOrd)]
+pub(super) struct Measure {
+    size: u64,
+    unusual: u64,
+    magnitude: f64,
+}
+
+impl Measure {
+    /// The measure of an argument list.
+    pub(super) fn of_args(args: &Args) -> Measure {
+        let mut m = Measure::default();
+        for v in args {
+            m.add(v);
+        }
+        m
+    }
+
+    fn add(&mut self, v: &Value) {
+        match v {
+            Value::Null => {}
+            Value::Bool(b) => {
+                self.size += 1;
+                self.unusual += u64::from(*b);
+            }
+            Value::Int(i) => {
+                self.size += 1;
+                self.unusual += u64::from(*i < 0);
+                self.magnitude += i.unsigned_abs() as f64;
+            }
+            Value::BigUint(u) => {
+                self.size += 1;
+                self.magnitude += *u as f64;
+            }
+            Value::Float(x) => {
+                self.size += 1;
+                if x.is_finite() {
+                    self.unusual += u64::from(*x < 0.0) + u64::from(x.fract() != 0.0);
+                    self.magnitude += x.abs();
+                } else {
+                    self.unusual += 1;
+                    self.magnitude += f64::MAX / 4.0;
+                }
+            }
+            Value::Str(s) => {
+                self.size += 1 + s.chars().count() as u64;
+                for c in s.chars().filter(|c| !plain(*c)) {
+                    self.unusual += 1;
+                    self.magnitude += f64::from(u32::from(c));
+                }
+            }
+            Value::List(xs) => {
+                self.size += 1;
+                xs.iter().for_each(|x| self.add(x));
+            }
+            Value::Map(es) => {
+                self.size += 1;
+                for (k, x) in es {
+                    self.size += 1 + k.chars().count() as u64;
+                    self.add(x);
+                }
+            }
+            Value::Built { args, .. } => {
+                self.size += 1;
+                args.iter().for_each(|x| self.add(x));
+            }
+        }
+    }
+}
+
+/// A character a person types in a test: printable ASCII.
+fn plain(c: char) -> bool {
+    (' '..='~').contains(&c)
+}
+
+/// The candidate inputs one move away from `args`, the boldest moves first (every argument's
+/// simplest value before any argument's finer moves).
+fn candidates(params: &[Ty], args: &Args) -> Vec<Args> {
+    let mut all: Vec<(u8, usize, Args)> = Vec::new();
+    for (i, v) in args.iter().enumerate() {
+        let ty = params.get(i).unwrap_or(&Ty::Any);
+        for (pass, c) in simpler(ty, v, 0) {
+            if conforms(ty, &c) {
+                let mut a = args.clone();
+                a[i] = c;
+                all.push((pass, all.len(), a));
+            }
+        }
+    }
+    all.sort_by_key(|(pass, order, _)| (*pass, *order));
+    all.into_iter().map(|(_, _, a)| a).collect()
+}
+
+/// Simpler values of `v` (of type `ty`), each with its pass: 0 the simplest value of its kind,
+/// 1 halving (blocks deleted, numbers halved), 2 plain characters and signs, 3 single
+/// deletions, 4 a map value's moves (an element's keep their own pass).
+fn simpler(ty: &Ty, v: &Value, depth: usize) -> Vec<(u8, Value)> {
+    let mut out = Vec::new();
+    if depth > 3 {
+        return out;
+    }
+    if !matches!(v, Value::Null) && !matches!(ty, Ty::Any) && conforms(ty, &Value::Null) {
+        out.push((0, Value::Null));
+    }
+    let ty = match ty {
+        Ty::Option { item } => item.as_ref(),
+        Ty::Union { options } => crate::inputs::conforms_any(options, v).unwrap_or(&Ty::Any),
+        other => other,
+    };
+    match (ty, v) {
+        (Ty::OneOf { values }, v) => {
+            out.extend(values.first().filter(|x| *x != v).map(|x| (0, x.clone())));
+        }
+        (_, Value::Bool(true)) => out.push((0, Value::Bool(false))),
+        (_, Value::Int(i)) => out.extend(ints(*i)),
+        (_, Value::BigUint(_)) => out.push((0, Value::Int(0))),
+        (_, Value::Float(x)) => out.extend(floats(*x)),
+        (Ty::Char, Value::Str(s)) if s.chars().any(|c| !plain(c)) => {
+            out.extend(["a", "0", "é"].map(|c| (2, Value::Str(c.into()))));
+        }
+        (Ty::Char, _) => {}
+        (_, Value::Str(s)) => out.extend(strings(s)),
+        (Ty::Array { item, .. }, Value::List(xs)) => out.extend(elements(xs, |_| item, depth)),
+        (Ty::Tuple { items }, Value::List(xs)) => {
+            out.extend(elements(xs, |k| items.get(k).unwrap_or(&Ty::Any), depth));
+        }
+        (_, Value::List(xs)) => {
+            let item = match ty {
+                Ty::List { item } => item.as_ref().clone(),
+                Ty::Bytes => Ty::int(8, false),
+                _ => Ty::Any,
+            };
+            out.extend(deletions(xs).into_iter().map(|(p, xs)| (p, Value::List(xs))));
+            out.extend(elements(xs, |_| &item, depth));
+        }
+        (_, Value::Map(es)) => {
+            let value = match ty {
+                Ty::Map { value, .. } => value.as_ref().clone(),
+                _ => Ty::Any,
+            };
+            out.extend(maps(es, &value, depth));
+        }
+        (Ty::Built { ctors, .. }, Value::Built { ctor, args }) => {
+            if let Some(c) = ctors.iter().find(|c| c.name == *ctor) {
+                let params: Vec<Ty> = c.params.iter().map(|(_, t)| t.clone()).collect();
+                for (p, xs) in elements(args, |k| params.get(k).unwrap_or(&Ty::Any), depth) {
+                    if let Value::List(args) = xs {
+                        out.push((p, Value::Built { ctor: ctor.clone(), args }));
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// Integers toward zero: `0`, then `i` minus half its distance to zero, a quarter, … one.
+fn ints(i: i128) -> Vec<(u8, Value)> {
+    let mut out = Vec::new();
+    if i == 0 {
+        return out;
+    }
+    out.push((0, Value::Int(0)));
+    if i < 0 {
+        out.push((2, Value::Int(i.saturating_neg())));
+    }
+    let mut d = i.unsigned_abs() / 2;
+    while d > 0 {
+        let step = d as i128;
+        out.push((1, Value::Int(if i > 0 { i - step } else { i + step })));
+        d /= 2;
+    }
+    out
+}
+
+/// Floats: `0.0`, `1.0`, the integer part, fewer decimals, the positive value.
+fn floats(x: f64) -> Vec<(u8, Value)> {
+    let mut out = vec![(0, Value::Float(0.0)), (0, Value::Float(1.0))];
+    if x.is_finite() {
+        out.push((1, Value::Float(x.trunc())));
+        out.push((1, Value::Float((x / 2.0).trunc())));
+        for d in [1, 2, 3] {
+            let p = 10f64.powi(d);
+            out.push((2, Value::Float((x * p).trunc() / p)));
+        }
+        if x < 0.0 {
+            out.push((2, Value::Float(-x)));
+        }
+    }
+    out.retain(|(_, y)| matches!(y, Value::Float(y) if y.to_bits() != x.to_bits()));
+    out
+}
+
+/// Strings: empty, blocks deleted, unusual characters made plain, single characters deleted.
+fn strings(s: &str) -> Vec<(u8, Value)> {
+    let chars: Vec<char> = s.chars().collect();
+    let text = |cs: Vec<char>| Value::Str(cs.into_iter().collect());
+    let mut out: Vec<(u8, Value)> =
+        deletions(&chars).into_iter().map(|(p, cs)| (p, text(cs))).collect();
+    let unusual: Vec<usize> = (0..chars.len()).filter(|&k| !plain(chars[k])).collect();
+    if unusual.len() > 1 {
+        let all: Vec<char> = chars.iter().map(|&c| if plain(c) { c } else { 'a' }).collect();
+        out.push((2, text(all)));
+    }
+    // Plain first; else a common letter outside ASCII (for code that tells ASCII apart).
+    for with in ['a', '0', 'é'] {
+        for &k in &unusual {
+            let mut cs = chars.clone();
+            cs[k] = with;
+            out.push((2, text(cs)));
+        }
+    }
+    out
+}
+
+/// A sequence's deletions: all of it (pass 0), blocks of a half, a quarter, … two (pass 1), each
+/// single element (pass 3).
+fn deletions<T: Clone>(xs: &[T]) -> Vec<(u8, Vec<T>)> {
+    let n = xs.len();
+    let mut out = Vec::new();
+    if n == 0 {
+        return out;
+    }
+    out.push((0, Vec::new()));
+    let mut size = n / 2;
+    while size >= 2 {
+        for start in (0..n).step_by(size) {
+            let mut ys = xs[..start].to_vec();
+            ys.extend_from_slice(&xs[(start + size).min(n)..]);
+            out.push((1, ys));
+        }
+        size /= 2;
+    }
+    for k in 0..n.min(DELETIONS) {
+        let mut ys = xs.to_vec();
+        ys.remove(k);
+        out.push((3, ys));
+    }
+    out
+}
+
+/// The list `xs` with one of its first elements shrunk (typed by `item_of(index)`), in the
+/// element's own pass.
+fn elements<'t>(xs: &[Value], item_of: impl Fn(usize) -> &'t Ty, depth: usize) -> Vec<(u8, Value)> {
+    let mut out = Vec::new();
+    for (k, x) in xs.iter().enumerate().take(ELEMENTS) {
+        for (pass, y) in simpler(item_of(k), x, depth + 1) {
+            let mut ys = xs.to_vec();
+            ys[k] = y;
+            out.push((pass, Value::List(ys)));
+        }
+    }
+    out
+}
+
+/// A map: empty, one entry removed, one value shrunk.
+fn maps(es: &[(String, Value)], value: &Ty, depth: usize) -> Vec<(u8, Value)> {
+    let mut out: Vec<(u8, Value)> =
+        deletions(es).into_iter().map(|(p, es)| (p, Value::Map(es))).collect();
+    for (k, (key, x)) in es.iter().enumerate().take(ELEMENTS) {
+        for (_, y) in simpler(value, x, depth + 1) {
+            let mut fs = es.to_vec();
+            fs[k] = (key.clone(), y);
+            out.push((4, Value::Map(fs)));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "shrink_tests.rs"]
+mod tests;
