@@ -103,6 +103,10 @@ struct EngineArgs {
     /// function's share of the token budget, bound them].
     #[arg(long, value_name = "N")]
     explorer_calls: Option<usize>,
+    /// Model-written tests: the Tester's answers per witnessed survivor at most, its first
+    /// test and the repair rounds after it; 0 keeps abex's own tests only [default: 4].
+    #[arg(long, value_name = "N")]
+    llm_tests: Option<usize>,
     /// How hard reasoning models think: `minimal`, `low`, `medium` or `high` (sent as
     /// `reasoning_effort`; dropped for an endpoint that does not take it) [default: the
     /// endpoint's].
@@ -153,6 +157,7 @@ impl EngineArgs {
             timeout: self.llm_timeout,
             mutants: self.llm_mutants,
             explorer_calls: self.explorer_calls,
+            tests: self.llm_tests,
             reasoning_effort: self.reasoning_effort.clone(),
             white_box: self.white_box.then_some(true),
             roles,

@@ -382,14 +382,12 @@ fn tester_script(prompt: &str, marker: &str) -> Reply {
     Reply::json(json!({ "test": test }))
 }
 
-#[test]
-fn the_testers_test_is_repaired_until_it_kills_and_a_hostile_test_never_runs() {
-    let (tmp, dir) = support::project("simple");
-    let marker = tmp.path().join("pwned").display().to_string();
-    let m = marker.clone();
-    let s = FakeLlm::start(move |c| {
+/// A fake model whose Tester follows [`tester_script`] (its hostile answers would create
+/// `marker`), with Explorer pairs and no model mutant.
+fn tester_fake(marker: String) -> FakeLlm {
+    FakeLlm::start(move |c| {
         if c.role == "tester" {
-            return tester_script(&c.prompt, &m);
+            return tester_script(&c.prompt, &marker);
         }
         if let Some(r) = planner(c) {
             return r;
@@ -401,7 +399,14 @@ fn the_testers_test_is_repaired_until_it_kills_and_a_hostile_test_never_runs() {
             "mutator" => Reply::json(json!({"source": "none", "description": "none"})),
             _ => Reply::status(404),
         }
-    });
+    })
+}
+
+#[test]
+fn the_testers_test_is_repaired_until_it_kills_and_a_hostile_test_never_runs() {
+    let (tmp, dir) = support::project("simple");
+    let marker = tmp.path().join("pwned").display().to_string();
+    let s = tester_fake(marker.clone());
     let args = ["--llm-mutants", "1", "--explorer-calls", "2", "--seed", "3"];
     let o = abex(&dir, &s.base_url, &args);
     ok(&o);
@@ -442,6 +447,44 @@ fn the_testers_test_is_repaired_until_it_kills_and_a_hostile_test_never_runs() {
     // The other survivors' Testers answered with a process call: refused unrun, every time.
     let others = log.iter().filter(|c| c.role == "tester").count() - at_100.len();
     assert_eq!(llm["tests_refused"].as_u64().unwrap() as usize, others, "{llm:#}");
+}
+
+#[test]
+fn llm_tests_caps_the_testers_answers_per_survivor_and_zero_asks_nothing() {
+    for cap in [2usize, 0] {
+        let (tmp, dir) = support::project("simple");
+        let s = tester_fake(tmp.path().join("pwned").display().to_string());
+        let cap_s = cap.to_string();
+        let args =
+            ["--llm-mutants", "1", "--explorer-calls", "2", "--seed", "3", "--llm-tests", &cap_s];
+        let o = abex(&dir, &s.base_url, &args);
+        ok(&o);
+        let r = report(&dir);
+        let log = s.log.lock().unwrap().clone();
+        let tester: Vec<&Call> = log.iter().filter(|c| c.role == "tester").collect();
+        let tests = r["targets"][0]["mutation"]["suggested_tests"].as_array().unwrap().clone();
+        assert!(!tests.is_empty(), "the offline tests stand: {r:#}");
+        assert!(tests.iter().all(|t| t["origin"] != "model"), "{tests:#?}");
+        if cap == 0 {
+            assert!(tester.is_empty(), "the Tester was asked: {}", tester.len());
+            assert!(tests.iter().all(|t| t["fallback"].is_null()), "{tests:#?}");
+            continue;
+        }
+        // The good test comes fourth: with two answers the loop ends before it, on every survivor.
+        let mutants = r["targets"][0]["mutation"]["mutants"].as_array().unwrap().clone();
+        let witnessed = mutants.iter().filter(|m| m["witness"].is_object()).count();
+        let survivors_at_100 =
+            mutants.iter().filter(|m| m["witness"]["input"] == json!([100])).count();
+        assert!(survivors_at_100 > 0, "{mutants:#?}");
+        let at_100 = tester.iter().filter(|c| c.prompt.contains("with the arguments [100]"));
+        assert_eq!(at_100.count(), cap * survivors_at_100, "answers at 100");
+        assert!(
+            tester.len() <= cap * witnessed,
+            "{} calls for {witnessed} survivors",
+            tester.len()
+        );
+        assert!(r["llm"]["tests_fell_back"].as_u64().unwrap() > 0, "{:#}", r["llm"]);
+    }
 }
 
 /// The hostile Rust answers of `tests/data/hostile/rust`, each of which would create its own

@@ -145,6 +145,8 @@ pub struct LlmOptions {
     pub mutants: Option<usize>,
     /// `--explorer-calls N`: Explorer calls per function at most.
     pub explorer_calls: Option<usize>,
+    /// `--llm-tests N`: the Tester's answers per witnessed survivor at most (0: none).
+    pub tests: Option<usize>,
     /// `--reasoning-effort`: `minimal`, `low`, `medium` or `high`, for models that take it.
     pub reasoning_effort: Option<String>,
     /// `--white-box`: context-aware strategies also see the function's source.
@@ -176,6 +178,7 @@ struct FileConfig {
     max_tokens: Option<u32>,
     mutants: Option<usize>,
     explorer_calls: Option<usize>,
+    tests: Option<usize>,
     reasoning_effort: Option<String>,
     white_box: Option<bool>,
     #[serde(default)]
@@ -218,6 +221,9 @@ pub struct LlmConfig {
     /// Explorer calls per function at most; 0: no fixed cap (the budgets and the function's
     /// share of the token budget bound them).
     pub explorer_calls: usize,
+    /// The Tester's answers per witnessed survivor at most: its first test and the repair
+    /// rounds after it (0: no model-written tests, the offline ones only).
+    pub tests: usize,
     /// Whether context-aware strategies also see the function's source (paper 000 gives them
     /// the signature and docstring only; off by default).
     pub white_box: bool,
@@ -256,6 +262,7 @@ impl LlmConfig {
             max_tokens: 2_000,
             mutants: 3,
             explorer_calls: 0,
+            tests: 1 + crate::llm::tester::REPAIR_ROUNDS as usize,
             white_box: false,
             reasoning_effort: None,
             prices: Prices::default(),
@@ -267,7 +274,7 @@ impl LlmConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// The config file does not parse or has unknown keys.
-    #[error("failed to read the model settings in `{path}`: {message}\nhint: the `llm` table takes model, base_url, budget_usd, budget_tokens, agents, prompts, timeout_s, retries, concurrency, json_mode, max_tokens, mutants, explorer_calls, reasoning_effort, white_box, [roles.<role>] and [prices.<model>]")]
+    #[error("failed to read the model settings in `{path}`: {message}\nhint: the `llm` table takes model, base_url, budget_usd, budget_tokens, agents, prompts, timeout_s, retries, concurrency, json_mode, max_tokens, mutants, explorer_calls, tests, reasoning_effort, white_box, [roles.<role>] and [prices.<model>]")]
     File {
         /// The file.
         path: PathBuf,
@@ -332,6 +339,7 @@ pub fn resolve(
         max_tokens: file.max_tokens.unwrap_or(d.max_tokens),
         mutants: cli.mutants.or(file.mutants).unwrap_or(d.mutants),
         explorer_calls: cli.explorer_calls.or(file.explorer_calls).unwrap_or(d.explorer_calls),
+        tests: cli.tests.or(file.tests).unwrap_or(d.tests),
         reasoning_effort: cli.reasoning_effort.clone().or(file.reasoning_effort),
         white_box: cli.white_box.or(file.white_box).unwrap_or(d.white_box),
         prices: Prices { extra: file.prices },
@@ -395,7 +403,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         std::fs::write(
             d.path().join("Cargo.toml"),
-            "[package]\nname='x'\n[package.metadata.abex.llm]\nmodel='file-model'\nbudget_usd=1.0\n\
+            "[package]\nname='x'\n[package.metadata.abex.llm]\nmodel='file-model'\nbudget_usd=1.0\ntests=0\n\
              base_url='http://127.0.0.1:9/file/v1'\n[package.metadata.abex.llm.roles.explorer]\ntemperature=0.3\n\
              [package.metadata.abex.llm.prices.file-model]\ninput=1.0\noutput=2.0\n",
         )
@@ -407,15 +415,18 @@ mod tests {
         assert_eq!(c.temperature_of(Role::Explorer), 0.3);
         assert_eq!(c.temperature_of(Role::Coordinator), 0.5);
         assert_eq!(c.prices.of("file-model").output_per_mtok, 2.0);
+        assert_eq!(c.tests, 0, "the file's `tests`");
         let cli = LlmOptions {
             model: Some("cli-model".into()),
             budget_usd: Some(0.1),
+            tests: Some(2),
             ..LlmOptions::default()
         };
         let e = env(&[("ABEX_API_KEY", "k2"), ("OPENAI_API_KEY", "k1"), ("ABEX_MODEL", "m")]);
         let c = model(resolve(&cli, &e, d.path()).unwrap());
         assert_eq!((c.api_key.as_str(), c.model.as_str()), ("k2", "cli-model"));
         assert_eq!(c.budget_usd, Some(0.1));
+        assert_eq!(c.tests, 2);
     }
 
     #[test]

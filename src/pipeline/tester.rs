@@ -3,7 +3,8 @@
 //! front end vets it against the allowlist (a refused answer never runs); the lab compiles and
 //! runs it in the scratch copy, and it is kept only when it passes on the original and fails on
 //! its survivor. Otherwise the compiler error, the failing output on the original, or "does not
-//! kill the mutant" goes back to the Tester, for at most [`REPAIR_ROUNDS`] repair rounds; then
+//! kill the mutant" goes back to the Tester, for at most [`REPAIR_ROUNDS`] repair rounds (the
+//! model settings' `tests` answers in all: `--llm-tests`, 0 for none); then
 //! the offline test stands, and the report says why. All survivors of a unit advance round by
 //! round together, so that a round costs one build (Rust) or one runner request per target.
 
@@ -13,7 +14,9 @@ use super::context::Ctx;
 use super::error::RunError;
 use super::front::{Lab, Suggestion, Verdict};
 use crate::llm::subject::Subject;
-use crate::llm::tester::{self, Gap, REPAIR_ROUNDS};
+#[cfg(doc)]
+use crate::llm::tester::REPAIR_ROUNDS;
+use crate::llm::tester::{self, Gap};
 use crate::report::{TestOrigin, Witness};
 use crate::value::stringify_input;
 
@@ -75,7 +78,8 @@ pub(crate) fn write_tests(
     witnessed: &[u32],
 ) -> Result<Written, RunError> {
     let mut out = Written::default();
-    if ctx.session.is_none() || wanted.is_empty() {
+    let answers = ctx.session.as_ref().map_or(0, |s| s.cfg.tests) as u32;
+    if answers == 0 || wanted.is_empty() {
         return Ok(out);
     }
     let front = ctx.front;
@@ -91,7 +95,7 @@ pub(crate) fn write_tests(
             answers: 0,
         })
         .collect();
-    for round in 0..=REPAIR_ROUNDS {
+    for round in 0..answers {
         if pending.is_empty() || ctx.past_deadline() {
             break;
         }
