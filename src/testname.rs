@@ -54,7 +54,7 @@ fn value_words(v: &Value) -> String {
         Value::Bool(b) => b.to_string(),
         Value::Int(i) => snake(&i.to_string()),
         Value::BigUint(u) => u.to_string(),
-        Value::Float(x) if x.is_finite() => snake(&format!("{x}")),
+        Value::Float(x) if x.is_finite() => float_words(*x),
         Value::Float(x) => snake(&x.to_string()),
         Value::Str(s) => match snake(s) {
             w if w.is_empty() && s.is_empty() => "empty".into(),
@@ -79,6 +79,26 @@ fn value_words(v: &Value) -> String {
             }
         }
     }
+}
+
+/// The words of a finite float: its digits (`2_5`), or for very large and very small ones its
+/// first four significant digits, cut (not rounded, so the name stays on the value's side of
+/// a boundary), and its exponent (`9_999e32`, `5_4e_minus_31`).
+fn float_words(x: f64) -> String {
+    let scientific = x != 0.0 && (x.abs() >= 1e16 || x.abs() < 1e-4);
+    if !scientific {
+        return snake(&format!("{x}"));
+    }
+    let text = format!("{x:e}");
+    let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
+    let point = mantissa.find('.').map_or(mantissa.len(), |p| p + 1);
+    let short = &mantissa[..mantissa.len().min(point + 3)];
+    let short = short.trim_end_matches('0').trim_end_matches('.');
+    let exponent = match exponent.strip_prefix('-') {
+        Some(digits) => format!("_minus_{digits}"),
+        None => exponent.to_string(),
+    };
+    format!("{}e{exponent}", snake(short))
 }
 
 fn words_of(items: &[Value]) -> String {
@@ -233,6 +253,20 @@ mod tests {
             "test_shipping_cost_raises_value_error_for_minus_0_true"
         );
         assert_eq!(readable("f", &[Value::Int(-5)], &ok("-3")), "f_is_minus_3_for_minus_5");
+        // Very large and very small floats by their first digits and exponent, cut, not rounded
+        // (humanize's `metric` boundary at 1e33 and below 1e-30).
+        let below = [Value::Float(9.999999999999994e32), Value::Str(String::new())];
+        assert_eq!(
+            readable("metric", &below, &raised),
+            "metric_raises_value_error_for_9_999e32_empty"
+        );
+        let tiny = [Value::Float(-5.400284512892169e-31)];
+        assert_eq!(
+            readable("metric", &tiny, &raised),
+            "metric_raises_value_error_for_minus_5_4e_minus_31"
+        );
+        assert_eq!(readable("f", &[Value::Float(1e20)], &ok("0")), "f_is_0_for_1e20");
+        assert_eq!(readable("f", &[Value::Float(0.25)], &ok("0")), "f_is_0_for_0_25");
         assert_eq!(readable("f", &[Value::Str(String::new())], &ok("0.05")), "f_is_0_05_for_empty");
         assert_eq!(
             readable("f", &[], &ok("[10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120]")),
