@@ -187,6 +187,10 @@ struct FileConfig {
     prices: BTreeMap<String, Price>,
 }
 
+/// The Tester's answers per witnessed survivor by default: its first test and 3 repair rounds
+/// (`crate::llm::tester::REPAIR_ROUNDS`).
+pub const DEFAULT_TESTER_ANSWERS: usize = 4;
+
 /// The resolved model configuration.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LlmConfig {
@@ -262,7 +266,7 @@ impl LlmConfig {
             max_tokens: 2_000,
             mutants: 3,
             explorer_calls: 0,
-            tests: 1 + crate::llm::tester::REPAIR_ROUNDS as usize,
+            tests: DEFAULT_TESTER_ANSWERS,
             white_box: false,
             reasoning_effort: None,
             prices: Prices::default(),

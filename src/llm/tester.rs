@@ -13,8 +13,9 @@ use crate::llm::prompts::data;
 use crate::llm::session::Session;
 use crate::llm::subject::Subject;
 
-/// Repair rounds after the first answer (EvoGPT's generate-and-repair; the 3).
-pub const REPAIR_ROUNDS: u32 = 3;
+/// Repair rounds after the first answer by default (EvoGPT's generate-and-repair; the issue's
+/// 3); `--llm-tests` sets the answers in all.
+pub const REPAIR_ROUNDS: u32 = crate::llm::config::DEFAULT_TESTER_ANSWERS as u32 - 1;
 
 /// Tester personas and their temperatures: the first writes the plain test a reviewer expects,
 /// the others try other ways when a round fails.
