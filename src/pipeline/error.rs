@@ -101,3 +101,14 @@ impl RunError {
         }
     }
 }
+
+/// What a step gave, or `None` when it failed because the run's deadline passed and the
+/// watchdog killed what it ran (see `crate::interrupt::Watchdog`): no failure, but nothing to
+/// keep; the step's work then reads `not_tested` or is dropped.
+pub(crate) fn unless_cut<T>(step: Result<T, RunError>) -> Result<Option<T>, RunError> {
+    match step {
+        Ok(t) => Ok(Some(t)),
+        Err(_) if crate::interrupt::expired() => Ok(None),
+        Err(e) => Err(e),
+    }
+}

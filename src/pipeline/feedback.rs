@@ -5,7 +5,7 @@
 //! [`crate::llm::mutants::ATTEMPTS`] rounds in all, counting the first.
 
 use super::context::Ctx;
-use super::error::RunError;
+use super::error::{unless_cut, RunError};
 use super::event::Event;
 use super::front::{Lab, Numbered, Unit};
 use super::survivors;
@@ -77,10 +77,9 @@ pub(crate) fn rounds(
         if fresh.is_empty() {
             return Ok(());
         }
-        match lab.add(&fresh) {
-            // The deadline killed their build: the round ends without them.
-            Err(_) if crate::interrupt::expired() => return Ok(()),
-            added => added?,
+        // The deadline killed their build: the round ends without them.
+        if unless_cut(lab.add(&fresh))?.is_none() {
+            return Ok(());
         }
         let which: Vec<usize> = (0..unit.targets.len())
             .filter(|&k| fresh.iter().any(|m| m.target == unit.targets[k]))

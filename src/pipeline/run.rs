@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use super::config::RunConfig;
 use super::context::{Ctx, ExploreClock};
-use super::error::RunError;
+use super::error::{unless_cut, RunError};
 use super::event::Event;
 use super::front::{FrontEnd, Numbered, Tested, Unit};
 use super::saver::Saver;
@@ -300,10 +300,7 @@ fn run_unit(
     // `not_tested` (a build the watchdog killed ends the same way).
     let opened = match crate::interrupt::expired() {
         true => None,
-        false => match ctx.front.open(ctx.cfg, unit, &numbered, ctx.deadline) {
-            Err(_) if crate::interrupt::expired() => None,
-            opened => Some(opened?),
-        },
+        false => unless_cut(ctx.front.open(ctx.cfg, unit, &numbered, ctx.deadline))?,
     };
     interrupted()?;
     let Some(mut lab) = opened else {

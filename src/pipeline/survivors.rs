@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::context::Ctx;
-use super::error::RunError;
+use super::error::{unless_cut, RunError};
 use super::event::Event;
 use super::front::{Lab, Numbered, Suggestion, Tested, Unit, Verdict};
 use crate::archive::Pair;
@@ -77,13 +77,11 @@ pub(crate) fn analyse(
             let none = vec![Proven::default(); unit.targets.len()];
             heard(Heard::Reports(reports(ctx, unit, mutants, elites, &facts, &so_far, &none)));
         };
-        let tested = lab.test(&todo, &mut on_result);
-        match tested {
-            Ok(tested) => results.extend(tested),
+        match unless_cut(lab.test(&todo, &mut on_result))? {
+            Some(tested) => results.extend(tested),
             // The deadline killed a test run the lab could not do without (the baseline): what
             // it gave before stays, the rest is `not_tested`.
-            Err(_) if crate::interrupt::expired() => results = so_far,
-            Err(e) => return Err(e),
+            None => results = so_far,
         }
     }
     if crate::interrupt::requested().is_some() {
@@ -112,11 +110,8 @@ pub(crate) fn analyse(
     // Only a test that kills the survivor it was written for is kept.
     let mut kills: BTreeMap<String, Vec<u32>> = BTreeMap::new();
     if !suggestions.is_empty() && !ctx.past_deadline() {
-        let checked = match lab.check(&suggestions, &witnessed) {
-            // The deadline killed the tests' build: no test is suggested unchecked.
-            Err(_) if crate::interrupt::expired() => BTreeMap::new(),
-            checked => checked?,
-        };
+        // The deadline killed the tests' build: no test is suggested unchecked.
+        let checked = unless_cut(lab.check(&suggestions, &witnessed))?.unwrap_or_default();
         for (name, verdict) in checked {
             let Verdict::Passed(killed) = verdict else { continue };
             let own = suggestions.iter().find(|s| s.name == name).map(|s| s.mutant);
@@ -182,12 +177,12 @@ fn reports(
     results: &BTreeMap<u32, Tested>,
     proven: &[Proven],
 ) -> Vec<MutationReport> {
+    let none = BTreeMap::new();
     unit.targets
         .iter()
         .enumerate()
         .map(|(k, &i)| {
             let mine: Vec<&Numbered> = mutants.iter().filter(|m| m.target == i).collect();
-            let none = BTreeMap::new();
             let entry = Entry {
                 facts: &facts[k],
                 results,

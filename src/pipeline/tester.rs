@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::context::Ctx;
-use super::error::RunError;
+use super::error::{unless_cut, RunError};
 use super::front::{Lab, Suggestion, Verdict};
 use crate::llm::subject::Subject;
 #[cfg(doc)]
@@ -158,11 +158,8 @@ pub(crate) fn write_tests(
         } else {
             lab.check(&suggestions, witnessed)
         };
-        let verdicts = match checked {
-            // The deadline killed the tests' build: nothing is kept unchecked.
-            Err(_) if crate::interrupt::expired() => BTreeMap::new(),
-            checked => checked?,
-        };
+        // The deadline killed the tests' build: nothing is kept unchecked.
+        let verdicts = unless_cut(checked)?.unwrap_or_default();
         let mut done = unanswered;
         for (a_i, s, answer) in batch {
             let a = &mut pending[a_i];

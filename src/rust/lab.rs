@@ -648,8 +648,6 @@ impl Lab for RustLab<'_> {
             })
             .collect();
         let mut verdicts: BTreeMap<String, Verdict> = BTreeMap::new();
-        // The suggested tests that failed on the original (of the first build that ran them).
-        let mut failed_on_original: Option<Vec<String>> = None;
         for (b, survivors) in by_build {
             let switched: Vec<u32> =
                 self.build_of.iter().filter(|(_, &x)| x == b).map(|(n, _)| *n).collect();
@@ -661,7 +659,10 @@ impl Lab for RustLab<'_> {
             let filter = suggest::MODULE;
             let on_original = s.failures(None, timeout, filter);
             self.judge_on_original(suggestions, &built, on_original.as_ref(), &mut verdicts);
-            let Some((on_original, _)) = on_original else { continue };
+            // The tests hung on the original: none counts in this build.
+            if on_original.is_none() {
+                continue;
+            }
             let mut failing: Vec<(u32, Vec<String>)> = Vec::new();
             for &k in &survivors {
                 match s.failures(Some(k), timeout, filter) {
@@ -684,7 +685,6 @@ impl Lab for RustLab<'_> {
                     k.extend(killed);
                 }
             }
-            failed_on_original.get_or_insert(on_original);
         }
         // A survivor built alone (a deleted match arm, say) is built again alone with the
         // tests written for it, and they are run there.
@@ -696,17 +696,13 @@ impl Lab for RustLab<'_> {
         if alone.is_empty() {
             return Ok(verdicts);
         }
-        let on_original = match failed_on_original {
-            Some(o) => o,
-            None => {
-                let req = self.request(&[], inserts.clone(), self.builds[0].dropped.clone());
-                let built = harness::build(&req).map_err(front_err)?;
-                let failed = self.suite(&built).failures(None, timeout, suggest::MODULE);
-                self.judge_on_original(suggestions, &built, failed.as_ref(), &mut verdicts);
-                let Some((failed, _)) = failed else { return Ok(verdicts) };
-                failed
-            }
-        };
+        // Their verdicts on the original, when no switched build gave them.
+        if !suggestions.iter().all(|s| verdicts.contains_key(&s.name)) {
+            let req = self.request(&[], inserts.clone(), self.builds[0].dropped.clone());
+            let built = harness::build(&req).map_err(front_err)?;
+            let failed = self.suite(&built).failures(None, timeout, suggest::MODULE);
+            self.judge_on_original(suggestions, &built, failed.as_ref(), &mut verdicts);
+        }
         let single = self.single_scratch();
         for n in alone {
             let mine: Vec<(PathBuf, usize, String)> = suggestions
@@ -723,13 +719,12 @@ impl Lab for RustLab<'_> {
             else {
                 continue;
             };
+            // A test counts when it passed on the original and fails here.
             for sug in suggestions.iter().filter(|s| s.mutant == n) {
                 let path = suggest::test_path(self.front.found(sug.calls), &sug.name);
-                if on_original.contains(&path) || !failing.contains(&path) {
-                    continue;
-                }
-                if let Some(Verdict::Passed(k)) = verdicts.get_mut(&sug.name) {
-                    k.push(n);
+                match verdicts.get_mut(&sug.name) {
+                    Some(Verdict::Passed(k)) if failing.contains(&path) => k.push(n),
+                    _ => {}
                 }
             }
         }
