@@ -337,9 +337,7 @@ fn parse_fn(text: &str) -> Result<(Vec<syn::Attribute>, syn::Signature, syn::Blo
 /// the pure std items of [`super::pure`]; no item inside it, no `unsafe`, no new attribute
 /// outside [`pure::RUST_ATTRIBUTES`]. Returns why it is refused.
 pub fn check_rust(original: &str, written: &str) -> Result<(), String> {
-    let mut uses = Uses::default();
-    collect_uses(original, &mut uses).map_err(|e| format!("the original: {e}"))?;
-    check_against(&uses, written)
+    check_rust_test(original, &[], written)
 }
 
 /// Checks a model-written Rust test against what `original` (the function under test) and
