@@ -170,6 +170,26 @@ pub fn readable(function: &str, args: &[Value], outcome: &Outcome) -> String {
     }
 }
 
+/// The name of one test of `function` (as in [`readable`]) that joins `cases` (arguments and
+/// the original's outcome): for a parametrised `table`, `{function}_{outcome}` when every case
+/// has the same (`test_check_date_raises_value_error`), else `{function}_cases`; otherwise
+/// `{function}_at_{a}_and_{b}` for a boundary pair (`is_leap_year_at_1899_and_1900`), else
+/// `{function}_on_{n}_inputs`.
+pub fn joined(function: &str, cases: &[(&[Value], &Outcome)], table: bool) -> String {
+    if table {
+        let words: BTreeSet<String> = cases.iter().map(|(_, o)| cut(&outcome_words(o))).collect();
+        return match words.iter().next() {
+            Some(w) if words.len() == 1 && w != "returns" => format!("{function}_{w}"),
+            _ => format!("{function}_cases"),
+        };
+    }
+    let words: Vec<String> = cases.iter().map(|(args, _)| cut(&words_of(args))).collect();
+    match words.as_slice() {
+        [a, b] if !a.is_empty() && !b.is_empty() && a != b => format!("{function}_at_{a}_and_{b}"),
+        _ => format!("{function}_on_{}_inputs", cases.len()),
+    }
+}
+
 /// The name a run checks the `rank`-th way of writing test `name` under (0 is the most
 /// readable and keeps the name; the others are fall-backs, renamed back when chosen).
 pub fn candidate(name: &str, rank: usize) -> String {
@@ -226,6 +246,21 @@ mod tests {
 
     fn ok(v: &str) -> Outcome {
         Outcome::Ok { value: v.into() }
+    }
+
+    #[test]
+    fn a_joined_test_names_its_boundary_pair_its_table_or_counts_its_inputs() {
+        let (a, b, c) = ([Value::Int(1899)], [Value::Int(1900)], [Value::Float(-2.5)]);
+        let (no, yes) = (ok("false"), ok("true"));
+        let pair = [(&a[..], &no), (&b[..], &yes)];
+        assert_eq!(joined("is_leap_year", &pair, false), "is_leap_year_at_1899_and_1900");
+        assert_eq!(joined("is_leap_year", &pair, true), "is_leap_year_cases");
+        let three = [(&a[..], &no), (&b[..], &yes), (&c[..], &no)];
+        assert_eq!(joined("test_f", &three, false), "test_f_on_3_inputs");
+        assert_eq!(joined("test_f", &[(&[], &no), (&[], &yes)], false), "test_f_on_2_inputs");
+        let bad = Outcome::Error { ty: "ValueError".into(), message: "m".into() };
+        let raises = [(&a[..], &bad), (&b[..], &bad)];
+        assert_eq!(joined("test_f", &raises, true), "test_f_raises_value_error");
     }
 
     #[test]

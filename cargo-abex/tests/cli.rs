@@ -690,6 +690,50 @@ fn killed_by_suggested(r: &Value) -> Vec<String> {
     ids
 }
 
+/// Where a crate's tests are `rstest` tables (the `tables` fixture, `rstest` among its
+/// dev-dependencies), the gaps of one function are closed by one `#[rstest]` test with a case
+/// per witness: `band`'s four gaps at its two thresholds (500 and 501, 2000 and 2001). The
+/// patch applies, the crate's tests pass with it, and a second run sees every mutant it lists
+/// killed.
+#[test]
+fn where_the_crate_uses_rstest_a_function_s_cases_are_one_table_that_kills_what_it_lists() {
+    let (_tmp, dir) = support::project("tables");
+    let args = ["--offline", "--seed", "1", "--function", "src/lib.rs::band"];
+    let o = abex(&dir, &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = report(&dir);
+    let tests = r["targets"][0]["mutation"]["suggested_tests"].as_array().unwrap();
+    let table = tests
+        .iter()
+        .find(|t| t["code"].as_str().unwrap().contains("    #[rstest::rstest]\n"))
+        .unwrap_or_else(|| panic!("no table: {tests:#?}"));
+    let code = table["code"].as_str().unwrap();
+    let cases: Vec<&str> = code.lines().filter(|l| l.starts_with("    #[case(")).collect();
+    assert!(cases.len() >= 2, "{code}");
+    assert!(
+        code.contains("(#[case] grams: u32, #[case] expected: &'static str) {\n        assert_eq!(band(grams), expected);\n"),
+        "{code}"
+    );
+    let listed: Vec<String> =
+        table["kills"].as_array().unwrap().iter().map(|k| k.as_str().unwrap().into()).collect();
+    assert!(listed.len() >= cases.len(), "{table:#}");
+    let patch = dir.join(".abex/out/suggested-tests.patch");
+    support::git(&dir, &["apply", patch.to_str().unwrap()]);
+    assert!(cargo_test_in(&dir), "the crate's tests fail with the table");
+    let o = abex(&dir, &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let again = report(&dir);
+    let statuses: Vec<(&str, &str)> = again["targets"][0]["mutation"]["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["id"].as_str().unwrap(), m["status"].as_str().unwrap()))
+        .collect();
+    for id in &listed {
+        assert!(statuses.contains(&(id.as_str(), "killed")), "{id} in {statuses:?}");
+    }
+}
+
 #[test]
 fn the_suggested_tests_patch_applies_passes_and_kills_its_mutants_and_write_tests_applies_it() {
     let (_tmp, dir) = support::example("demo");
@@ -700,6 +744,8 @@ fn the_suggested_tests_patch_applies_passes_and_kills_its_mutants_and_write_test
         "src/date.rs::is_leap_year",
         "--function",
         "src/parse.rs::parse_port",
+        "--function",
+        "src/range.rs::bucket",
         "--seed",
         "1",
     ];
@@ -712,6 +758,24 @@ fn the_suggested_tests_patch_applies_passes_and_kills_its_mutants_and_write_test
     let patch = dir.join(".abex/out/suggested-tests.patch");
     let text = std::fs::read_to_string(&patch).unwrap();
     assert!(text.contains("+    fn is_leap_year_is_false_for_"), "{text}");
+    // A boundary's two sides are one test (`bucket`'s ages 12 and 13, 17 and 18, 64 and 65).
+    let pair = regex::Regex::new(
+        r"\+    fn bucket_at_(\d+)_and_(\d+)\(\) \{\n\+        assert_eq!\(bucket\((\d+)\), \x22\w+\x22\);\n\+        assert_eq!\(bucket\((\d+)\), \x22\w+\x22\);\n",
+    )
+    .unwrap();
+    let pairs: Vec<_> = pair.captures_iter(&text).collect();
+    assert!(pairs.len() >= 2, "{text}");
+    for c in &pairs {
+        let [a, b, x, y] = [1, 2, 3, 4].map(|k| c[k].parse::<u32>().unwrap());
+        assert_eq!((a + 1, x, y), (b, a, b), "{}", &c[0]);
+    }
+    let bucket = r["targets"].as_array().unwrap().iter().find(|t| t["name"] == "bucket").unwrap();
+    let joined = bucket["mutation"]["suggested_tests"].as_array().unwrap();
+    assert!(
+        joined.iter().any(|t| t["name"].as_str().unwrap().starts_with("bucket_at_")
+            && t["kills"].as_array().unwrap().len() >= 2),
+        "{joined:#?}"
+    );
     assert!(!text.contains("format!(\"{:?}\""), "a literal comparison exists for each: {text}");
     support::git(&dir, &["apply", "--check", patch.to_str().unwrap()]);
     support::git(&dir, &["apply", patch.to_str().unwrap()]);

@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 
 pytest_plugins = ["pytester"]
@@ -24,3 +26,14 @@ _OUTSIDE = (
 def _loopback_only(monkeypatch):
     for name in _OUTSIDE:
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def thresholds(pytester):
+    """A pytester folder holding ``projects/thresholds`` (boundaries only an exact input shows,
+    with tests strong away from them), importable from its root."""
+    for f in (Path(__file__).parent / "projects" / "thresholds").iterdir():
+        if f.suffix == ".py":
+            pytester.makepyfile(**{f.stem: f.read_text()})
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    return pytester

@@ -5,26 +5,13 @@ apart where two compared values are exactly equal; and the probes of the worker 
 import ast
 import json
 import os
-from pathlib import Path
-
-import pytest
 
 from pytest_abex import _probe
 
-PROJECT = Path(__file__).parent / "projects" / "thresholds"
 FUNCTIONS = ["underweight", "check_date", "check_name", "fits", "fever", "clamp_percent"]
 # The survivors of `clamp_percent` that no input tells apart from the original: (original,
 # replacement) of the changed operator or constant.
 EQUIVALENT = {(">", ">="), ("100", "99"), ("<", "<="), ("0", "1")}
-
-
-@pytest.fixture
-def thresholds(pytester):
-    for f in PROJECT.iterdir():
-        if f.suffix == ".py":
-            pytester.makepyfile(**{f.stem: f.read_text()})
-    pytester.makeini("[pytest]\npythonpath = .\n")
-    return pytester
 
 
 def run(pytester, directed=True):

@@ -17,7 +17,7 @@ use crate::mutate::Mutant;
 use crate::report::{MutantStatus, Witness};
 use crate::targets::diff::Base;
 use crate::targets::{Drive, Target};
-use crate::value::Ty;
+use crate::value::{Ty, Value};
 use crate::witness::Hints;
 
 /// What a front end chose to analyse.
@@ -293,9 +293,43 @@ pub trait Lab {
     /// `k`-th is named [`crate::testname::candidate`]`(name, k)`. Empty when it cannot be
     /// written.
     fn suggest(&self, i: usize, w: &Witness, name: &str, why: &str) -> Vec<String>;
+    /// What the names of target `i`'s tests say of it and of witness `w`: the function in snake
+    /// case with the language's prefix (`thermostat_mode`, `test_bmi`) and the arguments a name
+    /// mentions (a method's receiver only when nothing else is).
+    fn name_parts<'w>(&self, i: usize, w: &'w Witness) -> (String, &'w [Value]);
     /// The readable name of the suggested test of target `i` on witness `w` (what it pins: the
     /// function, the outcome, the arguments), before it is made unique.
-    fn test_name(&self, i: usize, w: &Witness) -> String;
+    fn test_name(&self, i: usize, w: &Witness) -> String {
+        let (function, args) = self.name_parts(i, w);
+        crate::testname::readable(&function, args, &w.original)
+    }
+    /// One test named `name`, with `why` as its comment, that asserts every case of `cases`
+    /// (witnesses of target `i`): one parametrised test when `parametrised` (the project's
+    /// style, see [`Lab::parametrises`]), else each case's statements in turn. `None` when it
+    /// cannot be written that way (the cases stay tests of their own).
+    fn joined(
+        &self,
+        i: usize,
+        cases: &[&Witness],
+        name: &str,
+        why: &str,
+        parametrised: bool,
+    ) -> Option<String>;
+    /// The readable name of the test of target `i` that joins `cases` (a boundary pair's two
+    /// inputs, or how many there are; a `parametrised` table's common outcome), before it is
+    /// made unique.
+    fn joined_name(&self, i: usize, cases: &[&Witness], parametrised: bool) -> String {
+        let Some(first) = cases.first() else { return String::new() };
+        let function = self.name_parts(i, first).0;
+        let named: Vec<(&[Value], &crate::value::Outcome)> =
+            cases.iter().map(|w| (self.name_parts(i, w).1, &w.original)).collect();
+        crate::testname::joined(&function, &named, parametrised)
+    }
+    /// Whether the project's own tests are parametrised: then every case of a function joins
+    /// one test, not only a boundary's two sides (see `super::cases`).
+    fn parametrises(&self) -> bool {
+        false
+    }
     /// Compiles and runs `suggestions` on the original and on `survivors`: each one's
     /// [`Verdict`] (why it failed, or the survivors it kills). A suggestion left unrun (the
     /// time budget, no build holding its survivors) is absent.

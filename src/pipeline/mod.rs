@@ -3,6 +3,7 @@
 //! What differs per language sits behind [`FrontEnd`] and [`Lab`] (`crate::rust`,
 //! `crate::python`).
 
+mod cases;
 mod choose;
 mod config;
 mod context;

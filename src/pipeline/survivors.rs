@@ -131,6 +131,19 @@ pub(crate) fn analyse(
         suggestions.iter().map(|s| (s.name.clone(), readability(s))).collect();
     let chosen = smallest_killing_set(&kills, &ranks);
     let (chosen, suggestions) = suggested_names(chosen, suggestions);
+    // One test per behaviour: a boundary's two sides, or a parametrised test of every case.
+    let witnesses: BTreeMap<u32, Witness> =
+        proven.iter().flat_map(|p| p.witnesses.iter().map(|(n, w)| (*n, w.clone()))).collect();
+    let (chosen, suggestions) = super::cases::join(
+        ctx,
+        lab,
+        chosen,
+        suggestions,
+        &witnesses,
+        mutants,
+        &witnessed,
+        &mut taken,
+    )?;
     let mut reports = Vec::new();
     for (k, &i) in unit.targets.iter().enumerate() {
         let mine: Vec<&Numbered> = mutants.iter().filter(|m| m.target == i).collect();

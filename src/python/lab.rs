@@ -29,6 +29,7 @@ use crate::pipeline::{
 };
 use crate::report::{MutantStatus, Witness};
 use crate::targets::Param;
+use crate::value::Value;
 
 /// Runners kept for the next function with the same test files (collection is paid once).
 type Runners = Vec<(Vec<PathBuf>, Runner)>;
@@ -69,6 +70,8 @@ pub struct PythonLab<'a> {
     learnt: BTreeMap<usize, Option<Vec<Param>>>,
     /// Which tests fail on the original too (they kill no mutant).
     flaky: Flaky,
+    /// Whether the project's tests are parametrised (suggested tests are written that way too).
+    parametrises: bool,
 }
 
 fn front_err(e: impl Into<PythonError>) -> RunError {
@@ -167,7 +170,31 @@ impl<'a> PythonLab<'a> {
             unloaded: RefCell::new(None),
             learnt: BTreeMap::new(),
             flaky: Flaky::default(),
+            parametrises: project.parametrises(),
         })
+    }
+
+    /// Calls `with` on what a suggested test needs to know of target `i`.
+    fn with_callee<T>(&self, i: usize, with: impl FnOnce(&Callee<'_>) -> T) -> T {
+        let c = &self.front.chosen[i];
+        let pf = &self.front.project.files[c.file];
+        let f = &pf.fns[c.func];
+        let learnt = self.learnt.get(&i).cloned().flatten();
+        let own = learnt.as_ref().unwrap_or(&f.params);
+        let params: Vec<_> = own.iter().filter_map(|p| p.ty.clone()).collect();
+        let names: Vec<String> = own.iter().map(|p| p.name.clone()).collect();
+        let callee = Callee {
+            module: &pf.module,
+            qualname: &f.qualname,
+            kind: f.kind,
+            params: &params,
+            tuples: &f.tuples,
+            names: &names,
+            passes: &f.passes,
+            receiver: f.receiver,
+            is_async: f.is_async,
+        };
+        with(&callee)
     }
 
     /// Whether to start no more work: the time budget is spent or the run was interrupted.
@@ -432,17 +459,21 @@ impl<'a> PythonLab<'a> {
         }
         for s in mine {
             let id = node(&s.name);
+            // A parametrised test's cases are `id[…]`: one failing case fails the test.
+            let case = format!("{id}[");
+            let is_it = |failed: &String| *failed == id || failed.starts_with(&case);
             let verdict = if uncollected {
                 Verdict::DoesNotCompile(bounded(&base.detail))
             } else if base.status == "timeout" {
                 Verdict::FailsOnOriginal("the test ran past its time limit".into())
-            } else if base.failed.contains(&id) {
-                let why = base.messages.get(&id).cloned().unwrap_or_else(|| base.message.clone());
+            } else if let Some(failed) = base.failed.iter().find(|f| is_it(f)) {
+                let why =
+                    base.messages.get(failed).cloned().unwrap_or_else(|| base.message.clone());
                 Verdict::FailsOnOriginal(bounded(&why))
             } else {
                 let killed = killed_by
                     .iter()
-                    .filter(|(_, failed)| failed.contains(&id))
+                    .filter(|(_, failed)| failed.iter().any(is_it))
                     .map(|(n, _)| *n)
                     .collect();
                 Verdict::Passed(killed)
@@ -618,38 +649,33 @@ impl Lab for PythonLab<'_> {
     }
 
     fn suggest(&self, i: usize, w: &Witness, name: &str, why: &str) -> Vec<String> {
-        let c = &self.front.chosen[i];
-        let pf = &self.front.project.files[c.file];
-        let f = &pf.fns[c.func];
-        let learnt = self.learnt.get(&i).cloned().flatten();
-        let own = learnt.as_ref().unwrap_or(&f.params);
-        let params: Vec<_> = own.iter().filter_map(|p| p.ty.clone()).collect();
-        let names: Vec<String> = own.iter().map(|p| p.name.clone()).collect();
-        let callee = Callee {
-            module: &pf.module,
-            qualname: &f.qualname,
-            kind: f.kind,
-            params: &params,
-            tuples: &f.tuples,
-            names: &names,
-            passes: &f.passes,
-            receiver: f.receiver,
-            is_async: f.is_async,
-        };
-        suggest::candidates(&callee, w, name, why)
+        self.with_callee(i, |callee| suggest::candidates(callee, w, name, why))
     }
 
-    fn test_name(&self, i: usize, w: &Witness) -> String {
+    fn name_parts<'w>(&self, i: usize, w: &'w Witness) -> (String, &'w [Value]) {
         let c = &self.front.chosen[i];
         let f = &self.front.project.files[c.file].fns[c.func];
-        let function = crate::testname::snake(&f.qualname);
-        // The instance a method is called on is set up by the test, and named only when
-        // nothing else is.
+        let function = format!("test_{}", crate::testname::snake(&f.qualname));
         let args = match w.input.get(1..) {
             Some(rest) if f.receiver && !rest.is_empty() => rest,
             _ => &w.input,
         };
-        crate::testname::readable(&format!("test_{function}"), args, &w.original)
+        (function, args)
+    }
+
+    fn joined(
+        &self,
+        i: usize,
+        cases: &[&Witness],
+        name: &str,
+        why: &str,
+        parametrised: bool,
+    ) -> Option<String> {
+        self.with_callee(i, |callee| suggest::joined(callee, cases, name, why, parametrised))
+    }
+
+    fn parametrises(&self) -> bool {
+        self.parametrises
     }
 
     fn check(

@@ -103,18 +103,19 @@ impl Imports {
     }
 }
 
-/// A test's code without its own import lines (and the blank line after them), the imports
-/// added to `imports`.
+/// A test's code without its own import lines (in its body, or above a parametrised test's
+/// decorator) and the blank lines after them, the imports added to `imports`.
 fn without_imports(code: &str, imports: &mut Imports) -> String {
     let mut out: Vec<&str> = Vec::new();
     let mut dropped = false;
     for line in code.lines() {
-        if line.starts_with("    ") && !line.starts_with("     ") && imports.read(line) {
+        let body = line.starts_with("    ") && !line.starts_with("     ");
+        if (body || !line.starts_with(' ')) && imports.read(line) {
             dropped = true;
             continue;
         }
         if dropped && line.trim().is_empty() {
-            dropped = false;
+            dropped = !line.starts_with(' ') && out.is_empty();
             continue;
         }
         out.push(line);
@@ -212,6 +213,17 @@ mod tests {
         assert_eq!(
             new,
             "import pytest\nfrom pkg.m import f, g\n\n\ndef test_f_is_1_for_0():\n    \"why\"\n    assert f(0) == 1\n"
+        );
+    }
+
+    #[test]
+    fn a_parametrised_test_s_module_imports_join_the_file_s() {
+        let test = "import pytest\n\n\n@pytest.mark.parametrize(\n    (\"n\", \"expected\"),\n    [\n        (1, 2),\n    ],\n)\ndef test_f_at_1_and_2(n, expected):\n    \"why\"\n    from pkg.m import f\n\n    assert f(n) == expected\n";
+        let text = "import pytest\n\nfrom pkg.m import g\n\n\ndef test_g():\n    assert g()\n";
+        let (out, _) = place(Some(text), &[("test_f_at_1_and_2", test)]);
+        assert_eq!(
+            out,
+            "import pytest\n\nfrom pkg.m import g\nfrom pkg.m import f\n\n\ndef test_g():\n    assert g()\n\n\n@pytest.mark.parametrize(\n    (\"n\", \"expected\"),\n    [\n        (1, 2),\n    ],\n)\ndef test_f_at_1_and_2(n, expected):\n    \"why\"\n    assert f(n) == expected\n"
         );
     }
 

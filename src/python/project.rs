@@ -89,6 +89,15 @@ pub fn module_of(root: &Path, rel: &Path) -> (String, PathBuf) {
 }
 
 impl Project {
+    /// Whether the project's own tests are parametrised (a test file uses
+    /// `pytest.mark.parametrize`), so that suggested tests are written that way too.
+    pub fn parametrises(&self) -> bool {
+        self.tests.iter().any(|t| {
+            std::fs::read_to_string(self.root.join(t))
+                .is_ok_and(|text| text.contains("mark.parametrize("))
+        })
+    }
+
     /// Reads the project at `root`.
     pub fn load(root: &Path) -> Result<Project, crate::scratch::ScratchError> {
         let skip: Vec<PathBuf> = SKIP_DIRS.iter().map(|d| root.join(d)).collect();

@@ -354,6 +354,19 @@ fn assert_value(expr: &str, value: &str, literal: bool) -> String {
     }
 }
 
+/// `message` as a regular expression that matches it as it is (Python's `re.escape` of the
+/// characters `re` gives a meaning).
+fn regex_escape(message: &str) -> String {
+    let mut out = String::new();
+    for c in message.chars() {
+        if "\\.^$*+?{}[]|()".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Whether a message can be matched by `pytest.raises(match=...)` as it is (no regex syntax).
 fn plain_pattern(message: &str) -> bool {
     !message.chars().any(|c| "\\.^$*+?{}[]|()".contains(c))
@@ -371,6 +384,174 @@ pub fn candidates(f: &Callee<'_>, w: &Witness, name: &str, why: &str) -> Vec<Str
 /// The suggested test `name` for `witness`: readable when `readable`, else with `repr` and the
 /// exception's type name compared as text.
 fn render(f: &Callee<'_>, w: &Witness, name: &str, why: &str, readable: bool) -> Option<String> {
+    let case = case(f, w, readable)?;
+    Some(test_def(name, why, &case.imports, &case.body))
+}
+
+/// One test named `name` that asserts every case of `cases` (witnesses of one function): a
+/// `pytest.mark.parametrize` test when `parametrised` (`None` unless every case is a plain call
+/// whose value is a literal), else the cases' statements one after the other, readable (`None`
+/// when a case cannot be asserted).
+pub fn joined(
+    f: &Callee<'_>,
+    cases: &[&Witness],
+    name: &str,
+    why: &str,
+    parametrised: bool,
+) -> Option<String> {
+    if parametrised {
+        return parametrized(f, cases, name, why);
+    }
+    let mut imports = BTreeSet::new();
+    let mut body = String::new();
+    for w in cases {
+        if w.original.is_cut() {
+            return None;
+        }
+        let c = case(f, w, true)?;
+        imports.extend(c.imports);
+        body.push_str(&c.body);
+    }
+    Some(test_def(name, why, &imports, &body))
+}
+
+/// The parameter that carries the original's value in a parametrised test.
+const EXPECTED: &str = "expected";
+
+/// The parameter that carries the message a raised exception must match, where its mutant
+/// raises the same type (`None` in the rows where the type is enough).
+const MATCH: &str = "match";
+
+/// `cases` as one `pytest.mark.parametrize` test over the function's parameters: a table of
+/// values (with [`EXPECTED`], asserted equal) when every case returns a literal, or of inputs
+/// that raise one exception (`pytest.raises`, with [`MATCH`] when some mutant raises it too)
+/// when every case raises it. `None` otherwise, and unless the function is called plainly (no
+/// instance, not `async`, no `*args`/`**kwargs`).
+fn parametrized(f: &Callee<'_>, cases: &[&Witness], name: &str, why: &str) -> Option<String> {
+    let plain = matches!(f.kind, Kind::Function | Kind::StaticMethod | Kind::ClassMethod);
+    if !plain || f.receiver || f.is_async || cases.len() < 2 {
+        return None;
+    }
+    let arity = cases[0].input.len();
+    if arity == 0 || cases.iter().any(|w| w.input.len() != arity || w.original.is_cut()) {
+        return None;
+    }
+    let owner = f.qualname.split('.').next().unwrap_or(f.qualname);
+    let names: Vec<&str> = f.names.get(..arity)?.iter().map(String::as_str).collect();
+    let distinct: BTreeSet<&str> = names.iter().copied().collect();
+    let ours = [EXPECTED, MATCH, owner, "pytest"];
+    let clash = |n: &str| !is_identifier(n) || ours.contains(&n);
+    if distinct.len() != arity || names.iter().any(|n| clash(n)) {
+        return None;
+    }
+    let mut args = Vec::new();
+    for (i, n) in names.iter().enumerate() {
+        match f.passes.get(i).copied().unwrap_or(Pass::Pos { only: false }) {
+            Pass::Pos { .. } => args.push(n.to_string()),
+            Pass::Kw => args.push(format!("{n}={n}")),
+            Pass::Star | Pass::StarStar => return None,
+        }
+    }
+    let call = format!("{}({})", f.qualname, args.join(", "));
+    let mut needs: BTreeSet<(String, String)> = BTreeSet::new();
+    needs.insert((f.module.to_string(), owner.to_string()));
+    // What every row asserts: its value, or the exception all of them raise.
+    let raised = match &cases[0].original {
+        Outcome::Ok { .. } => None,
+        Outcome::Error { ty, .. } => Some(ty.clone()),
+        _ => return None,
+    };
+    let mut rows = Vec::new();
+    for w in cases {
+        let (original, states) = w.original.split_after();
+        let mutant_raises = |ty: &str| matches!(&w.mutant, Outcome::Error { ty: t, .. } if t == ty);
+        let expected = match (&original, &raised) {
+            (Outcome::Ok { value }, None) if is_literal(value) => value.clone(),
+            (Outcome::Error { ty, message }, Some(all)) if ty == all && mutant_raises(ty) => {
+                string(&regex_escape(message))
+            }
+            (Outcome::Error { ty, .. }, Some(all)) if ty == all => "None".into(),
+            _ => return None,
+        };
+        if !states.is_empty() {
+            return None;
+        }
+        let mut row = Vec::new();
+        for (i, v) in w.input.iter().enumerate() {
+            let ty = f.params.get(i).unwrap_or(&Ty::Any);
+            imports(v, ty, &mut needs);
+            row.push(literal(v, ty, f.tuples.get(i).copied().unwrap_or(false)));
+        }
+        rows.push((row, expected));
+    }
+    // A message column only when some row needs its message.
+    let matches = raised.is_some() && rows.iter().any(|(_, m)| m != "None");
+    let rows: Vec<String> = rows
+        .into_iter()
+        .map(|(mut row, last)| {
+            if raised.is_none() || matches {
+                row.push(last);
+            }
+            format!("        {},\n", tuple(row))
+        })
+        .collect();
+    let mut columns: Vec<&str> = names.clone();
+    let check = match &raised {
+        None => {
+            columns.push(EXPECTED);
+            format!("    assert {call} == {EXPECTED}\n")
+        }
+        Some(ty) => {
+            if !BUILTIN_EXCEPTIONS.contains(&ty.as_str()) {
+                needs.insert((f.module.to_string(), ty.clone()));
+            }
+            let matching = if matches {
+                columns.push(MATCH);
+                format!(", match={MATCH}")
+            } else {
+                String::new()
+            };
+            format!("    with pytest.raises({ty}{matching}):\n        {call}\n")
+        }
+    };
+    let quoted: Vec<String> = columns.iter().map(|n| string(n)).collect();
+    let mut code = format!(
+        "import pytest\n\n\n@pytest.mark.parametrize(\n    {},\n    [\n{}    ],\n)\n",
+        tuple(quoted),
+        rows.concat()
+    );
+    code.push_str(&format!("def {name}({}):\n    {}\n", columns.join(", "), string(why)));
+    for (module, head) in &needs {
+        code.push_str(&format!("    from {module} import {head}\n"));
+    }
+    code.push('\n');
+    code.push_str(&check);
+    Some(code)
+}
+
+/// What one case of a test needs: its import lines (`import pytest`, `from m import f`), and
+/// its statements, indented as a test's body.
+struct Case {
+    imports: BTreeSet<String>,
+    body: String,
+}
+
+/// `def name():` with `why` as its docstring, the imports (plain ones first) and `body`.
+fn test_def(name: &str, why: &str, imports: &BTreeSet<String>, body: &str) -> String {
+    let mut code = format!("def {name}():\n    {}\n", string(why));
+    let (plain, from): (Vec<&String>, Vec<&String>) =
+        imports.iter().partition(|l| l.starts_with("import "));
+    for line in plain.into_iter().chain(from) {
+        code.push_str(&format!("    {line}\n"));
+    }
+    code.push('\n');
+    code.push_str(body);
+    code
+}
+
+/// The case of `witness`: its call and the assertion of the original's outcome, readable when
+/// `readable`.
+fn case(f: &Callee<'_>, w: &Witness, readable: bool) -> Option<Case> {
     if w.original.is_cut() {
         return None; // the original's full value is not known: nothing to assert
     }
@@ -412,20 +593,20 @@ fn render(f: &Callee<'_>, w: &Witness, name: &str, why: &str, readable: bool) ->
         Outcome::Error { ty, message } if same_type(ty) => Some(string(message)),
         _ => None,
     };
-    let mut code = format!("def {name}():\n    {}\n", string(why));
+    let mut imports = BTreeSet::new();
     if f.is_async {
-        code.push_str("    import asyncio\n");
+        imports.insert("import asyncio".to_string());
     }
     if matches!(original, Outcome::Error { .. }) {
-        code.push_str("    import pytest\n");
+        imports.insert("import pytest".to_string());
     }
     if readable && pattern.as_deref().is_some_and(|p| p.starts_with("re.")) {
-        code.push_str("    import re\n");
+        imports.insert("import re".to_string());
     }
     for (module, head) in &needs {
-        code.push_str(&format!("    from {module} import {head}\n"));
+        imports.insert(format!("from {module} import {head}"));
     }
-    code.push('\n');
+    let mut code = String::new();
     for line in &call.setup {
         code.push_str(&format!("    {line}\n"));
     }
@@ -467,7 +648,7 @@ fn render(f: &Callee<'_>, w: &Witness, name: &str, why: &str, readable: bool) ->
         let read = if state.starts_with('{') { "vars(receiver)" } else { "receiver" };
         code.push_str(&format!("    {}\n", assert_value(read, &state, readable)));
     }
-    Some(code)
+    Some(Case { imports, body: code })
 }
 
 #[cfg(test)]
@@ -662,6 +843,73 @@ mod tests {
             "{}",
             tests[1]
         );
+    }
+
+    #[test]
+    fn joined_cases_are_one_parametrised_test_or_one_test_with_each_case() {
+        let params = [Ty::int(64, true)];
+        let names = vec!["score".to_string()];
+        let f = Callee { names: &names, ..Callee::function("pkg.grades", "grade", &params) };
+        let a = grade_a_not_b();
+        let b = Witness {
+            input: vec![Value::Int(89)],
+            original: Outcome::Ok { value: "'B'".into() },
+            ..a.clone()
+        };
+        let code = joined(&f, &[&b, &a], "test_grade_at_89_and_90", "why", true).unwrap();
+        assert_eq!(
+            code,
+            "import pytest\n\n\n@pytest.mark.parametrize(\n    (\"score\", \"expected\"),\n    [\n        (89, 'B'),\n        (90, 'A'),\n    ],\n)\ndef test_grade_at_89_and_90(score, expected):\n    \"why\"\n    from pkg.grades import grade\n\n    assert grade(score) == expected\n"
+        );
+        // A case that raises is no row of a table; each case's statements, under one set of
+        // imports, are.
+        let raises = Witness {
+            original: Outcome::Error { ty: "ValueError".into(), message: "m".into() },
+            ..a.clone()
+        };
+        assert!(joined(&f, &[&b, &raises], "t", "why", true).is_none());
+        // Inputs that raise one exception (the mutants do not) are a table of their own.
+        let other = Witness { input: vec![Value::Int(-1)], ..raises.clone() };
+        let code = joined(&f, &[&other, &raises], "t", "why", true).unwrap();
+        assert!(
+            code.contains("    (\"score\",),\n    [\n        (-1,),\n        (90,),\n    ],\n)\ndef t(score):\n"),
+            "{code}"
+        );
+        assert!(
+            code.ends_with("\n    with pytest.raises(ValueError):\n        grade(score)\n"),
+            "{code}"
+        );
+        // Where a mutant raises the same type, its row carries the message to match.
+        let same_type = Witness {
+            original: Outcome::Error { ty: "ValueError".into(), message: "bad (-1)".into() },
+            mutant: Outcome::Error { ty: "ValueError".into(), message: "other".into() },
+            ..other
+        };
+        let code = joined(&f, &[&same_type, &raises], "t", "why", true).unwrap();
+        assert!(
+            code.contains("    (\"score\", \"match\"),\n    [\n        (-1, \"bad \\\\(-1\\\\)\"),\n        (90, None),\n    ],\n)\ndef t(score, match):\n"),
+            "{code}"
+        );
+        assert!(
+            code.ends_with(
+                "    with pytest.raises(ValueError, match=match):\n        grade(score)\n"
+            ),
+            "{code}"
+        );
+        let code = joined(&f, &[&b, &raises], "t", "why", false).unwrap();
+        assert_eq!(
+            code,
+            "def t():\n    \"why\"\n    import pytest\n    from pkg.grades import grade\n\n    assert grade(89) == 'B'\n    with pytest.raises(ValueError):\n        grade(90)\n"
+        );
+        let code = joined(&f, &[&b, &a], "t", "why", false).unwrap();
+        assert!(
+            code.ends_with("    assert grade(89) == 'B'\n    assert grade(90) == 'A'\n"),
+            "{code}"
+        );
+        // A name the test needs for itself is no parameter's name.
+        let clash = vec!["expected".to_string()];
+        let f = Callee { names: &clash, ..f };
+        assert!(joined(&f, &[&b, &a], "t", "why", true).is_none());
     }
 
     #[test]

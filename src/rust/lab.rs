@@ -26,7 +26,7 @@ use crate::pipeline::{
 };
 use crate::report::{MutantStatus, Witness};
 use crate::targets::Param;
-use crate::value::Ty;
+use crate::value::{Ty, Value};
 
 /// Longest the baseline (the tests without any mutant) may take.
 const BASELINE_LIMIT: Duration = Duration::from_secs(600);
@@ -179,8 +179,10 @@ impl<'a> RustLab<'a> {
                 (None, None) => {
                     Verdict::FailsOnOriginal("the tests ran past their time limit".into())
                 }
-                (None, Some((failed, output))) if failed.contains(&path) => {
-                    Verdict::FailsOnOriginal(bounded(&suite::failure_of(output, &path)))
+                (None, Some((failed, output))) if suggest::fails(failed, &path) => {
+                    let case = failed.iter().find(|f| suggest::is_case_of(f, &path));
+                    let name = case.map_or(path.as_str(), String::as_str);
+                    Verdict::FailsOnOriginal(bounded(&suite::failure_of(output, name)))
                 }
                 (None, Some(_)) => Verdict::Passed(Vec::new()),
             };
@@ -609,13 +611,12 @@ impl Lab for RustLab<'_> {
         suggest::candidates(f, plan, &self.front.krate(i).sources.book, w, name, why)
     }
 
-    fn test_name(&self, i: usize, w: &Witness) -> String {
+    fn name_parts<'w>(&self, i: usize, w: &'w Witness) -> (String, &'w [Value]) {
         let f = self.front.found(i);
         let function = match &f.owner {
             Some(owner) => crate::testname::snake(&format!("{owner}_{}", f.name)),
             None => crate::testname::snake(&f.name),
         };
-        // A method's receiver is set up by the test, and named only when nothing else is.
         let receiver = self
             .built_plan(i)
             .is_some_and(|(p, _)| matches!(p.callee, super::source::Callee::Method { .. }));
@@ -623,7 +624,29 @@ impl Lab for RustLab<'_> {
             Some(rest) if receiver && !rest.is_empty() => rest,
             _ => &w.input,
         };
-        crate::testname::readable(&function, args, &w.original)
+        (function, args)
+    }
+
+    fn joined(
+        &self,
+        i: usize,
+        cases: &[&Witness],
+        name: &str,
+        why: &str,
+        parametrised: bool,
+    ) -> Option<String> {
+        let f = self.front.found(i);
+        let (plan, _) = self.built_plan(i)?;
+        let book = &self.front.krate(i).sources.book;
+        if parametrised {
+            return suggest::table(f, plan, book, cases, name, why);
+        }
+        suggest::joined(f, plan, book, cases, name, why)
+    }
+
+    fn parametrises(&self) -> bool {
+        let dir = &self.front.ws.crates[self.krate].package_dir;
+        super::workspace::uses_rstest(dir)
     }
 
     fn check(
@@ -680,7 +703,8 @@ impl Lab for RustLab<'_> {
             }
             for sug in suggestions {
                 let path = suggest::test_path(self.front.found(sug.calls), &sug.name);
-                let killed = failing.iter().filter(|(_, f)| f.contains(&path)).map(|(k, _)| *k);
+                let killed =
+                    failing.iter().filter(|(_, f)| suggest::fails(f, &path)).map(|(k, _)| *k);
                 if let Some(Verdict::Passed(k)) = verdicts.get_mut(&sug.name) {
                     k.extend(killed);
                 }
@@ -723,7 +747,7 @@ impl Lab for RustLab<'_> {
             for sug in suggestions.iter().filter(|s| s.mutant == n) {
                 let path = suggest::test_path(self.front.found(sug.calls), &sug.name);
                 match verdicts.get_mut(&sug.name) {
-                    Some(Verdict::Passed(k)) if failing.contains(&path) => k.push(n),
+                    Some(Verdict::Passed(k)) if suggest::fails(&failing, &path) => k.push(n),
                     _ => {}
                 }
             }

@@ -85,19 +85,7 @@ fn call_expr(
     input: &[Value],
 ) -> Option<(String, String)> {
     let mut pre = String::new();
-    let printed: Option<Vec<String>> =
-        plan.args.iter().zip(input).map(|(a, v)| cx.arg(a, v)).collect();
-    let mut printed = printed?;
-    // A number passed to a parameter declared as a primitive needs no suffix: `f(-5)`, not
-    // `f((-5i32))`.
-    let plain = numeric_params(&f.signature);
-    for (i, p) in printed.iter_mut().enumerate() {
-        if plain.get(i).copied().unwrap_or(false) {
-            if let Some(bare) = unsuffixed(p) {
-                *p = bare;
-            }
-        }
-    }
+    let mut printed = printed_args(f, plan, cx, input)?;
     // An argument whose state after the call is asserted is bound first (the receiver is below).
     for (i, name) in observed(plan) {
         let (a, v) = (plan.args.get(i)?, input.get(i)?);
@@ -160,6 +148,126 @@ fn call_expr(
         _ => call,
     };
     Some((pre, call))
+}
+
+/// The arguments of the call of `f` on `input` as a test writes them (`-5`, `"a"`, `&[1, 2]`).
+fn printed_args(f: &FoundFn, plan: &CallPlan, cx: &Cx<'_>, input: &[Value]) -> Option<Vec<String>> {
+    let printed: Option<Vec<String>> =
+        plan.args.iter().zip(input).map(|(a, v)| cx.arg(a, v)).collect();
+    let mut printed = printed?;
+    // A number passed to a parameter declared as a primitive needs no suffix: `f(-5)`, not
+    // `f((-5i32))`.
+    let plain = numeric_params(&f.signature);
+    for (i, p) in printed.iter_mut().enumerate() {
+        if plain.get(i).copied().unwrap_or(false) {
+            if let Some(bare) = unsuffixed(p) {
+                *p = bare;
+            }
+        }
+    }
+    Some(printed)
+}
+
+/// The parameter of a table test that carries the original's value.
+const EXPECTED: &str = "expected";
+
+/// Where the crate's tests use `rstest`: `cases` as one `#[rstest]` test named `name`, a
+/// `#[case(…)]` per witness over the function's parameters and [`EXPECTED`]. `None` unless the
+/// function is called plainly (a free or inherent associated function without generics, its
+/// parameters plain names, none whose state after the call is asserted) and every case returns
+/// a value a literal can write.
+pub fn table(
+    f: &FoundFn,
+    plan: &CallPlan,
+    book: &Book,
+    cases: &[&Witness],
+    name: &str,
+    why: &str,
+) -> Option<String> {
+    if plan.via != Via::Direct || plan.ret != Ret::Value || !observed(plan).is_empty() {
+        return None;
+    }
+    let sig: syn::Signature = syn::parse_str(f.signature.trim().trim_end_matches('{')).ok()?;
+    if !sig.generics.params.is_empty() || sig.asyncness.is_some() || cases.len() < 2 {
+        return None;
+    }
+    let mut params: Vec<(String, String)> = Vec::new();
+    for arg in &sig.inputs {
+        let syn::FnArg::Typed(t) = arg else { return None };
+        let syn::Pat::Ident(p) = &*t.pat else { return None };
+        if p.by_ref.is_some() || p.subpat.is_some() || p.ident == EXPECTED {
+            return None;
+        }
+        params.push((p.ident.to_string(), type_text(&t.ty)?));
+    }
+    let ret = return_type(&f.signature)?;
+    // A `String` compares equal to the `&str` a literal is.
+    let owned_string =
+        matches!(&ret, syn::Type::Path(_)) && head(&ret).is_some_and(|h| h.0 == "String");
+    let expected_ty = if owned_string { "&str".to_string() } else { type_text(&ret)? };
+    let names: Vec<&str> = params.iter().map(|(n, _)| n.as_str()).collect();
+    let call = match (&plan.callee, &plan.trait_) {
+        (Callee::Free, _) => format!("{}{}({})", f.name, plan.turbofish, names.join(", ")),
+        (Callee::Assoc { self_ty }, None) => {
+            format!("{self_ty}::{}{}({})", f.name, plan.turbofish, names.join(", "))
+        }
+        _ => return None,
+    };
+    let cx = Cx { book, module: &f.module };
+    let mut rows = String::new();
+    for w in cases {
+        let (original, states) = w.original.split_after();
+        let Outcome::Ok { value } = &original else { return None };
+        if w.original.is_cut() || !states.is_empty() {
+            return None;
+        }
+        let args = printed_args(f, plan, &cx, &w.input)?;
+        if args.len() != params.len() {
+            return None;
+        }
+        let expected = literal_of(&ret, value, false)?;
+        rows.push_str(&format!("    #[case({}, {expected})]\n", args.join(", ")));
+    }
+    let columns: Vec<String> = params
+        .iter()
+        .map(|(n, t)| format!("#[case] {n}: {t}"))
+        .chain([format!("#[case] {EXPECTED}: {expected_ty}")])
+        .collect();
+    Some(format!(
+        "    /// {why}\n    #[rstest::rstest]\n{rows}    fn {name}({}) {{\n        assert_eq!({call}, {EXPECTED});\n    }}\n",
+        columns.join(", ")
+    ))
+}
+
+/// A type as a person writes it (`&'static str`, `Vec<u8>`), not as its tokens print
+/// (`& 'static str`); `None` for what a test's parameter cannot be declared as (`impl Trait`,
+/// `Self`).
+fn type_text(ty: &syn::Type) -> Option<String> {
+    use quote::ToTokens;
+    let raw = ty.to_token_stream().to_string();
+    if raw.contains("impl ") || raw.split(|c: char| !c.is_alphanumeric()).any(|w| w == "Self") {
+        return None;
+    }
+    let mut out = raw;
+    for (from, to) in [
+        (" < ", "<"),
+        ("< ", "<"),
+        (" <", "<"),
+        (" >", ">"),
+        ("& ", "&"),
+        (" ,", ","),
+        (" ;", ";"),
+        (" :: ", "::"),
+        (":: ", "::"),
+        (" ::", "::"),
+        ("[ ", "["),
+        (" ]", "]"),
+        ("( ", "("),
+        (" )", ")"),
+    ] {
+        out = out.replace(from, to);
+    }
+    Some(out)
 }
 
 /// Per input of `signature` (the receiver first), whether it is declared as a primitive number
@@ -395,6 +503,43 @@ fn test_fn(
     why: &str,
     readable: bool,
 ) -> Option<String> {
+    let body = case_body(f, plan, book, w, readable)?;
+    let mut s = format!("    /// {why}\n    #[test]\n");
+    if let Outcome::Panic { message } = &w.original {
+        s.push_str(&format!("    #[should_panic(expected = {})]\n", escape(message)));
+    }
+    s.push_str(&format!("    fn {name}() {{\n{body}    }}\n"));
+    Some(s)
+}
+
+/// One test named `name` that asserts every case of `cases` (witnesses of one function) one
+/// after the other, readable where it can be; `None` when a case cannot be asserted or panics
+/// (a `#[should_panic]` test holds one case).
+pub fn joined(
+    f: &FoundFn,
+    plan: &CallPlan,
+    book: &Book,
+    cases: &[&Witness],
+    name: &str,
+    why: &str,
+) -> Option<String> {
+    if cases.iter().any(|w| matches!(w.original, Outcome::Panic { .. })) {
+        return None;
+    }
+    let bodies: Option<Vec<String>> =
+        cases.iter().map(|w| case_body(f, plan, book, w, true)).collect();
+    Some(format!("    /// {why}\n    #[test]\n    fn {name}() {{\n{}    }}\n", bodies?.concat()))
+}
+
+/// The statements of a test of witness `w`: the call and the assertion of the original's
+/// outcome, as a person writes it when `readable`, else by its `Debug` text.
+fn case_body(
+    f: &FoundFn,
+    plan: &CallPlan,
+    book: &Book,
+    w: &Witness,
+    readable: bool,
+) -> Option<String> {
     if w.original.is_cut() {
         return None; // the original's full value is not known: nothing to assert
     }
@@ -403,11 +548,7 @@ fn test_fn(
     }
     let cx = Cx { book, module: &f.module };
     let (pre, call) = call_expr(f, plan, &cx, &w.input)?;
-    let mut s = format!("    /// {why}\n    #[test]\n");
-    if let Outcome::Panic { message } = &w.original {
-        s.push_str(&format!("    #[should_panic(expected = {})]\n", escape(message)));
-    }
-    s.push_str(&format!("    fn {name}() {{\n{pre}"));
+    let mut s = pre;
     // The state of `&mut` arguments after the call follows the value (see `value::AFTER`).
     let (original, states) = w.original.split_after();
     if !states.is_empty() && !observed(plan).iter().all(|(_, n)| states.iter().any(|(m, _)| m == n))
@@ -460,7 +601,6 @@ fn test_fn(
             escape(state)
         ));
     }
-    s.push_str("    }\n");
     Some(s)
 }
 
@@ -472,6 +612,18 @@ pub fn module(tests: &[String]) -> String {
         .and_then(|l| l.split('(').next());
     let name = module_of(first.unwrap_or(""));
     format!("\n#[cfg(test)]\n#[allow(non_snake_case, unused)]\nmod {name} {{\n    use super::*;\n\n{}}}\n", tests.join("\n"))
+}
+
+/// Whether libtest's failing test `failed` is the suggested test at `path`, or one case of it
+/// (`rstest` names a table's cases `path::case_1`, …).
+pub fn is_case_of(failed: &str, path: &str) -> bool {
+    failed.strip_prefix(path).is_some_and(|rest| rest.is_empty() || rest.starts_with("::"))
+}
+
+/// Whether the suggested test at `path` is among the `failed` tests (one failing case fails a
+/// table).
+pub fn fails(failed: &[String], path: &str) -> bool {
+    failed.iter().any(|f| is_case_of(f, path))
 }
 
 /// The path libtest knows a suggested test by, from the crate root.
@@ -536,6 +688,56 @@ mod tests {
             modules.push(module_name.to_string());
         }
         assert_ne!(modules[0], modules[1]);
+    }
+
+    #[test]
+    fn a_joined_test_asserts_each_case_and_never_holds_a_panic() {
+        let c = one_fn("pub fn is_leap(y: i32) -> bool { y % 4 == 0 }\n");
+        let (f, plan) = (&c.fns[0], c.fns[0].plan.as_ref().unwrap());
+        let case = |y: i128, value: &str| Witness {
+            input: vec![Value::Int(y)],
+            original: Outcome::Ok { value: value.into() },
+            mutant: Outcome::Ok { value: "x".into() },
+            found_by: "search".into(),
+            shrunk_from: None,
+        };
+        let (a, b) = (case(1899, "false"), case(1900, "true"));
+        let code = joined(f, plan, &c.book, &[&a, &b], "is_leap_at_1899_and_1900", "why").unwrap();
+        assert_eq!(
+            code,
+            "    /// why\n    #[test]\n    fn is_leap_at_1899_and_1900() {\n        assert_eq!(is_leap(1899), false);\n        assert_eq!(is_leap(1900), true);\n    }\n"
+        );
+        let panics = Witness { original: Outcome::Panic { message: "m".into() }, ..a.clone() };
+        assert!(joined(f, plan, &c.book, &[&panics, &b], "t", "why").is_none());
+    }
+
+    #[test]
+    fn a_table_is_one_rstest_case_per_witness_over_the_written_parameter_types() {
+        let c = one_fn("pub fn bucket(age: u32, names: &[&str]) -> &'static str { \"x\" }\n");
+        let (f, plan) = (&c.fns[0], c.fns[0].plan.as_ref().unwrap());
+        let case = |age: i128, value: &str| Witness {
+            input: vec![Value::Int(age), Value::List(vec![])],
+            original: Outcome::Ok { value: value.into() },
+            mutant: Outcome::Ok { value: "x".into() },
+            found_by: "search".into(),
+            shrunk_from: None,
+        };
+        let (a, b) = (case(12, "\"child\""), case(13, "\"teen\""));
+        let code = table(f, plan, &c.book, &[&a, &b], "bucket_cases", "why").unwrap();
+        assert!(code.starts_with("    /// why\n    #[rstest::rstest]\n    #[case(12, "), "{code}");
+        assert!(code.contains(", \"teen\")]\n    fn bucket_cases(#[case] age: u32, #[case] names: &[&str], #[case] expected: &'static str) {\n        assert_eq!(bucket(age, names), expected);\n"), "{code}");
+        // A value a literal cannot write is no row.
+        let odd = case(14, "Bucket { n: 1 }");
+        assert!(table(f, plan, &c.book, &[&a, &odd], "t", "why").is_none());
+        let s = one_fn("pub fn name(n: u8) -> String { String::new() }\n");
+        let (f, plan) = (&s.fns[0], s.fns[0].plan.as_ref().unwrap());
+        let (a, b) = (case(1, "\"a\""), case(2, "\"b\""));
+        let (a, b) = (
+            Witness { input: vec![Value::Int(1)], ..a },
+            Witness { input: vec![Value::Int(2)], ..b },
+        );
+        let code = table(f, plan, &s.book, &[&a, &b], "t", "why").unwrap();
+        assert!(code.contains("#[case] expected: &str"), "{code}");
     }
 
     #[test]

@@ -366,3 +366,18 @@ impl crate::pipeline::Catalog for Workspace {
         Some(self.chosen(item.krate, j, None))
     }
 }
+
+/// Whether the package in `package_dir` has `rstest` among its dev-dependencies (its tests are
+/// then parametrised with it, and suggested tests are written that way too).
+pub fn uses_rstest(package_dir: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(package_dir.join("Cargo.toml")) else { return false };
+    let Ok(manifest) = text.parse::<toml::Table>() else { return false };
+    let has = |t: &toml::Table| {
+        let dev = t.get("dev-dependencies").and_then(toml::Value::as_table);
+        dev.is_some_and(|d| d.contains_key("rstest"))
+    };
+    // `[target.'cfg(…)'.dev-dependencies]` counts too.
+    let targets = manifest.get("target").and_then(toml::Value::as_table);
+    has(&manifest)
+        || targets.is_some_and(|ts| ts.values().filter_map(toml::Value::as_table).any(has))
+}
