@@ -70,8 +70,6 @@ pub struct PythonLab<'a> {
     learnt: BTreeMap<usize, Option<Vec<Param>>>,
     /// Which tests fail on the original too (they kill no mutant).
     flaky: Flaky,
-    /// Whether the project's tests are parametrised (suggested tests are written that way too).
-    parametrises: bool,
 }
 
 fn front_err(e: impl Into<PythonError>) -> RunError {
@@ -170,7 +168,6 @@ impl<'a> PythonLab<'a> {
             unloaded: RefCell::new(None),
             learnt: BTreeMap::new(),
             flaky: Flaky::default(),
-            parametrises: project.parametrises(),
         })
     }
 
@@ -675,7 +672,7 @@ impl Lab for PythonLab<'_> {
     }
 
     fn parametrises(&self) -> bool {
-        self.parametrises
+        self.front.project.parametrises()
     }
 
     fn check(

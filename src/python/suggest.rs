@@ -354,12 +354,15 @@ fn assert_value(expr: &str, value: &str, literal: bool) -> String {
     }
 }
 
-/// `message` as a regular expression that matches it as it is (Python's `re.escape` of the
-/// characters `re` gives a meaning).
+/// The characters Python's `re` gives a meaning.
+const REGEX_SPECIAL: &str = "\\.^$*+?{}[]|()";
+
+/// `message` as a regular expression that matches it as it is (Python's `re.escape` of
+/// [`REGEX_SPECIAL`]).
 fn regex_escape(message: &str) -> String {
     let mut out = String::new();
     for c in message.chars() {
-        if "\\.^$*+?{}[]|()".contains(c) {
+        if REGEX_SPECIAL.contains(c) {
             out.push('\\');
         }
         out.push(c);
@@ -369,7 +372,7 @@ fn regex_escape(message: &str) -> String {
 
 /// Whether a message can be matched by `pytest.raises(match=...)` as it is (no regex syntax).
 fn plain_pattern(message: &str) -> bool {
-    !message.chars().any(|c| "\\.^$*+?{}[]|()".contains(c))
+    !message.chars().any(|c| REGEX_SPECIAL.contains(c))
 }
 
 /// The ways of writing the suggested test `name` for `witness`, most readable first: plain
@@ -405,9 +408,6 @@ pub fn joined(
     let mut imports = BTreeSet::new();
     let mut body = String::new();
     for w in cases {
-        if w.original.is_cut() {
-            return None;
-        }
         let c = case(f, w, true)?;
         imports.extend(c.imports);
         body.push_str(&c.body);

@@ -174,17 +174,20 @@ impl<'a> RustLab<'a> {
     ) {
         for (k, sug) in suggestions.iter().enumerate() {
             let path = suggest::test_path(self.front.found(sug.calls), &sug.name);
-            let verdict = match (built.dropped.get(&Part::Insert(k)), on_original) {
-                (Some(error), _) => Verdict::DoesNotCompile(bounded(error)),
-                (None, None) => {
+            // The test, or the first of its cases (a table), that failed on the original.
+            let failed = on_original.and_then(|(failed, output)| {
+                let name = failed.iter().find(|f| suggest::is_case_of(f, &path))?;
+                Some((name, output))
+            });
+            let verdict = match (built.dropped.get(&Part::Insert(k)), on_original, failed) {
+                (Some(error), _, _) => Verdict::DoesNotCompile(bounded(error)),
+                (None, None, _) => {
                     Verdict::FailsOnOriginal("the tests ran past their time limit".into())
                 }
-                (None, Some((failed, output))) if suggest::fails(failed, &path) => {
-                    let case = failed.iter().find(|f| suggest::is_case_of(f, &path));
-                    let name = case.map_or(path.as_str(), String::as_str);
+                (None, Some(_), Some((name, output))) => {
                     Verdict::FailsOnOriginal(bounded(&suite::failure_of(output, name)))
                 }
-                (None, Some(_)) => Verdict::Passed(Vec::new()),
+                (None, Some(_), None) => Verdict::Passed(Vec::new()),
             };
             verdicts.entry(sug.name.clone()).or_insert(verdict);
         }
