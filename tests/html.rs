@@ -2,95 +2,21 @@
 //! `examples/python-demo` (`tests/data/reports/`) are rendered and opened in headless Chromium
 //! (Debian's `chromium`, which `.ci/run` installs), which dumps the DOM after the page's script
 //! ran. The page must load without a console error or a blocked fetch, give every function its
-//! map or table, show as many gaps as the report has, and be ready in under 2 s. A screenshot of
-//! each page is left in `target/tmp/html/` as a test artifact. A report as large as a full run of
-//! the demo (14 functions, thousands of cells) must give a page under 2 MB.
+//! map or table, show as many gaps as the report has, and say it is ready. A screenshot of each
+//! page is left in `target/tmp/html/` as a test artifact. A report as large as a full run of the
+//! demo (14 functions, thousands of cells) must give a page under 2 MB that loads as cleanly. How
+//! fast the pages are made and become ready (under 2 s) is measured by `cargo bench --bench html`,
+//! not here: a timed assertion fails on a busy machine without anything being wrong.
 //!
 //! Chromium runs with its background networking off; the page's own Content-Security-Policy
 //! forbids every fetch, so the only traffic is the browser reading the file.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::{Duration, Instant};
+mod support;
 
-use abex::render::html;
-use abex::report::{Cell, Report};
-use abex::value::{stringify_input, Value};
+use std::time::Instant;
 
-fn manifest_dir() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The frozen report `tests/data/reports/<name>.json`.
-fn report(name: &str) -> Report {
-    let path = manifest_dir().join("tests/data/reports").join(format!("{name}.json"));
-    let text = std::fs::read_to_string(&path).expect("the frozen report");
-    serde_json::from_str(&text).expect("a report in the current format")
-}
-
-/// The page of `r`, its sources read from the example it was made from (`examples/<example>`,
-/// in place of the frozen report's neutral project root).
-fn page(r: &Report, example: &str) -> String {
-    let root = r.project_root.clone();
-    let here = manifest_dir().join("examples").join(example);
-    html::render(r, &|p| std::fs::read_to_string(here.join(p.strip_prefix(&root).ok()?)).ok())
-}
-
-/// Where the pages and screenshots of this test go (under `target/`).
-fn artifacts() -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("html");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn chromium() -> PathBuf {
-    for name in ["chromium", "chromium-browser", "google-chrome"] {
-        let found = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-            .map(|d| d.join(name))
-            .find(|p| p.is_file());
-        if let Some(p) = found {
-            return p;
-        }
-    }
-    panic!("no headless browser: install Debian's `chromium` (`apt-get install -y chromium`; .ci/run does)");
-}
-
-/// Runs headless Chromium on `file` with `args`; returns stdout and stderr.
-fn browse(file: &Path, args: &[String]) -> (String, String) {
-    let profile = tempfile::tempdir().unwrap();
-    let mut cmd = Command::new(chromium());
-    cmd.args([
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-default-apps",
-        "--disable-domain-reliability",
-        "--disable-breakpad",
-        "--enable-logging=stderr",
-        "--v=0",
-    ])
-    .arg(format!("--user-data-dir={}", profile.path().display()))
-    .args(args)
-    .arg(format!("file://{}", file.display()));
-    let out = cmd.output().expect("chromium runs");
-    assert!(out.status.success(), "chromium failed: {}", String::from_utf8_lossy(&out.stderr));
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-/// The value of attribute `name` on the `<html>` element of a dumped DOM.
-fn root_attr<'a>(dom: &'a str, name: &str) -> Option<&'a str> {
-    let start = dom.find("<html")?;
-    let tag = &dom[start..start + dom[start..].find('>')?];
-    let at = tag.find(&format!(" {name}=\""))? + name.len() + 3;
-    Some(&tag[at..at + tag[at..].find('"')?])
-}
+use abex::report::Report;
+use support::browser::{artifacts, browse, full_size, page, report, root_attr};
 
 /// The gaps (witnessed survivors) of the report's function `i`.
 fn gaps_of(r: &Report, i: usize) -> usize {
@@ -121,7 +47,6 @@ fn open_in_browser(name: &str, example: &str) {
     let ready: f64 =
         root_attr(&dom, "data-ready-ms").expect("the page's script ran").parse().unwrap();
     eprintln!("{name}: ready after {ready} ms in the page");
-    assert!(ready < 2000.0, "{name} took {ready} ms to be ready");
 
     let gaps: usize = (0..r.targets.len()).map(|i| gaps_of(&r, i)).sum();
     assert!(gaps > 0, "the frozen report has gaps");
@@ -185,68 +110,21 @@ fn the_python_demo_s_page_loads_in_a_browser_with_a_map_or_table_per_function_an
     open_in_browser("python-demo", "python-demo");
 }
 
-/// `c` moved by `k`: integers shifted, strings extended, so that each copy is a new input.
-fn shifted(c: &Cell, k: usize) -> Cell {
-    let shift = |v: &Value| match v {
-        Value::Int(i) => Value::Int(i + 13 * k as i128),
-        Value::Float(f) => Value::Float(f + k as f64),
-        Value::Str(s) => Value::Str(format!("{s}{k}")),
-        other => other.clone(),
-    };
-    let mut c = c.clone();
-    for args in &mut c.inputs {
-        *args = args.iter().map(shift).collect();
-    }
-    c.strings.inputs = [stringify_input(&c.inputs[0]), stringify_input(&c.inputs[1])];
-    c.descriptor.2 += k % 60;
-    c
-}
-
-/// A report as large as a full offline run of the demo: its 14 functions have some 3,300 cells
-/// (the run's `report.json` is about 4 MB).
-fn full_size(mut r: Report) -> Report {
-    let originals = r.targets.clone();
-    for copy in 1..=2 {
-        for t in &originals {
-            let mut t = t.clone();
-            t.target.qualified_name = format!("{}_{copy}", t.target.qualified_name);
-            r.targets.push(t);
-        }
-    }
-    r.targets.truncate(14);
-    for t in &mut r.targets {
-        let Some(x) = &mut t.exploration else { continue };
-        if x.cells.is_empty() {
-            continue;
-        }
-        x.cells =
-            (0..250).map(|k| shifted(&x.cells[k % x.cells.len()], k / x.cells.len())).collect();
-        x.cells_total = x.cells.len();
-    }
-    r
-}
-
 #[test]
-fn a_page_of_a_full_size_demo_report_stays_under_2_mb_and_is_ready_in_under_2_s() {
+fn a_page_of_a_full_size_demo_report_stays_under_2_mb_and_loads_without_an_error() {
     let r = full_size(report("demo"));
     let json = serde_json::to_vec_pretty(&r).unwrap();
-    let started = Instant::now();
     let html = page(&r, "demo");
-    let rendered = started.elapsed();
-    eprintln!(
-        "report.json {} bytes → report.html {} bytes in {rendered:?}",
-        json.len(),
-        html.len()
-    );
+    eprintln!("report.json {} bytes → report.html {} bytes", json.len(), html.len());
     assert!(json.len() > 3_000_000, "the report is {} bytes", json.len());
     assert!(html.len() < 2_000_000, "report.html is {} bytes", html.len());
-    assert!(rendered < Duration::from_secs(2));
     let file = artifacts().join("full-size.html");
     std::fs::write(&file, &html).unwrap();
     let (dom, log) = browse(&file, &["--dump-dom".into()]);
     assert!(!log.contains("CONSOLE"), "{log}");
+    assert_eq!(root_attr(&dom, "data-errors"), None, "the page's script saw errors");
     let ready: f64 =
         root_attr(&dom, "data-ready-ms").expect("the page's script ran").parse().unwrap();
     eprintln!("full size: ready after {ready} ms in the page");
-    assert!(ready < 2000.0, "ready after {ready} ms");
+    assert_eq!(dom.matches("<section class=\"function\"").count(), r.targets.len());
 }
