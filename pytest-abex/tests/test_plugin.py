@@ -209,3 +209,71 @@ def test_the_help_states_the_cores_defaults_and_the_plugin_sends_none_of_its_own
     assert f"(default: {core['call_timeout_ms']})" in helps["--abex-call-timeout"]
     # Unset numbers are left out of the settings, so the core's defaults apply.
     assert all(default is None for opt, _, typ, default, _ in plugin._OPTIONS if typ in (int, float))
+
+
+# A decorator that reads the function's argument names, as `validators` (PyPI) does: its result
+# keeps the arguments by name, and the project's tests read them back.
+CHECKS = '''
+import functools
+from inspect import getfullargspec
+
+
+class Failure:
+    def __init__(self, func, args):
+        self.func = func
+        self.__dict__.update(args)
+
+    def __bool__(self):
+        return False
+
+
+def validator(func):
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        names = getfullargspec(func)[0]
+        return True if func(*args, **kwargs) else Failure(func, {**dict(zip(names, args)), **kwargs})
+    return wrapper
+
+
+@validator
+def in_range(value, /, *, low=0, high=10):
+    """Whether low <= value <= high."""
+    return low <= value <= high
+'''
+
+CHECKS_TESTS = '''
+from checks import in_range
+
+
+def test_far_inside_and_outside():
+    assert in_range(5)
+    assert not in_range(50)
+
+
+def test_a_failure_keeps_the_arguments_by_name():
+    failure = in_range(50, high=20)
+    assert failure.__dict__["value"] == 50 and failure.__dict__["high"] == 20
+'''
+
+
+def test_a_decorator_that_reads_the_argument_names_still_finds_them_while_abex_traces_the_tests(pytester):
+    # Found on validators 0.35.0: the baseline run recorded which tests call a function by
+    # swapping its code for a `*args, **kwargs` wrapper, so `getfullargspec` saw no names, the
+    # project's own test failed there, and the run stopped ("fail before any mutation").
+    pytester.makepyfile(checks=CHECKS, test_checks=CHECKS_TESTS)
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "--abex", "--abex-function", "checks.py::in_range", "--abex-offline"
+    )
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    result.assert_outcomes(passed=2)
+    rep = report(pytester)
+    (t,) = rep["targets"]
+    m = t["mutation"]
+    assert rep["complete"] and m["self_check_killed"] is True
+    # The boundaries the tests leave open are found and witnessed at their exact values.
+    witnessed = {line[1:].strip(): x["witness"]["input"] for x in m["mutants"]
+                 if x["status"] == "survived" and x.get("witness")
+                 for line in x["diff"].splitlines() if line.startswith("+ ")}
+    value, _, high = witnessed["return low <= value < high"]
+    assert value == high, witnessed

@@ -130,3 +130,28 @@ def test_the_runner_runs_the_tests_that_killed_the_last_mutant_first(tmp_path):
     # Other files (suggested tests): collected once, run on the original and on a mutant.
     assert (answers[5]["status"], answers[5]["ran"]) == ("pass", 1)
     assert answers[6]["status"] == "fail" and answers[6]["failed"] == ["test_extra.py::test_edge"]
+
+
+def test_a_function_with_an_entry_hook_keeps_its_signature_name_lines_and_behaviour(shapes):
+    import importlib
+    import inspect
+
+    calls = []
+    shapes.hook = lambda: calls.append(dict(sys._getframe(1).f_locals))
+    before = (inspect.getfullargspec(shapes.clamp), shapes.clamp.__code__.co_firstlineno)
+    shapes.clamp.__code__ = _patch.entry_hooked(shapes.clamp, "clamp", "hook")
+    assert (inspect.getfullargspec(shapes.clamp), shapes.clamp.__code__.co_firstlineno) == before
+    assert shapes.clamp(50) == 10 and calls == [{"x": 50}]
+    # An error is reported at its own line of the file.
+    with pytest.raises(TypeError) as e:
+        shapes.clamp("a")
+    assert traceback.extract_tb(e.value.__traceback__)[-1].line == "if x > 10:"
+    # A method using super() has a closure: no hook (the profile hook watches it instead).
+    assert _patch.entry_hooked(shapes.Shape.corners, "Shape.corners", "hook") is None
+    # One without is compiled inside its class, its private names mangled as in the file.
+    with open(shapes.__file__, "w") as f:
+        f.write(MODULE + "\n\nclass Box:\n    __w = 2\n\n    def width(self, n):\n        return self.__w * n\n")
+    mod = importlib.reload(shapes)
+    mod.hook = lambda: calls.append("box")
+    mod.Box.width.__code__ = _patch.entry_hooked(mod.Box.width, "Box.width", "hook")
+    assert mod.Box().width(3) == 6 and calls[-1] == "box"

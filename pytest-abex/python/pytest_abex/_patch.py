@@ -138,6 +138,67 @@ def traced_function(patch, helper):
     return new, trace
 
 
+def _def_node(tree, qualname):
+    """The ``def`` of ``qualname`` (``Class.method`` through its classes) in a parsed module."""
+    body = tree.body
+    node = None
+    for name in qualname.split("."):
+        node = next((n for n in body if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                     and n.name == name), None)
+        if node is None:
+            return None
+        body = node.body
+    return node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+
+
+def entry_hooked(func, qualname, hook):
+    """A code object for ``func`` that first calls the global ``hook()`` with no argument and
+    then runs the function's own body; ``None`` when it cannot be made the same in every other
+    way (no source, a closure, a different signature).
+
+    It is compiled from the function's own text with one call put before its first statement,
+    on that statement's line, so the code keeps its name, file, line numbers, argument names
+    and defaults: what ``inspect.signature``, ``getfullargspec``, tracebacks and ``logging``
+    read of it is unchanged (a decorator that stores arguments by name still finds them). The
+    hook reads the arguments from its caller's frame when it needs them."""
+    code = func.__code__
+    if code.co_freevars:
+        return None
+    try:
+        lines, start = inspect.getsourcelines(func)
+        file = inspect.getsourcefile(func) or code.co_filename
+        patch = {"qualname": qualname, "line": start, "source": "".join(lines)}
+        text, flags = _wrapped(patch, code)
+        tree = ast.parse(text, file)
+        node = _def_node(tree, qualname)
+        if node is None:
+            return None
+        first = node.body[0]
+        docstring = (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+                     and isinstance(first.value.value, str))
+        at = node.body[1] if docstring and len(node.body) > 1 else first
+        call = ast.Expr(ast.Call(ast.Name(hook, ast.Load()), [], []))
+        ast.copy_location(call, at)
+        ast.copy_location(call.value, at)
+        ast.copy_location(call.value.func, at)
+        node.body.insert(1 if docstring else 0, call)
+        new = _find_code(compile(tree, file, "exec", flags=flags, dont_inherit=True), qualname.split("."))
+    except (OSError, TypeError, SyntaxError, ValueError):
+        return None
+    return new if new is not None and _same_signature(new, code) else None
+
+
+def _same_signature(a, b):
+    """Whether two code objects take the same arguments under the same names, in the same file
+    and under the same name."""
+    fields = ("co_argcount", "co_posonlyargcount", "co_kwonlyargcount", "co_flags", "co_freevars",
+              "co_name", "co_filename", "co_firstlineno")
+    arguments = b.co_argcount + b.co_kwonlyargcount + bool(b.co_flags & inspect.CO_VARARGS) \
+        + bool(b.co_flags & inspect.CO_VARKEYWORDS)
+    return all(getattr(a, f) == getattr(b, f) for f in fields) \
+        and a.co_varnames[:arguments] == b.co_varnames[:arguments]
+
+
 def apply(patch):
     """Applies a patch ``{"module", "qualname", "file", "source", "line"}``; raises ``ValueError`` with
     a reason when the mutant cannot be swapped in (a syntax error, a different closure)."""

@@ -40,7 +40,6 @@ import signal
 import sys
 import threading
 import time
-import types
 
 import pytest
 
@@ -264,9 +263,11 @@ def _key(target):
 
 class _Tracer:
     """Records which tests call each of a list of functions. A function's code is swapped (in
-    the forked child only) for a wrapper that notes the call and calls a copy of the original,
-    which costs next to nothing; a function with a closure (e.g. one using ``super()``) is
-    watched by a profile hook comparing code objects instead."""
+    the forked child only) for its own code with a call to a hook before its first statement
+    (:func:`pytest_abex._patch.entry_hooked`), which costs next to nothing and leaves its
+    signature, name and lines as they were: a decorator that reads the function's argument names
+    still finds them. A function that cannot be compiled again alike (a closure, e.g. one using
+    ``super()``; no source) is watched by a profile hook comparing code objects instead."""
 
     def __init__(self, targets):
         self.current = None
@@ -280,37 +281,41 @@ class _Tracer:
                 _, func = _patch.resolve(target["module"], target["qualname"], target.get("role"))
             except Exception:  # noqa: BLE001 - not importable here: no test reaches it
                 continue
-            if func.__code__.co_freevars:
+            tag = f"__abex_trace_{n}_hit__"
+            hooked = _patch.entry_hooked(func, target["qualname"], tag)
+            if hooked is None:
                 self.profiled[func.__code__] = key
                 continue
-            tag = f"__abex_trace_{n}"
-            copy = types.FunctionType(func.__code__, func.__globals__, func.__name__, func.__defaults__)
-            copy.__kwdefaults__ = func.__kwdefaults__
-            func.__globals__[tag + "_orig__"] = copy
-            func.__globals__[tag + "_hit__"] = self._hitter(key, copy if target.get("seeds") else None)
-            namespace = {}
-            exec(
-                f"def wrapper(*args, **kwargs):\n    {tag}_hit__(args, kwargs)\n    return {tag}_orig__(*args, **kwargs)\n",
-                namespace,
-            )
-            func.__code__ = namespace["wrapper"].__code__
+            func.__globals__[tag] = self._hitter(key, func if target.get("seeds") else None)
+            func.__code__ = hooked
         if self.profiled:
             sys.setprofile(self._profile)
             threading.setprofile(self._profile)
 
     def _hitter(self, key, seeds_of):
+        """The hook of one function: notes the running test, and with ``seeds_of`` (the
+        function) the arguments it was called with, read from the caller's frame at entry."""
         reached = self.reached[key]
         if seeds_of is None:
-            return lambda args, kwargs: reached.add(self.current)
+            return lambda: reached.add(self.current)
         seen = self.seen.setdefault(key, [])
-        signature = inspect.signature(seeds_of)
+        params = list(inspect.signature(seeds_of).parameters.values())
 
-        def hit(args, kwargs):
+        def passed(p, value):
+            """Whether the call gave ``p`` a value of its own: one left at its default, or an
+            empty ``*args``/``**kwargs``, is not described (a default abex cannot write spoils
+            no seed)."""
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                return len(value) > 0
+            return value is not p.default
+
+        def hit():
             reached.add(self.current)
             if len(seen) < _SEEDS:
+                arguments = sys._getframe(1).f_locals
                 try:
-                    bound = signature.bind(*args, **kwargs).arguments
-                    described = {name: values.describe(v) for name, v in bound.items()}
+                    described = {p.name: values.describe(arguments[p.name]) for p in params
+                                 if passed(p, arguments[p.name])}
                 except Exception:  # noqa: BLE001 - a value abex cannot write is no seed
                     return
                 if described not in seen:
