@@ -6,7 +6,6 @@
 //!
 //! Needs Debian's `chromium` (`.ci/run` installs it). Run: `cargo bench --bench html`.
 
-#[allow(dead_code)]
 #[path = "../tests/support/browser.rs"]
 mod browser;
 

@@ -11,12 +11,13 @@
 //! Chromium runs with its background networking off; the page's own Content-Security-Policy
 //! forbids every fetch, so the only traffic is the browser reading the file.
 
-mod support;
+#[path = "support/browser.rs"]
+mod browser;
 
 use std::time::Instant;
 
 use abex::report::Report;
-use support::browser::{artifacts, browse, full_size, page, report, root_attr};
+use browser::{artifacts, browse, full_size, page, report, root_attr};
 
 /// The gaps (witnessed survivors) of the report's function `i`.
 fn gaps_of(r: &Report, i: usize) -> usize {

@@ -3,7 +3,6 @@
 
 #![allow(dead_code)]
 
-pub mod browser;
 pub mod fake_llm;
 pub mod llama;
 

@@ -13,6 +13,8 @@ import inspect
 import sys
 import types
 
+from . import _probe
+
 
 def resolve(module, qualname, role=None):
     """The module object and the plain function behind ``module.qualname`` (a property's
@@ -95,8 +97,6 @@ def probed_function(patch, helper):
     :mod:`pytest_abex._probe`): the new function and its :class:`~pytest_abex._probe.Probe`,
     stored in the function's globals as ``helper``. A mutant the rewrite cannot handle runs as
     it is, with a probe that says why."""
-    from . import _probe
-
     _, func = resolve(patch["module"], patch["qualname"], patch.get("role"))
     try:
         text, flags = _wrapped(patch, func.__code__)
@@ -138,19 +138,6 @@ def traced_function(patch, helper):
     return new, trace
 
 
-def _def_node(tree, qualname):
-    """The ``def`` of ``qualname`` (``Class.method`` through its classes) in a parsed module."""
-    body = tree.body
-    node = None
-    for name in qualname.split("."):
-        node = next((n for n in body if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-                     and n.name == name), None)
-        if node is None:
-            return None
-        body = node.body
-    return node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
-
-
 def entry_hooked(func, qualname, hook):
     """A code object for ``func`` that first calls the global ``hook()`` with no argument and
     then runs the function's own body; ``None`` when it cannot be made the same in every other
@@ -170,18 +157,16 @@ def entry_hooked(func, qualname, hook):
         patch = {"qualname": qualname, "line": start, "source": "".join(lines)}
         text, flags = _wrapped(patch, code)
         tree = ast.parse(text, file)
-        node = _def_node(tree, qualname)
-        if node is None:
+        node = _probe.find_def(tree, qualname)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return None
         first = node.body[0]
         docstring = (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
                      and isinstance(first.value.value, str))
         at = node.body[1] if docstring and len(node.body) > 1 else first
-        call = ast.Expr(ast.Call(ast.Name(hook, ast.Load()), [], []))
-        ast.copy_location(call, at)
-        ast.copy_location(call.value, at)
-        ast.copy_location(call.value.func, at)
+        call = ast.copy_location(ast.Expr(ast.Call(ast.Name(hook, ast.Load()), [], [])), at)
         node.body.insert(1 if docstring else 0, call)
+        ast.fix_missing_locations(tree)
         new = _find_code(compile(tree, file, "exec", flags=flags, dont_inherit=True), qualname.split("."))
     except (OSError, TypeError, SyntaxError, ValueError):
         return None

@@ -605,7 +605,9 @@ def _plain_path(parents, site, holder):
     return True
 
 
-def _find(tree, qualname):
+def find_def(tree, qualname):
+    """The ``def`` or ``class`` of ``qualname`` (``Class.method`` through its classes) in a
+    parsed module; ``None`` when it is not there."""
     node = tree
     for part in qualname.split("."):
         body = getattr(node, "body", [])
@@ -624,9 +626,9 @@ def probed_code(original_text, mutant_module, qualname, helper):
     mutated function) against the original file's text; returns its :class:`Probe`. The module
     is changed in place; its code then calls the probe as the global ``helper``."""
     probe = Probe()
-    fn = _find(mutant_module, qualname)
+    fn = find_def(mutant_module, qualname)
     try:
-        original = _find(ast.parse(original_text), qualname)
+        original = find_def(ast.parse(original_text), qualname)
     except SyntaxError:
         original = None
     if fn is None or original is None:

@@ -94,15 +94,9 @@ def traced_code(module, qualname, helper):
     """Rewrites the function ``qualname`` of the parsed ``module`` in place so that its
     comparisons call the global ``helper`` (a :class:`Trace`, returned); ``None`` when the
     function is not found."""
-    node = module
-    for part in qualname.split("."):
-        found = None
-        for item in getattr(node, "body", []):
-            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and item.name == part:
-                found = item
-        if found is None:
-            return None
-        node = found
+    node = _probe.find_def(module, qualname)
+    if node is None:
+        return None
     _Rewrite(helper).visit(node)
     ast.fix_missing_locations(module)
     return Trace()
