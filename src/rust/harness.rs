@@ -101,8 +101,11 @@ pub struct HarnessRequest<'a> {
     pub sources: &'a CrateSources,
     /// The functions to reach; their index here is their id in the harness.
     pub fns: Vec<&'a FoundFn>,
-    /// Scratch folder for this harness (copy under `tree/`, builds under `target/`).
+    /// Scratch folder for this harness (the copy under `tree/`).
     pub scratch: &'a Path,
+    /// The target folder cargo builds in. Every build of a run shares one (see
+    /// `RustLab::build`), so that dependencies are compiled once, whichever copy builds.
+    pub target_dir: PathBuf,
     /// Mutants to compile in behind switches, by number (1, 2, …).
     pub switches: Vec<(u32, &'a Mutant)>,
     /// Code inserted at byte offsets of files (absolute path, offset, code).
@@ -612,27 +615,36 @@ struct CargoRun {
     stderr: String,
 }
 
+/// A `cargo` command in the scratch copy `tree`, building in `target_dir`: the one environment
+/// of every cargo call abex makes there (the harness with the test binaries, doc-tests), since a
+/// call with another `RUSTFLAGS` or profile would compile every dependency again, and the next
+/// call with the first ones would compile them once more.
+pub fn scratch_cargo(tree: &Path, target_dir: &Path) -> Command {
+    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    cmd.current_dir(tree)
+        .env("CARGO_TARGET_DIR", target_dir)
+        .env("CARGO_TERM_COLOR", "never")
+        // Panics must unwind for the harness to report them (tests unwind anyway).
+        .env("CARGO_PROFILE_DEV_PANIC", "unwind");
+    cap_lints(&mut cmd, tree);
+    crate::safety::scrub_env(&mut cmd);
+    // Its own process group: an interrupted run kills cargo and every rustc it started.
+    crate::safety::own_group(&mut cmd);
+    cmd
+}
+
 fn cargo(
     tree: &Path,
     target_dir: &Path,
     args: &[&str],
     flags: &[String],
 ) -> Result<CargoRun, HarnessError> {
-    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-    cmd.current_dir(tree)
-        .args(args)
+    let mut cmd = scratch_cargo(tree, target_dir);
+    cmd.args(args)
         .args(flags)
         .arg("--message-format=json-diagnostic-rendered-ansi")
-        .env("CARGO_TARGET_DIR", target_dir)
-        .env("CARGO_TERM_COLOR", "never")
-        // Panics must unwind for the harness to report them (tests unwind anyway).
-        .env("CARGO_PROFILE_DEV_PANIC", "unwind")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    cap_lints(&mut cmd, tree);
-    crate::safety::scrub_env(&mut cmd);
-    // Its own process group: an interrupted run kills cargo and every rustc it started.
-    crate::safety::own_group(&mut cmd);
     let dir = tree.to_path_buf();
     let mut child =
         cmd.spawn().map_err(|source| HarnessError::Cargo { dir: dir.clone(), source })?;
@@ -675,12 +687,62 @@ fn cargo(
     Ok(run)
 }
 
+/// The arguments of the one cargo call that builds the harness executable `bin` and, when
+/// tests are asked for, the test binaries of the test packages (what `cargo test --no-run`
+/// builds, examples aside). One call, not two: cargo schedules both on every core, and the
+/// dependencies of the harness and of the tests resolve to the same features (with resolver 2,
+/// a call that builds no test leaves out the features that dev-dependencies turn on, so a
+/// dependency shared with a dev-dependency would be compiled once per call).
+fn build_args<'a>(req: &'a HarnessRequest<'_>, bin: &'a str) -> Vec<&'a str> {
+    let mut args = vec!["build", "-p", req.package, "--bin", bin];
+    if !req.test_packages.is_empty() {
+        args.push("--tests");
+        for p in req.test_packages.iter().filter(|p| p.as_str() != req.package) {
+            args.extend(["-p", p.as_str()]);
+        }
+    }
+    args
+}
+
+/// A link to the built executable `exe` that later builds in the same target folder do not
+/// replace (cargo writes every build of the harness to the same path: the mutants built alone,
+/// the suggested tests' builds, other crates' harnesses), named by a digest of the generated
+/// sources `overrides`, in `scratch/exe/`.
+fn keep_exe(
+    scratch: &Path,
+    exe: &Path,
+    overrides: &BTreeMap<PathBuf, Vec<u8>>,
+) -> Result<PathBuf, HarnessError> {
+    use sha2::{Digest, Sha256};
+    let mut digest = Sha256::new();
+    for (path, text) in overrides {
+        digest.update(path.to_string_lossy().as_bytes());
+        digest.update([0]);
+        digest.update(text);
+        digest.update([0]);
+    }
+    let hex: String = digest.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect();
+    let name = exe.file_name().map_or_else(|| "harness".into(), |n| n.to_string_lossy());
+    let kept = scratch.join("exe").join(format!("{name}-{hex}"));
+    let err = |source| ScratchError::Write { path: kept.clone(), source };
+    fs_err::create_dir_all(scratch.join("exe")).map_err(err)?;
+    // A link from an earlier build is replaced: its toolchain or dependencies may have changed.
+    match std::fs::remove_file(&kept) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(err(e).into()),
+        _ => {}
+    }
+    if std::fs::hard_link(exe, &kept).is_err() {
+        fs_err::copy(exe, &kept).map_err(err)?;
+    }
+    Ok(kept)
+}
+
 /// Generates, copies and builds the harness (and the test binaries when asked); drops the parts
 /// that do not compile, with the compiler's message.
 pub fn build(req: &HarnessRequest<'_>) -> Result<Harness, HarnessError> {
     let started = Instant::now();
     let tree = req.scratch.join("tree");
-    let target_dir = req.scratch.join("target");
+    let target_dir = &req.target_dir;
     let mut dropped: BTreeMap<Part, String> = req.known_dropped.clone();
     let manifest_overrides = manifests(req)?;
     let pkg_rel = rel(req.package_dir, req.workspace_root);
@@ -709,27 +771,18 @@ pub fn build(req: &HarnessRequest<'_>) -> Result<Harness, HarnessError> {
             Host::Lib { .. } => HARNESS.to_string(),
             Host::Bin { name } => name.clone(),
         };
-        let build = ["build", "-p", req.package, "--bin", &bin];
-        let mut run = cargo(&tree, &target_dir, &build, req.cargo_flags)?;
-        let exe = run.executables.iter().find(|(n, _, _)| *n == bin).map(|(_, e, _)| e.clone());
-        let mut tests = Vec::new();
-        if run.ok && !req.test_packages.is_empty() {
-            let mut args = vec!["test", "--no-run"];
-            for p in &req.test_packages {
-                args.extend(["-p", p.as_str()]);
-            }
-            run = cargo(&tree, &target_dir, &args, req.cargo_flags)?;
-            tests = run
-                .executables
-                .iter()
-                .filter(|(_, _, t)| *t)
-                .map(|(n, e, _)| (n.clone(), e.clone()))
-                .collect();
-        }
+        let run = cargo(&tree, target_dir, &build_args(req, &bin), req.cargo_flags)?;
+        let exe = run.executables.iter().find(|(n, _, t)| *n == bin && !t).map(|(_, e, _)| e);
+        let tests: Vec<(String, PathBuf)> = run
+            .executables
+            .iter()
+            .filter(|(_, _, t)| *t)
+            .map(|(n, e, _)| (n.clone(), e.clone()))
+            .collect();
         if run.ok {
             if let Some(exe) = exe {
                 return Ok(Harness {
-                    exe,
+                    exe: keep_exe(req.scratch, exe, &overrides)?,
                     cwd: tree.join(&pkg_rel),
                     dropped,
                     build_time: started.elapsed(),

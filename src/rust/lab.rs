@@ -56,6 +56,8 @@ pub struct RustLab<'a> {
     /// The worker that runs the originals (exploration, witnesses).
     original: Rc<RefCell<Worker>>,
     scratch: PathBuf,
+    /// The target folder of every build of the run (see [`RustLab::build`]).
+    target: PathBuf,
     /// The time limit of one mutant's tests, once the baseline ran.
     timeout: Option<Duration>,
     /// Tests that failed on the original, or were checked to pass on it: (runs that failed,
@@ -87,7 +89,11 @@ fn tested(r: &TestResult, time: Duration) -> Tested {
 }
 
 impl<'a> RustLab<'a> {
-    /// Builds `unit`'s harness with `mutants` switched in.
+    /// Builds `unit`'s harness with `mutants` switched in, in the unit's scratch copy
+    /// (`.abex/scratch/<package>-<kind>/tree`). Every build of the run, of any unit and of the
+    /// copy that mutants built alone use, shares one target folder, `.abex/scratch/target`, kept
+    /// between runs: dependencies are compiled once, and the next run compiles only the crates
+    /// whose sources changed.
     pub fn build(
         front: &'a Selected,
         cfg: &'a RunConfig,
@@ -101,8 +107,8 @@ impl<'a> RustLab<'a> {
             Host::Lib { .. } => "lib".to_string(),
             Host::Bin { name } => format!("bin-{name}"),
         };
-        let scratch =
-            front.ws.root.join(".abex").join("scratch").join(format!("{}-{kind}", ct.package));
+        let scratch_root = front.ws.root.join(".abex").join("scratch");
+        let scratch = scratch_root.join(format!("{}-{kind}", ct.package));
         let targets: Vec<_> = front.chosen.iter().map(|c| c.target.clone()).collect();
         let driven = unit.callable(&targets);
         let numbers: Vec<u32> = mutants.iter().map(|m| m.n).collect();
@@ -125,10 +131,15 @@ impl<'a> RustLab<'a> {
                 memory_limit: cfg.memory_limit(),
             }))),
             scratch,
+            target: scratch_root.join("target"),
             timeout: None,
             flaky: RefCell::new(BTreeMap::new()),
             told: Default::default(),
         };
+        // Executables kept by earlier runs are not needed any more.
+        for dir in [&lab.scratch, &lab.single_scratch()] {
+            let _ = std::fs::remove_dir_all(dir.join("exe"));
+        }
         let built = harness::build(&lab.request(&numbers, Vec::new(), BTreeMap::new()))?;
         lab.original = Rc::new(RefCell::new(lab.worker(&built, None)));
         lab.place(&numbers, &built, 0);
@@ -146,6 +157,7 @@ impl<'a> RustLab<'a> {
         let ct = &self.front.ws.crates[self.krate];
         let fns = self.driven.iter().map(|&i| self.front.found(i)).collect();
         let mut req = ct.harness_request(&self.front.ws.root, fns, &self.scratch);
+        req.target_dir = self.target.clone();
         req.cargo_flags = &self.front.ws.cargo_flags;
         req.switches = self
             .mutants
@@ -389,7 +401,7 @@ impl<'a> RustLab<'a> {
     ) {
         let doc = DocTests {
             tree: self.builds[b].tree.clone(),
-            target_dir: self.scratch.join("target"),
+            target_dir: self.target.clone(),
             packages: self.front.test_packages(self.package()),
             cargo_flags: self.front.ws.cargo_flags.clone(),
         };

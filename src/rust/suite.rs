@@ -215,11 +215,10 @@ pub struct DocTests {
 impl DocTests {
     /// Runs the doc-tests with `mutant` active; `None` when there are none to run.
     pub fn run(&self, mutant: Option<u32>, timeout: Duration) -> Option<TestResult> {
-        let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-        cmd.current_dir(&self.tree)
-            .args(["test", "--doc", "--quiet"])
-            .env("CARGO_TARGET_DIR", &self.target_dir)
-            .env("CARGO_TERM_COLOR", "never")
+        // The harness's environment: the doc-tests reuse its build of the crate and every
+        // dependency.
+        let mut cmd = super::harness::scratch_cargo(&self.tree, &self.target_dir);
+        cmd.args(["test", "--doc", "--quiet"])
             .env_remove("ABEX_MUTANT")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -231,8 +230,6 @@ impl DocTests {
         if let Some(n) = mutant {
             cmd.env("ABEX_MUTANT", n.to_string());
         }
-        crate::safety::scrub_env(&mut cmd);
-        crate::safety::own_group(&mut cmd);
         let mut child = cmd.spawn().ok()?;
         let _tracked = crate::interrupt::track(&child);
         let reader = drain(&mut child);

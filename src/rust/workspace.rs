@@ -63,6 +63,7 @@ impl CrateTarget {
             sources: &self.sources,
             fns,
             scratch,
+            target_dir: scratch.join("target"),
             switches: Vec::new(),
             inserts: Vec::new(),
             test_packages: Vec::new(),
