@@ -8,11 +8,13 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::builders::part_id;
 use super::error::RustError;
 use super::harness::{self, Harness, HarnessRequest, Host, Part};
+use super::reach::{BinaryTrace, Selection};
 use super::source::CallPlan;
 use super::suite::{self, DocTests, TestResult, TestSuite};
 use super::workspace::Selected;
@@ -65,6 +67,8 @@ pub struct RustLab<'a> {
     flaky: RefCell<BTreeMap<String, (usize, usize)>>,
     /// The flaky tests the run was told of.
     told: std::collections::BTreeSet<String>,
+    /// The tests each mutant of the first build runs, from the baseline's trace.
+    select: Option<Arc<Selection>>,
 }
 
 fn front_err(e: impl Into<RustError>) -> RunError {
@@ -135,6 +139,7 @@ impl<'a> RustLab<'a> {
             timeout: None,
             flaky: RefCell::new(BTreeMap::new()),
             told: Default::default(),
+            select: None,
         };
         // Executables kept by earlier runs are not needed any more.
         for dir in [&lab.scratch, &lab.single_scratch()] {
@@ -244,6 +249,8 @@ impl<'a> RustLab<'a> {
                 .map(|(t, _)| t.clone())
                 .collect(),
             memory_limit: self.cfg.memory_limit(),
+            select: None,
+            reach_dir: None,
         }
     }
 
@@ -262,8 +269,13 @@ impl<'a> RustLab<'a> {
         }
         let mut t = Instant::now();
         let mut failures: Vec<(String, String)> = Vec::new();
+        // The baseline records which test reaches which mutant's site (`reach.rs`).
+        let reach_dir = self.scratch.join("reach");
+        let _ = std::fs::remove_dir_all(&reach_dir);
+        let mut suite = self.suite(&self.builds[0]);
+        suite.reach_dir = std::fs::create_dir_all(&reach_dir).is_ok().then(|| reach_dir.clone());
         loop {
-            match self.suite(&self.builds[0]).run(None, BASELINE_LIMIT, None) {
+            match suite.run(None, BASELINE_LIMIT, None) {
                 TestResult::Pass => break,
                 TestResult::Fail { test, output } => {
                     let again = failures.iter().filter(|(f, _)| *f == test).count();
@@ -288,7 +300,23 @@ impl<'a> RustLab<'a> {
         }
         let timeout = self.cfg.test_timeout.unwrap_or_else(|| Defaults::test_timeout(t.elapsed()));
         self.timeout = Some(timeout);
+        if let Some(dir) = &suite.reach_dir {
+            self.select = Some(Arc::new(self.selection(&suite, dir)));
+        }
         Ok(timeout)
+    }
+
+    /// The tests each mutant of the first build runs: those that reached its function in the
+    /// baseline `suite`, whose binaries recorded their trace in `dir`.
+    fn selection(&self, suite: &TestSuite, dir: &Path) -> Selection {
+        let traces: Vec<BinaryTrace> = (0..suite.binaries.len())
+            .map(|i| BinaryTrace::read(&dir.join(format!("{i}.tsv")), suite.list(i)))
+            .collect();
+        let mut by_function: BTreeMap<usize, Vec<u32>> = BTreeMap::new();
+        for m in self.mutants.iter().filter(|m| self.build_of.get(&m.n) == Some(&0)) {
+            by_function.entry(m.target).or_default().push(m.n);
+        }
+        Selection::new(&traces, &by_function.into_values().collect::<Vec<_>>())
     }
 
     /// The plan the first build calls target `i` with (the first instantiation that compiled),
@@ -322,7 +350,10 @@ impl<'a> RustLab<'a> {
         results: &mut BTreeMap<u32, Tested>,
         on_result: &mut dyn FnMut(u32, &Tested),
     ) {
-        let suite = self.suite(&self.builds[b]);
+        let mut suite = self.suite(&self.builds[b]);
+        if b == 0 {
+            suite.select = self.select.clone();
+        }
         let deadline = self.deadline;
         let stop = move || deadline.is_some_and(|d| Instant::now() >= d);
         // A kill counts once its test is known to pass on the original; a mutant killed by a

@@ -21,6 +21,7 @@ pub mod model;
 pub mod model_check;
 pub mod patch;
 pub mod probe;
+pub mod reach;
 pub mod recipes;
 #[cfg(test)]
 mod runtime_built_tests;

@@ -11,7 +11,10 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use super::reach::{self, Run, Selection};
 
 /// What a test run of one mutant (or of the original) gave.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,6 +46,11 @@ pub struct TestSuite {
     /// The address-space limit of a test process in bytes (a mutant that allocates without
     /// bound then fails its tests instead of exhausting the machine).
     pub memory_limit: Option<u64>,
+    /// The tests each mutant runs, from the baseline's trace (none: every test).
+    pub select: Option<Arc<Selection>>,
+    /// Where binary `i` records which test reached which mutant site (`i.tsv`; see `reach.rs`),
+    /// on the runs of the original.
+    pub reach_dir: Option<PathBuf>,
 }
 
 /// Reads a child's stdout and stderr on two threads (one pipe filling up while the other is read
@@ -166,35 +174,104 @@ impl TestSuite {
     }
 
     /// Runs the binaries in turn with `mutant` active (none: the original), stopping at the first
-    /// failure; `filter` runs one exact test only; the [`TestSuite::skip`] tests never run.
+    /// failure; `filter` runs one exact test only; the [`TestSuite::skip`] tests never run. A
+    /// mutant the [`TestSuite::select`]ion knows runs only the tests that reached its function,
+    /// the one that killed the latest mutant first.
     pub fn run(&self, mutant: Option<u32>, timeout: Duration, filter: Option<&str>) -> TestResult {
         let deadline = Instant::now() + timeout;
-        let mut args: Vec<&str> = filter.into_iter().collect();
-        for s in &self.skip {
-            args.extend(["--skip", s.as_str()]);
-        }
-        if !args.is_empty() {
-            args.push("--exact");
-        }
-        for (name, exe) in &self.binaries {
-            let Ok(mut child) = self.command(exe, mutant, &args).spawn() else {
-                return TestResult::Fail { test: name.clone(), output: "could not start".into() };
-            };
-            let _tracked = crate::interrupt::track(&child);
-            let reader = drain(&mut child);
-            let status = wait_until(&mut child, deadline);
-            let (out, err) = reader();
-            let output = out + &err;
-            match status {
-                None => return TestResult::Timeout,
-                Some(st) if !st.success() => {
-                    let test = first_failure(&output).unwrap_or_else(|| name.clone());
-                    return TestResult::Fail { test, output: tail(&output, 30) };
+        let plan = match (mutant, filter, &self.select) {
+            (Some(n), None, Some(select)) => select.of(n).map(|runs| (select, runs)),
+            _ => None,
+        };
+        let Some((select, runs)) = plan else {
+            let mut args: Vec<&str> = filter.into_iter().collect();
+            args.extend(self.skip_args());
+            if !args.is_empty() {
+                args.push("--exact");
+            }
+            for i in 0..self.binaries.len() {
+                if let Some(failed) = self.run_one(i, mutant, &args, deadline) {
+                    return failed;
                 }
-                Some(_) => {}
+            }
+            return TestResult::Pass;
+        };
+        let first = select.first_killer(runs);
+        if let Some((i, test)) = &first {
+            let args = [test.as_str(), "--exact"];
+            if let Some(failed) = self.run_one(*i, mutant, &args, deadline) {
+                return failed;
+            }
+        }
+        for (i, run) in runs.iter().enumerate() {
+            let ran = |t: &&String| first.as_ref().is_some_and(|(b, f)| *b == i && f == *t);
+            let mut args: Vec<&str> = match run {
+                Run::Nothing => continue,
+                Run::All => Vec::new(),
+                Run::Only(tests) => tests.iter().filter(|t| !ran(t)).map(String::as_str).collect(),
+            };
+            if matches!(run, Run::Only(_)) && args.is_empty() {
+                continue;
+            }
+            args.extend(self.skip_args());
+            if !args.is_empty() {
+                args.push("--exact");
+            }
+            if let Some(failed) = self.run_one(i, mutant, &args, deadline) {
+                if let TestResult::Fail { test, .. } = &failed {
+                    select.killed(i, test);
+                }
+                return failed;
             }
         }
         TestResult::Pass
+    }
+
+    fn skip_args(&self) -> Vec<&str> {
+        self.skip.iter().flat_map(|s| ["--skip", s.as_str()]).collect()
+    }
+
+    /// Runs binary `i` with `mutant` active and libtest's `args`, until `deadline`: `None` when
+    /// it passed.
+    fn run_one(
+        &self,
+        i: usize,
+        mutant: Option<u32>,
+        args: &[&str],
+        deadline: Instant,
+    ) -> Option<TestResult> {
+        let (name, exe) = &self.binaries[i];
+        let mut cmd = self.command(exe, mutant, args);
+        if let Some(dir) = &self.reach_dir {
+            cmd.env("ABEX_REACH", dir.join(format!("{i}.tsv")));
+        }
+        let Ok(mut child) = cmd.spawn() else {
+            return Some(TestResult::Fail { test: name.clone(), output: "could not start".into() });
+        };
+        let _tracked = crate::interrupt::track(&child);
+        let reader = drain(&mut child);
+        let status = wait_until(&mut child, deadline);
+        let (out, err) = reader();
+        let output = out + &err;
+        match status {
+            None => Some(TestResult::Timeout),
+            Some(st) if !st.success() => {
+                let test = first_failure(&output).unwrap_or_else(|| name.clone());
+                Some(TestResult::Fail { test, output: tail(&output, 30) })
+            }
+            Some(_) => None,
+        }
+    }
+
+    /// The tests binary `i` lists (`--list`), or `None` when it does not answer as libtest does.
+    pub fn list(&self, i: usize) -> Option<std::collections::BTreeSet<String>> {
+        let mut child = self.command(&self.binaries[i].1, None, &["--list"]).spawn().ok()?;
+        let _tracked = crate::interrupt::track(&child);
+        let reader = drain(&mut child);
+        let status = wait_until(&mut child, Instant::now() + Duration::from_secs(60));
+        let (out, _) = reader();
+        status.filter(|s| s.success())?;
+        out.lines().any(reach::is_list_end).then(|| reach::listed(&out))
     }
 }
 

@@ -26,12 +26,43 @@ pub const SWITCH_MODULE: &str = r#"
 #[doc(hidden)]
 #[allow(warnings, missing_docs, unused, clippy::all)]
 pub mod __abex_mutants {
-    /// Whether mutant `id` is the one named by `ABEX_MUTANT`.
+    /// Whether mutant `id` is the one named by `ABEX_MUTANT`. With no mutant active, the call
+    /// also records that the running test reached mutant `id`'s site (see `reached`).
     pub fn on(id: u32) -> bool {
         static ACTIVE: ::std::sync::OnceLock<u32> = ::std::sync::OnceLock::new();
-        *ACTIVE.get_or_init(|| {
+        let active = *ACTIVE.get_or_init(|| {
             ::std::env::var("ABEX_MUTANT").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(0)
-        }) == id
+        });
+        if active == 0 {
+            reached(id);
+        }
+        active == id
+    }
+
+    /// When `ABEX_REACH` names a file, appends `id<TAB>thread name` to it, once per thread and
+    /// mutant: libtest runs each test on a thread named after the test.
+    fn reached(id: u32) {
+        use ::std::io::Write as _;
+        static FILE: ::std::sync::OnceLock<Option<::std::sync::Mutex<::std::fs::File>>> =
+            ::std::sync::OnceLock::new();
+        ::std::thread_local! {
+            static SEEN: ::std::cell::RefCell<::std::collections::HashSet<u32>> =
+                ::std::cell::RefCell::new(::std::collections::HashSet::new());
+        }
+        let file = FILE.get_or_init(|| {
+            let path = ::std::env::var_os("ABEX_REACH")?;
+            let file = ::std::fs::OpenOptions::new().create(true).append(true).open(path).ok()?;
+            Some(::std::sync::Mutex::new(file))
+        });
+        let Some(file) = file else { return };
+        if !SEEN.try_with(|s| s.borrow_mut().insert(id)).unwrap_or(true) {
+            return;
+        }
+        let name = ::std::thread::current().name().unwrap_or("").to_string();
+        let line = ::std::format!("{}\t{}\n", id, name);
+        if let Ok(mut f) = file.lock() {
+            let _ = f.write_all(line.as_bytes());
+        }
     }
 }
 "#;

@@ -1,0 +1,115 @@
+//! One build per run, end to end: `cargo abex` on a workspace whose crate under test turns on a
+//! feature of its dependency for its tests alone (`tests/fixtures/onebuild`) compiles the
+//! dependency once in a run (harness, test binaries, doc-tests, suggested tests share one target
+//! folder, one environment and one feature set) and not at all in the next run; and a mutant runs
+//! only the tests that reach its function on the original code.
+
+#[path = "../../tests/support/mod.rs"]
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// A `cargo` that runs the real one and appends what it prints on stderr (`Compiling …` lines)
+/// to `log`.
+fn logging_cargo(dir: &Path, log: &Path) -> PathBuf {
+    let real = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let script = dir.join("cargo-logging");
+    let text = format!(
+        "#!/bin/bash\nerr=$(mktemp)\n'{real}' \"$@\" 2>\"$err\"\nrc=$?\ncat \"$err\" >> '{log}'\ncat \"$err\" >&2\nrm -f \"$err\"\nexit $rc\n",
+        log = log.display()
+    );
+    std::fs::write(&script, text).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script
+}
+
+fn abex(dir: &Path, env: &[(&str, &Path)], args: &[&str]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-abex"));
+    cmd.arg("abex")
+        .args(args)
+        .current_dir(dir)
+        .env_remove("GITHUB_BASE_REF")
+        .env_remove("ABEX_API_KEY")
+        .env_remove("OPENAI_API_KEY")
+        .env("NO_COLOR", "1");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().unwrap()
+}
+
+fn report(dir: &Path) -> Value {
+    let text = std::fs::read_to_string(dir.join(".abex/out/report.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// How many times cargo said it compiled `package`.
+fn compiled(log: &str, package: &str) -> usize {
+    let line = format!("Compiling {package} v");
+    log.lines().filter(|l| l.trim_start().starts_with(&line)).count()
+}
+
+fn mutation<'a>(r: &'a Value, name: &str) -> &'a Value {
+    let targets = r["targets"].as_array().unwrap();
+    let t = targets.iter().find(|t| t["name"] == name).unwrap_or_else(|| panic!("{r:#}"));
+    &t["mutation"]
+}
+
+#[test]
+fn a_run_compiles_each_dependency_once_and_the_next_run_only_the_changed_crate() {
+    let (tmp, dir) = support::project("onebuild");
+    let log = tmp.path().join("cargo.log");
+    let cargo = logging_cargo(tmp.path(), &log);
+    let args = ["--offline", "-p", "onebuild-app", "--all", "--pairs", "200"];
+    let o = abex(&dir, &[("CARGO", &cargo)], &args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let first = std::fs::read_to_string(&log).unwrap();
+    // The harness, the test binaries (with the feature the tests turn on), the doc-tests (a
+    // survivor of `limit` meets them) and the suggested tests' build share one compilation.
+    assert_eq!(compiled(&first, "onebuild-dep"), 1, "{first}");
+    let r = report(&dir);
+    let limit = mutation(&r, "limit");
+    assert!(limit["counts"]["killed"].as_u64().unwrap() >= 1, "{limit:#}");
+    assert!(mutation(&r, "twice")["counts"]["killed"].as_u64().unwrap() >= 1, "{r:#}");
+
+    // The next push changes one function: the dependency is not compiled again.
+    let lib = dir.join("app/src/lib.rs");
+    let text = std::fs::read_to_string(&lib).unwrap().replace("x * 2", "2 * x");
+    std::fs::write(&lib, text).unwrap();
+    support::git(&dir, &["commit", "-q", "-am", "twice: 2 * x"]);
+    std::fs::write(&log, "").unwrap();
+    let o = abex(&dir, &[("CARGO", &cargo)], &args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let second = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(compiled(&second, "onebuild-dep"), 0, "{second}");
+    assert!(compiled(&second, "onebuild-app") >= 1, "{second}");
+}
+
+#[test]
+fn a_mutant_runs_only_the_tests_that_reach_its_function() {
+    let (tmp, dir) = support::project("onebuild");
+    let runs = tmp.path().join("runs.log");
+    let args = ["--offline", "-p", "onebuild-app", "--function", "app/src/lib.rs::limit"];
+    let o = abex(&dir, &[("ONEBUILD_RUNS", &runs)], &args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r = report(&dir);
+    let limit = mutation(&r, "limit");
+    let killed = limit["counts"]["killed"].as_u64().unwrap();
+    assert!(killed >= 2, "{limit:#}");
+    let by_limits = limit["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["killed_by"] == "tests::limits")
+        .count();
+    assert!(by_limits >= 2, "{limit:#}");
+    let ran = std::fs::read_to_string(&runs).unwrap();
+    let times = |test: &str| ran.lines().filter(|l| *l == test).count();
+    // `doubles` never calls `limit`: it ran once, in the baseline.
+    assert_eq!(times("doubles"), 1, "{ran}");
+    assert!(times("limits") > 1, "{ran}");
+}
