@@ -6,9 +6,11 @@
 //! else { ORIGINAL })`; mutants of the same span share one `if … else if …` chain, and mutants
 //! nested inside another's span are switched inside its `else` branch (only one mutant is ever
 //! active, so the replacement branches stay verbatim). A body replacement becomes
-//! `if on(N) { reach(false); return VALUE; }` at the top of the body. Mutants whose spans
-//! partly overlap another's cannot be switched together; they are returned for a build of
-//! their own.
+//! `if on(N) { reach(false); return VALUE; }` at the top of the body. A deleted match arm
+//! becomes a guard that fails while its mutant is active: `PAT if (!on(N) || { reach(…); false
+//! })`, or `PAT if (GUARD) && (…)` when the arm has one (the arm is deleted only where a
+//! catch-all arm follows, so the match stays exhaustive). Mutants whose spans partly overlap
+//! another's cannot be switched together; they are returned for a build of their own.
 //!
 //! Probes (see `probe.rs`) are rendered into the same text: each arm reports that it ran
 //! (`reach`, a no-op unless the worker probes), an instrumented arm replaces a mutant's
@@ -19,6 +21,7 @@
 use std::collections::BTreeMap;
 
 use super::probe::{self, Arm, FnProbes, NodeKind, ProbeNode};
+use super::source::Lines;
 use crate::mutate::{Mutant, Operator};
 
 /// The module added at the crate root that reads the active mutant.
@@ -105,9 +108,42 @@ struct Group<'a> {
     alts: Vec<(u32, &'a Mutant)>,
 }
 
-/// A span to render: a group of mutants, or a probe node of function `.1`.
+/// A deleted match arm: mutant `n`, the arm's span, where its switch goes.
+struct ArmSwitch {
+    n: u32,
+    span: (usize, usize),
+    at: ArmAt,
+}
+
+/// Where a deleted arm's switch goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ArmAt {
+    /// After the pattern of an arm without a guard (a guard is added).
+    Pattern(usize),
+    /// Around the arm's guard (start, end).
+    Guard(usize, usize),
+}
+
+/// Where the switch of the match arm at `span` of `text` goes, or `None` when the text there
+/// does not read as an arm.
+fn arm_at(text: &str, span: (usize, usize)) -> Option<ArmAt> {
+    use syn::spanned::Spanned;
+    let whole = text.get(span.0..span.1)?;
+    let lead = whole.len() - whole.trim_start().len();
+    let arm_text = whole.trim();
+    let arm: syn::Arm = syn::parse_str(arm_text).ok()?;
+    let lines = Lines::new(arm_text);
+    let at = |lc| span.0 + lead + lines.offset(arm_text, lc);
+    Some(match &arm.guard {
+        None => ArmAt::Pattern(at(arm.pat.span().end())),
+        Some((_, guard)) => ArmAt::Guard(at(guard.span().start()), at(guard.span().end())),
+    })
+}
+
+/// A span to render: a group of mutants, a deleted match arm, or a probe node of function `.1`.
 enum Item<'a> {
     Group(Group<'a>),
+    Arm(ArmSwitch),
     Probe(&'a ProbeNode, usize),
 }
 
@@ -115,13 +151,14 @@ impl Item<'_> {
     fn span(&self) -> (usize, usize) {
         match self {
             Item::Group(g) => g.span,
+            Item::Arm(a) => a.span,
             Item::Probe(p, _) => p.span,
         }
     }
 
     fn rank(&self) -> u8 {
         match self {
-            Item::Group(_) => 0,
+            Item::Group(_) | Item::Arm(_) => 0,
             Item::Probe(p, _) => p.rank(),
         }
     }
@@ -177,6 +214,31 @@ impl Render<'_> {
                 s.push_str(&format!(" else {{ ({original}) }})"));
                 s
             }
+            Item::Arm(a) => {
+                held.mutants.push(a.n);
+                let reach = reach(probe::always_infects(Operator::DeleteMatchArm));
+                let check = format!("(!{} || {{ {reach} false }})", on(a.n));
+                let split = |lo: usize, hi: usize| -> Vec<usize> {
+                    let inside = |k: &usize| {
+                        let (s, e) = self.items[*k].span();
+                        lo <= s && e <= hi
+                    };
+                    kids.iter().copied().filter(inside).collect()
+                };
+                match a.at {
+                    ArmAt::Pattern(p) => {
+                        let before = self.range(a.span.0, p, &split(a.span.0, p), held);
+                        let after = self.range(p, a.span.1, &split(p, a.span.1), held);
+                        format!("{before} if {check}{after}")
+                    }
+                    ArmAt::Guard(g0, g1) => {
+                        let before = self.range(a.span.0, g0, &split(a.span.0, g0), held);
+                        let guard = self.range(g0, g1, &split(g0, g1), held);
+                        let after = self.range(g1, a.span.1, &split(g1, a.span.1), held);
+                        format!("{before}({guard}) && {check}{after}")
+                    }
+                }
+            }
             Item::Probe(p, f) => {
                 held.probes.push(*f);
                 if let NodeKind::Cmp { op_span, .. } = p.kind {
@@ -230,12 +292,20 @@ pub fn switch_probed(
 ) -> Switched {
     let mut out = Switched::default();
     let mut groups: Vec<Group<'_>> = Vec::new();
+    let mut arms: Vec<ArmSwitch> = Vec::new();
     for &(n, m) in mutants {
         if !m.switchable
             || m.span.1 > text.len()
             || text.get(m.span.0..m.span.1) != Some(m.original.as_str())
         {
             out.rejected.push(n);
+            continue;
+        }
+        if m.operator == Operator::DeleteMatchArm {
+            match arm_at(text, m.span) {
+                Some(at) => arms.push(ArmSwitch { n, span: m.span, at }),
+                None => out.rejected.push(n),
+            }
             continue;
         }
         if m.operator == Operator::ReplaceBody {
@@ -277,8 +347,18 @@ pub fn switch_probed(
     }
     let mut items: Vec<Item<'_>> =
         groups.into_iter().zip(keep).filter(|(_, k)| *k).map(|(g, _)| Item::Group(g)).collect();
-    // Probe wrappers that nest with the switches and with each other.
     let mut accepted: Vec<(usize, usize)> = items.iter().map(Item::span).collect();
+    // Deleted arms nest with the expressions (an arm holds some, a match arm is never inside
+    // an expression's span but whole).
+    for a in arms {
+        if accepted.iter().any(|s| crosses(*s, a.span)) {
+            out.rejected.push(a.n);
+        } else {
+            accepted.push(a.span);
+            items.push(Item::Arm(a));
+        }
+    }
+    // Probe wrappers that nest with the switches and with each other.
     for (f, fp) in probes {
         for node in &fp.nodes {
             if node.span.1 <= text.len() && !accepted.iter().any(|s| crosses(*s, node.span)) {
@@ -308,9 +388,9 @@ pub fn switch_probed(
         }
         stack.push(i);
     }
-    let arms =
+    let probe_arms =
         probes.iter().flat_map(|(f, fp)| fp.arms.iter().map(move |(n, a)| (*n, (a, *f)))).collect();
-    let r = Render { text, items, kids, arms };
+    let r = Render { text, items, kids, arms: probe_arms };
     for i in roots {
         let mut held = Held::default();
         let text = r.item(i, &mut held);
@@ -394,6 +474,30 @@ mod tests {
             )
         );
         assert!(syn::parse_file(&out).is_ok());
+    }
+
+    #[test]
+    fn a_deleted_match_arm_is_a_guard_that_fails_while_its_mutant_is_active() {
+        let text = "fn f(n: u8) -> u8 {\n    match n {\n        1 => 10,\n        k if k > 5 => k + 1,\n        _ => 0,\n    }\n}";
+        let plain = m(text, "        1 => 10,\n", 0, "", Operator::DeleteMatchArm);
+        let guarded = m(text, "        k if k > 5 => k + 1,\n", 0, "", Operator::DeleteMatchArm);
+        // Mutants inside the guarded arm: its guard and its body.
+        let guard = m(text, "k > 5", 0, "true", Operator::MatchArmGuard);
+        let body = m(text, "k + 1", 0, "k - 1", Operator::BinaryOperator);
+        let s = switch(text, &[(1, &plain), (2, &guarded), (3, &guard), (4, &body)]);
+        assert!(s.rejected.is_empty(), "{:?}", s.rejected);
+        let out = apply(text, &s);
+        let on = |n: u32| format!("crate::__abex_mutants::on({n})");
+        let reach = "crate::__abex_harness::reach(false);";
+        let check = |n: u32| format!("(!{} || {{ {reach} false }})", on(n));
+        assert!(out.contains(&format!("        1 if {} => 10,\n", check(1))), "{out}");
+        let guard = format!("(if {} {{ {reach} (true) }} else {{ (k > 5) }})", on(3));
+        let body = format!("(if {} {{ {reach} (k - 1) }} else {{ (k + 1) }})", on(4));
+        assert!(out.contains(&format!("k if ({guard}) && {} => {body},", check(2))), "{out}");
+        assert!(syn::parse_file(&out).is_ok(), "{out}");
+        // An arm that does not read as one stays for a build of its own.
+        let odd = m(text, "    match n {", 0, "", Operator::DeleteMatchArm);
+        assert_eq!(switch(text, &[(5, &odd)]).rejected, vec![5]);
     }
 
     #[test]

@@ -89,7 +89,7 @@ pub fn mutants_of(
             span: r.span,
             original: file_text[r.span.0..r.span.1].to_string(),
             replacement: r.replacement,
-            switchable: r.switchable,
+            switchable: true,
             description: r.description,
         });
     }

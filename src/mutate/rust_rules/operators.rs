@@ -16,7 +16,6 @@ pub(super) struct Raw {
     pub(super) operator: Operator,
     pub(super) span: (usize, usize),
     pub(super) replacement: String,
-    pub(super) switchable: bool,
     pub(super) description: String,
 }
 
@@ -35,9 +34,8 @@ impl Gen<'_> {
     }
 
     fn push(&mut self, operator: Operator, span: (usize, usize), replacement: String, what: &str) {
-        let switchable = operator != Operator::DeleteMatchArm;
         let description = what.to_string();
-        self.raw.push(Raw { operator, span, replacement, switchable, description });
+        self.raw.push(Raw { operator, span, replacement, description });
     }
 
     /// Replace the whole body by a value of the return type (cargo-mutants' FnValue).
@@ -364,7 +362,7 @@ fn bound(o: Option<u8>) -> u8 {
         assert_eq!(arms[0].original, "        1 => \"one\",\n");
         assert_eq!(arms[0].replacement, "");
         assert_eq!(arms[0].description, "delete the match arm `1`");
-        assert!(!arms[0].switchable);
+        assert!(arms[0].switchable);
         let guards: Vec<&str> = ms
             .iter()
             .filter(|m| m.operator == Operator::MatchArmGuard)
