@@ -61,8 +61,9 @@ pub mod __abex_mutants {
         if !SEEN.try_with(|s| s.borrow_mut().insert(id)).unwrap_or(true) {
             return;
         }
-        let name = ::std::thread::current().name().unwrap_or("").to_string();
-        let line = ::std::format!("{}\t{}\n", id, name);
+        // No method of the prelude: a `#![no_std]` crate with `extern crate std` has none.
+        let thread = ::std::thread::current();
+        let line = ::std::format!("{}\t{}\n", id, thread.name().unwrap_or(""));
         if let Ok(mut f) = file.lock() {
             let _ = f.write_all(line.as_bytes());
         }

@@ -138,7 +138,7 @@ fn the_switched_and_probed_function_is_still_rust() {
 }
 
 #[test]
-fn the_probed_switches_and_the_runtime_build_on_every_edition() {
+fn the_probed_switches_and_the_runtime_build_on_every_edition_and_without_the_std_prelude() {
     let (ms, p) = planned();
     let numbered: Vec<(u32, &Mutant)> =
         ms.iter().enumerate().map(|(i, m)| (i as u32 + 1, m)).collect();
@@ -148,23 +148,30 @@ fn the_probed_switches_and_the_runtime_build_on_every_edition() {
         lib.replace_range(e.start..e.end, &e.text);
     }
     lib = format!(
-        "#![allow(unused_parens)]\n{lib}\n{}\n#[allow(warnings)]\npub mod __abex_harness {{\n{}\n}}\n",
+        "{lib}\n{}\n#[allow(warnings)]\npub mod __abex_harness {{\n{}\n}}\n",
         crate::rust::switch::SWITCH_MODULE,
         crate::rust::harness::RUNTIME
     );
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("lib.rs"), &lib).unwrap();
-    for edition in ["2015", "2018", "2021", "2024"] {
+    std::fs::write(dir.path().join("lib.rs"), format!("#![allow(unused_parens)]\n{lib}")).unwrap();
+    // A `#![no_std]` crate that links std itself (as `url` does) has only core's prelude: the
+    // crate's own code imports what it uses, abex's code must need nothing of it.
+    let no_std = format!(
+        "#![no_std]\n#![allow(unused_parens)]\nextern crate std;\nuse std::{{format, string::String}};\n{lib}"
+    );
+    std::fs::write(dir.path().join("no_std.rs"), no_std).unwrap();
+    let builds = ["2015", "2018", "2021", "2024"].map(|e| (e, "lib.rs")).into_iter();
+    for (edition, file) in builds.chain([("2021", "no_std.rs")]) {
         let out = std::process::Command::new(std::env::var_os("RUSTC").unwrap_or("rustc".into()))
             .args(["--edition", edition, "--crate-type", "lib", "--crate-name", "probed"])
             .args(["--emit", "metadata", "--cap-lints", "warn", "-o"])
-            .arg(dir.path().join(format!("lib{edition}.rmeta")))
-            .arg(dir.path().join("lib.rs"))
+            .arg(dir.path().join(format!("{file}{edition}.rmeta")))
+            .arg(dir.path().join(file))
             .output()
             .unwrap();
         assert!(
             out.status.success(),
-            "edition {edition}:\n{}",
+            "edition {edition}, {file}:\n{}",
             String::from_utf8_lossy(&out.stderr)
         );
     }
