@@ -12,13 +12,13 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-/// A `cargo` that runs the real one and appends what it prints on stderr (`Compiling …` lines)
-/// to `log`.
+/// A `cargo` that runs the real one and appends its arguments (`cargo: …`) and what it prints
+/// on stderr (`Compiling …` lines) to `log`.
 fn logging_cargo(dir: &Path, log: &Path) -> PathBuf {
     let real = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let script = dir.join("cargo-logging");
     let text = format!(
-        "#!/bin/bash\nerr=$(mktemp)\n'{real}' \"$@\" 2>\"$err\"\nrc=$?\ncat \"$err\" >> '{log}'\ncat \"$err\" >&2\nrm -f \"$err\"\nexit $rc\n",
+        "#!/bin/bash\necho \"cargo: $*\" >> '{log}'\nerr=$(mktemp)\n'{real}' \"$@\" 2>\"$err\"\nrc=$?\ncat \"$err\" >> '{log}'\ncat \"$err\" >&2\nrm -f \"$err\"\nexit $rc\n",
         log = log.display()
     );
     std::fs::write(&script, text).unwrap();
@@ -71,9 +71,17 @@ fn a_run_compiles_each_dependency_once_and_the_next_run_only_the_changed_crate()
     // The harness, the test binaries (with the feature the tests turn on), the doc-tests (a
     // survivor of `limit` meets them) and the suggested tests' build share one compilation.
     assert_eq!(compiled(&first, "onebuild-dep"), 1, "{first}");
+    // The doc-tests were compiled once; the survivor `>` of `limit` ran the kept doc-test
+    // program, which killed it.
+    let doc_runs = first.lines().filter(|l| l.starts_with("cargo: ") && l.contains(" --doc"));
+    assert_eq!(doc_runs.count(), 1, "{first}");
     let r = report(&dir);
     let limit = mutation(&r, "limit");
-    assert!(limit["counts"]["killed"].as_u64().unwrap() >= 1, "{limit:#}");
+    let mutants = limit["mutants"].as_array().unwrap();
+    let doc_kill = mutants.iter().find(|m| m["replacement"] == "x > onebuild_dep::base()");
+    // (The line is the scratch copy's, where the switched crate root has two lines more.)
+    let killer = doc_kill.unwrap()["killed_by"].as_str().unwrap();
+    assert!(killer.starts_with("app/src/lib.rs - limit (line "), "{limit:#}");
     assert!(mutation(&r, "twice")["counts"]["killed"].as_u64().unwrap() >= 1, "{r:#}");
 
     // The next push changes one function: the dependency is not compiled again.

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::builders::part_id;
+use super::doctests::Recorded;
 use super::error::RustError;
 use super::harness::{self, Harness, HarnessRequest, Host, Part};
 use super::reach::{BinaryTrace, Selection};
@@ -436,18 +437,25 @@ impl<'a> RustLab<'a> {
             packages: self.front.test_packages(self.package()),
             cargo_flags: self.front.ws.cargo_flags.clone(),
         };
-        if survivors.is_empty()
-            || self.past_deadline()
-            || doc.run(None, BASELINE_LIMIT) != Some(TestResult::Pass)
-        {
+        if survivors.is_empty() || self.past_deadline() {
             return;
         }
+        let programs = match doc.record(&self.scratch.join("doctests"), BASELINE_LIMIT) {
+            Recorded::Programs(p) => Some(p),
+            Recorded::Unsupported => None,
+            Recorded::Nothing => return,
+        };
+        let suite = self.suite(&self.builds[b]);
         for &n in survivors {
             if self.past_deadline() {
                 break;
             }
             let t0 = Instant::now();
-            let r = doc.run(Some(n), timeout.max(Duration::from_secs(60)));
+            let limit = timeout.max(Duration::from_secs(60));
+            let r = match &programs {
+                Some(p) => Some(p.run(&suite, n, &self.function_of(b, n), limit)),
+                None => doc.run(Some(n), limit),
+            };
             if crate::interrupt::stopped() {
                 return;
             }
@@ -455,6 +463,17 @@ impl<'a> RustLab<'a> {
                 results.insert(n, tested(&r, t0.elapsed()));
             }
         }
+    }
+
+    /// The mutants of build `b` in the function of mutant `n` (its sites, for the tests that
+    /// reach them).
+    fn function_of(&self, b: usize, n: u32) -> Vec<u32> {
+        let target = self.mutants.iter().find(|m| m.n == n).map(|m| m.target);
+        self.mutants
+            .iter()
+            .filter(|m| Some(m.target) == target && self.build_of.get(&m.n) == Some(&b))
+            .map(|m| m.n)
+            .collect()
     }
 
     /// The scratch copy mutants built alone are built in.

@@ -9,6 +9,7 @@ pub mod builders;
 pub mod callplan;
 pub mod calls;
 pub mod constants;
+pub mod doctests;
 pub mod error;
 pub mod files;
 pub mod fnplan;

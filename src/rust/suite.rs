@@ -114,7 +114,8 @@ pub fn failure_of(output: &str, test: &str) -> String {
     }
 }
 
-fn tail(s: &str, n: usize) -> String {
+/// The last `n` lines of `s`.
+pub(crate) fn tail(s: &str, n: usize) -> String {
     let lines: Vec<&str> = s.lines().collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
 }
@@ -241,26 +242,45 @@ impl TestSuite {
         deadline: Instant,
     ) -> Option<TestResult> {
         let (name, exe) = &self.binaries[i];
-        let mut cmd = self.command(exe, mutant, args);
-        if let Some(dir) = &self.reach_dir {
-            cmd.env("ABEX_REACH", dir.join(format!("{i}.tsv")));
-        }
-        let Ok(mut child) = cmd.spawn() else {
+        let reach = self.reach_dir.as_ref().map(|dir| dir.join(format!("{i}.tsv")));
+        let Some((status, output)) = self.exec(exe, args, &self.cwd, mutant, reach, deadline)
+        else {
             return Some(TestResult::Fail { test: name.clone(), output: "could not start".into() });
         };
+        match status {
+            None => Some(TestResult::Timeout),
+            Some(false) => {
+                let test = first_failure(&output).unwrap_or_else(|| name.clone());
+                Some(TestResult::Fail { test, output: tail(&output, 30) })
+            }
+            Some(true) => None,
+        }
+    }
+
+    /// Runs program `exe` with libtest's `args` in `cwd`, with this suite's environment and
+    /// limits, `mutant` active and the reached sites recorded in `reach` (see `reach.rs`), until
+    /// `deadline`: whether it succeeded (`None`: it ran past the deadline) and its stdout and
+    /// stderr; `None` when it could not start.
+    pub(crate) fn exec(
+        &self,
+        exe: &Path,
+        args: &[&str],
+        cwd: &Path,
+        mutant: Option<u32>,
+        reach: Option<PathBuf>,
+        deadline: Instant,
+    ) -> Option<(Option<bool>, String)> {
+        let mut cmd = self.command(exe, mutant, args);
+        cmd.current_dir(cwd);
+        if let Some(file) = reach {
+            cmd.env("ABEX_REACH", file);
+        }
+        let mut child = cmd.spawn().ok()?;
         let _tracked = crate::interrupt::track(&child);
         let reader = drain(&mut child);
         let status = wait_until(&mut child, deadline);
         let (out, err) = reader();
-        let output = out + &err;
-        match status {
-            None => Some(TestResult::Timeout),
-            Some(st) if !st.success() => {
-                let test = first_failure(&output).unwrap_or_else(|| name.clone());
-                Some(TestResult::Fail { test, output: tail(&output, 30) })
-            }
-            Some(_) => None,
-        }
+        Some((status.map(|s| s.success()), out + &err))
     }
 
     /// The tests binary `i` lists (`--list`), or `None` when it does not answer as libtest does.
@@ -290,12 +310,12 @@ pub struct DocTests {
 }
 
 impl DocTests {
-    /// Runs the doc-tests with `mutant` active; `None` when there are none to run.
-    pub fn run(&self, mutant: Option<u32>, timeout: Duration) -> Option<TestResult> {
+    /// `cargo test --doc` of the packages, no mutant active, its output piped.
+    pub(crate) fn command(&self) -> Command {
         // The harness's environment: the doc-tests reuse its build of the crate and every
         // dependency.
         let mut cmd = super::harness::scratch_cargo(&self.tree, &self.target_dir);
-        cmd.args(["test", "--doc", "--quiet"])
+        cmd.args(["test", "--doc"])
             .env_remove("ABEX_MUTANT")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -304,20 +324,22 @@ impl DocTests {
             cmd.args(["-p", p]);
         }
         cmd.args(&self.cargo_flags);
+        cmd
+    }
+
+    /// Runs the doc-tests with `mutant` active; `None` when there are none to run.
+    pub fn run(&self, mutant: Option<u32>, timeout: Duration) -> Option<TestResult> {
+        let mut cmd = self.command();
+        cmd.arg("--quiet");
         if let Some(n) = mutant {
             cmd.env("ABEX_MUTANT", n.to_string());
         }
-        let mut child = cmd.spawn().ok()?;
-        let _tracked = crate::interrupt::track(&child);
-        let reader = drain(&mut child);
-        let deadline = Instant::now() + timeout;
-        let status = wait_until(&mut child, deadline);
-        let (stdout, stderr) = reader();
+        let (status, stdout, stderr) = run_to_end(&mut cmd, timeout)?;
         match status {
             None => Some(TestResult::Timeout),
             // No library, or no doc-test at all: nothing to run.
             Some(_) if stderr.contains("no library targets") => None,
-            Some(st) if st.success() => {
+            Some(true) => {
                 let ran = stdout
                     .lines()
                     .any(|l| l.starts_with("running ") && !l.starts_with("running 0 tests"));
@@ -329,6 +351,20 @@ impl DocTests {
             }
         }
     }
+}
+
+/// Runs `cmd` (its stdout and stderr piped) within `timeout`: whether it succeeded (`None`: it
+/// ran past the time and was killed), its stdout and its stderr; `None` when it could not start.
+pub(crate) fn run_to_end(
+    cmd: &mut Command,
+    timeout: Duration,
+) -> Option<(Option<bool>, String, String)> {
+    let mut child = cmd.spawn().ok()?;
+    let _tracked = crate::interrupt::track(&child);
+    let reader = drain(&mut child);
+    let status = wait_until(&mut child, Instant::now() + timeout);
+    let (stdout, stderr) = reader();
+    Some((status.map(|s| s.success()), stdout, stderr))
 }
 
 /// Runs `mutants` (numbers) through `suite` with up to `jobs` at a time; a timeout is retried

@@ -1,0 +1,252 @@
+//! Doc-tests compiled once per build. rustdoc compiles every doc-test each time `cargo test
+//! --doc` runs (about 20 s on `url`, once per survivor before), so the first run, on the
+//! original code, goes through a runtool (`rustdoc --test-runtool`, stable) that keeps each
+//! doc-test program, its arguments, the folder it ran in, whether it passed, and which mutant
+//! sites it reached (`ABEX_REACH`, see `reach.rs`). A survivor then runs again the kept programs
+//! that reached its function, with its switch on; one whose outcome differs from the original's
+//! (it fails, or a `should_panic` doc-test no longer panics) kills it. Where the runtool cannot
+//! be used (a toolchain without it), each survivor runs `cargo test --doc` as before.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use super::reach::BinaryTrace;
+use super::suite::{self, DocTests, TestResult, TestSuite};
+
+/// The runtool rustdoc runs each doc-test program with (`$1` the program, then its arguments):
+/// it keeps the program (a hard link into `ABEX_DOCTESTS`, which rustdoc's temporary folder
+/// is in), its folder and arguments (NUL-separated), then runs it with the reached sites
+/// recorded and keeps its exit status.
+const RUNTOOL: &str = r#"#!/bin/sh
+k=$(mktemp "$ABEX_DOCTESTS/run.XXXXXXXX") || exec "$@"
+ln -f "$1" "$k.bin" 2>/dev/null || cp "$1" "$k.bin" || exec "$@"
+printf '%s\0' "$PWD" "$@" > "$k.args"
+ABEX_REACH="$k.reach" "$@"
+s=$?
+echo "$s" > "$k.status"
+exit "$s"
+"#;
+
+/// One doc-test program as the original ran it.
+#[derive(Clone, Debug)]
+struct DocRun {
+    exe: PathBuf,
+    args: Vec<String>,
+    cwd: PathBuf,
+    passed: bool,
+    /// The mutant sites it reached.
+    reached: BTreeSet<u32>,
+}
+
+/// The doc-test programs of a build, kept from its run on the original.
+#[derive(Debug)]
+pub struct DocPrograms {
+    runs: Vec<DocRun>,
+    /// The doc-tests rustdoc named (`src/lib.rs - Url::parse (line 123)`): file, line, name.
+    names: Vec<(String, usize, String)>,
+}
+
+/// What running the doc-tests on the original gave.
+#[derive(Debug)]
+pub enum Recorded {
+    /// They passed; each program is kept.
+    Programs(DocPrograms),
+    /// There are none, or they fail or hang on the original: they judge no mutant.
+    Nothing,
+    /// They passed, but rustdoc did not run them through the runtool: each survivor runs
+    /// `cargo test --doc`.
+    Unsupported,
+}
+
+impl DocTests {
+    /// Runs the doc-tests on the original through the runtool, keeping their programs in
+    /// `dir` (emptied first).
+    pub fn record(&self, dir: &Path, timeout: Duration) -> Recorded {
+        let _ = std::fs::remove_dir_all(dir);
+        let tmp = dir.join("tmp");
+        let tool = dir.join("runtool");
+        if std::fs::create_dir_all(&tmp).is_err() || write_tool(&tool).is_err() {
+            return Recorded::Unsupported;
+        }
+        let mut cmd = self.command();
+        let flags = ["--test-runtool".to_string(), tool.display().to_string()];
+        match std::env::var("RUSTDOCFLAGS") {
+            // The environment's flags replace the config's: add to them.
+            Ok(f) => {
+                cmd.env("RUSTDOCFLAGS", format!("{f} {}", flags.join(" ")));
+            }
+            // Added to any `rustdocflags` of a config file (cargo joins arrays).
+            Err(_) => {
+                let list: Vec<String> = flags.iter().map(|f| format!("{f:?}")).collect();
+                cmd.arg("--config").arg(format!("build.rustdocflags=[{}]", list.join(",")));
+            }
+        }
+        cmd.env("ABEX_DOCTESTS", dir)
+            // rustdoc's temporary folder on the same file system: the programs are linked.
+            .env("TMPDIR", &tmp);
+        let Some((status, stdout, stderr)) = suite::run_to_end(&mut cmd, timeout) else {
+            return Recorded::Nothing;
+        };
+        let ran = stdout.lines().any(|l| l.starts_with("running ") && l != "running 0 tests");
+        let runs = read_runs(dir);
+        if status != Some(true) {
+            if runs.is_empty() && stderr.contains("test-runtool") {
+                return Recorded::Unsupported;
+            }
+            return Recorded::Nothing;
+        }
+        if !ran {
+            return Recorded::Nothing;
+        }
+        if runs.is_empty() {
+            return Recorded::Unsupported;
+        }
+        Recorded::Programs(DocPrograms { runs, names: names(&stdout) })
+    }
+}
+
+fn write_tool(path: &Path) -> std::io::Result<()> {
+    std::fs::write(path, RUNTOOL)?;
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+}
+
+/// The programs the runtool kept in `dir`.
+fn read_runs(dir: &Path) -> Vec<DocRun> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut keys: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "args"))
+        .map(|p| p.with_extension(""))
+        .collect();
+    keys.sort();
+    let mut runs = Vec::new();
+    for k in keys {
+        let with = |ext: &str| PathBuf::from(format!("{}.{ext}", k.display()));
+        let (Ok(args), Ok(status)) =
+            (std::fs::read(with("args")), std::fs::read_to_string(with("status")))
+        else {
+            continue;
+        };
+        let mut fields = args.split(|b| *b == 0).map(|f| String::from_utf8_lossy(f).into_owned());
+        let (Some(cwd), Some(_program)) = (fields.next(), fields.next()) else { continue };
+        let mut args: Vec<String> = fields.collect();
+        // The list ends with a NUL: the last field is empty.
+        if args.last().is_some_and(String::is_empty) {
+            args.pop();
+        }
+        let reached = BinaryTrace::read(&with("reach"), None).reached.into_keys().collect();
+        runs.push(DocRun {
+            exe: with("bin"),
+            args,
+            cwd: PathBuf::from(cwd),
+            passed: status.trim() == "0",
+            reached,
+        });
+    }
+    runs
+}
+
+/// The doc-tests rustdoc's output names, with their file and line.
+fn names(stdout: &str) -> Vec<(String, usize, String)> {
+    stdout
+        .lines()
+        .filter_map(|l| {
+            let name = l.strip_prefix("test ")?.rsplit_once(" ... ")?.0;
+            let (file, rest) = name.split_once(" - ")?;
+            let line = rest.rsplit_once("(line ")?.1.strip_suffix(')')?.parse().ok()?;
+            Some((file.to_string(), line, name.to_string()))
+        })
+        .collect()
+}
+
+impl DocPrograms {
+    /// Runs the programs that reached any of the sites `group` (mutant `n`'s function) with
+    /// mutant `n` active, within `timeout`, stopping at the first whose outcome differs from
+    /// the original's.
+    pub fn run(&self, suite: &TestSuite, n: u32, group: &[u32], timeout: Duration) -> TestResult {
+        let deadline = Instant::now() + timeout;
+        for run in self.runs.iter().filter(|r| group.iter().any(|m| r.reached.contains(m))) {
+            let args: Vec<&str> = run.args.iter().map(String::as_str).collect();
+            let Some((status, output)) =
+                suite.exec(&run.exe, &args, &run.cwd, Some(n), None, deadline)
+            else {
+                continue;
+            };
+            match status {
+                None => return TestResult::Timeout,
+                Some(passed) if passed != run.passed => {
+                    let why = if passed { "the doc-test should panic and did not\n" } else { "" };
+                    let output = format!("{why}{}", suite::tail(&output, 30));
+                    return TestResult::Fail { test: self.name_of(&output), output };
+                }
+                Some(_) => {}
+            }
+        }
+        TestResult::Pass
+    }
+
+    /// The name of the doc-test whose failure printed `output`: the one of the panic's file
+    /// that starts nearest the panic's line (`panicked at src/lib.rs:130:5`; rustdoc maps a
+    /// doc-test's lines back to its file give or take its own few lines).
+    fn name_of(&self, output: &str) -> String {
+        let at = output.lines().find_map(|l| {
+            let place = l.split_once("panicked at ")?.1.trim_end_matches(':');
+            let mut parts = place.rsplitn(3, ':');
+            let (_col, line, file) = (parts.next()?, parts.next()?, parts.next()?);
+            Some((file.to_string(), line.parse::<usize>().ok()?))
+        });
+        at.and_then(|(file, line)| {
+            self.names
+                .iter()
+                .filter(|(f, _, _)| file.ends_with(f.as_str()))
+                .min_by_key(|(_, l, _)| l.abs_diff(line))
+                .map(|(_, _, name)| name.clone())
+        })
+        .unwrap_or_else(|| "doc-tests".to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failing_doc_test_is_named_from_the_panics_place() {
+        let stdout = "running 2 tests\ntest src/lib.rs - limit (line 6) ... ok\n\
+                      test src/lib.rs - Thing::new (line 40) ... ok\n";
+        let p = DocPrograms { runs: Vec::new(), names: names(stdout) };
+        assert_eq!(
+            p.names[1],
+            ("src/lib.rs".to_string(), 40, "src/lib.rs - Thing::new (line 40)".to_string())
+        );
+        let out = "thread 'main' panicked at app/src/lib.rs:43:5:\nassertion failed\n";
+        assert_eq!(p.name_of(out), "src/lib.rs - Thing::new (line 40)");
+        assert_eq!(
+            p.name_of("thread 'main' panicked at src/lib.rs:5:1:\n"),
+            "src/lib.rs - limit (line 6)"
+        );
+        assert_eq!(p.name_of("Error: ParseError\n"), "doc-tests");
+    }
+
+    #[test]
+    fn the_runtools_records_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let k = dir.path().join("run.abc");
+        std::fs::write(k.with_extension("abc.args"), b"/w/app\0/tmp/rustdoctest/rust_out\0--x\0")
+            .unwrap();
+        std::fs::write(k.with_extension("abc.status"), "101\n").unwrap();
+        std::fs::write(k.with_extension("abc.reach"), "4\tmain\n9\tmain\n").unwrap();
+        // A program still running when the record was read (no status) is left out.
+        std::fs::write(dir.path().join("run.def.args"), b"/w\0/p\0").unwrap();
+        let runs = read_runs(dir.path());
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].cwd, PathBuf::from("/w/app"));
+        assert_eq!(runs[0].args, ["--x"]);
+        assert!(!runs[0].passed);
+        assert_eq!(runs[0].reached, [4, 9].into());
+        assert_eq!(runs[0].exe, dir.path().join("run.abc.bin"));
+    }
+}
