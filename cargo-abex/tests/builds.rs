@@ -1,8 +1,9 @@
 //! One build per run, end to end: `cargo abex` on a workspace whose crate under test turns on a
 //! feature of its dependency for its tests alone (`tests/fixtures/onebuild`) compiles the
 //! dependency once in a run (harness, test binaries, doc-tests, suggested tests share one target
-//! folder, one environment and one feature set) and not at all in the next run; and a mutant runs
-//! only the tests that reach its function on the original code.
+//! folder, one environment and one feature set) and not at all in the next run; a mutant runs
+//! only the tests that reach its function on the original code; and the tests of another
+//! package run in that package's folder.
 
 #[path = "../../tests/support/mod.rs"]
 mod support;
@@ -120,4 +121,17 @@ fn a_mutant_runs_only_the_tests_that_reach_its_function() {
     // `doubles` never calls `limit`: it ran once, in the baseline.
     assert_eq!(times("doubles"), 1, "{ran}");
     assert!(times("limits") > 1, "{ran}");
+}
+
+#[test]
+fn the_tests_of_a_dependent_package_run_in_its_own_folder() {
+    let (_tmp, dir) = support::project("onebuild");
+    // `base` of `onebuild-dep` is tested by the tests of `onebuild-app`, one of which reads
+    // its own `Cargo.toml`.
+    let args = ["--offline", "-p", "onebuild-dep", "--all", "--test-scope", "dependents"];
+    let o = abex(&dir, &[], &args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r = report(&dir);
+    let base = mutation(&r, "base");
+    assert!(base["counts"]["killed"].as_u64().unwrap() >= 1, "{base:#}");
 }

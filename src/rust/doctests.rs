@@ -12,16 +12,16 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::reach::BinaryTrace;
-use super::suite::{self, DocTests, TestResult, TestSuite};
+use super::suite::{self, DocTests, TestBinary, TestResult, TestSuite};
 
 /// The runtool rustdoc runs each doc-test program with (`$1` the program, then its arguments):
 /// it keeps the program (a hard link into `ABEX_DOCTESTS`, which rustdoc's temporary folder
-/// is in), its folder and arguments (NUL-separated), then runs it with the reached sites
-/// recorded and keeps its exit status.
+/// is in), its folder, package and arguments (NUL-separated), then runs it with the reached
+/// sites recorded and keeps its exit status.
 const RUNTOOL: &str = r#"#!/bin/sh
 k=$(mktemp "$ABEX_DOCTESTS/run.XXXXXXXX") || exec "$@"
 ln -f "$1" "$k.bin" 2>/dev/null || cp "$1" "$k.bin" || exec "$@"
-printf '%s\0' "$PWD" "$@" > "$k.args"
+printf '%s\0' "$PWD" "${CARGO_PKG_NAME-}" "$@" > "$k.args"
 ABEX_REACH="$k.reach" "$@"
 s=$?
 echo "$s" > "$k.status"
@@ -31,9 +31,8 @@ exit "$s"
 /// One doc-test program as the original ran it.
 #[derive(Clone, Debug)]
 struct DocRun {
-    exe: PathBuf,
+    program: TestBinary,
     args: Vec<String>,
-    cwd: PathBuf,
     passed: bool,
     /// The mutant sites it reached.
     reached: BTreeSet<u32>,
@@ -131,20 +130,20 @@ fn read_runs(dir: &Path) -> Vec<DocRun> {
             continue;
         };
         let mut fields = args.split(|b| *b == 0).map(|f| String::from_utf8_lossy(f).into_owned());
-        let (Some(cwd), Some(_program)) = (fields.next(), fields.next()) else { continue };
+        let (Some(dir), Some(package), Some(_program)) =
+            (fields.next(), fields.next(), fields.next())
+        else {
+            continue;
+        };
         let mut args: Vec<String> = fields.collect();
         // The list ends with a NUL: the last field is empty.
         if args.last().is_some_and(String::is_empty) {
             args.pop();
         }
         let reached = BinaryTrace::read(&with("reach"), None).reached.into_keys().collect();
-        runs.push(DocRun {
-            exe: with("bin"),
-            args,
-            cwd: PathBuf::from(cwd),
-            passed: status.trim() == "0",
-            reached,
-        });
+        let name = "doc-tests".to_string();
+        let program = TestBinary { name, exe: with("bin"), package, dir: PathBuf::from(dir) };
+        runs.push(DocRun { program, args, passed: status.trim() == "0", reached });
     }
     runs
 }
@@ -170,8 +169,7 @@ impl DocPrograms {
         let deadline = Instant::now() + timeout;
         for run in self.runs.iter().filter(|r| group.iter().any(|m| r.reached.contains(m))) {
             let args: Vec<&str> = run.args.iter().map(String::as_str).collect();
-            let Some((status, output)) =
-                suite.exec(&run.exe, &args, &run.cwd, Some(n), None, deadline)
+            let Some((status, output)) = suite.exec(&run.program, &args, Some(n), None, deadline)
             else {
                 continue;
             };
@@ -235,18 +233,19 @@ mod tests {
     fn the_runtools_records_are_read() {
         let dir = tempfile::tempdir().unwrap();
         let k = dir.path().join("run.abc");
-        std::fs::write(k.with_extension("abc.args"), b"/w/app\0/tmp/rustdoctest/rust_out\0--x\0")
-            .unwrap();
+        let args = b"/w/app\0app\0/tmp/rustdoctest/rust_out\0--x\0";
+        std::fs::write(k.with_extension("abc.args"), args).unwrap();
         std::fs::write(k.with_extension("abc.status"), "101\n").unwrap();
         std::fs::write(k.with_extension("abc.reach"), "4\tmain\n9\tmain\n").unwrap();
         // A program still running when the record was read (no status) is left out.
-        std::fs::write(dir.path().join("run.def.args"), b"/w\0/p\0").unwrap();
+        std::fs::write(dir.path().join("run.def.args"), b"/w\0w\0/p\0").unwrap();
         let runs = read_runs(dir.path());
         assert_eq!(runs.len(), 1);
-        assert_eq!(runs[0].cwd, PathBuf::from("/w/app"));
+        assert_eq!(runs[0].program.dir, PathBuf::from("/w/app"));
+        assert_eq!(runs[0].program.package, "app");
         assert_eq!(runs[0].args, ["--x"]);
         assert!(!runs[0].passed);
         assert_eq!(runs[0].reached, [4, 9].into());
-        assert_eq!(runs[0].exe, dir.path().join("run.abc.bin"));
+        assert_eq!(runs[0].program.exe, dir.path().join("run.abc.bin"));
     }
 }

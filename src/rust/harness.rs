@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use super::probe::{self, FnProbes};
 use super::source::{CrateSources, FoundFn};
+use super::suite::TestBinary;
 use super::switch;
 use super::{builders, wrapper as wrappers};
 use crate::mutate::Mutant;
@@ -131,8 +132,8 @@ pub struct Harness {
     pub dropped: BTreeMap<Part, String>,
     /// How long building took.
     pub build_time: Duration,
-    /// Test binaries built (target name, executable).
-    pub tests: Vec<(String, PathBuf)>,
+    /// Test binaries built.
+    pub tests: Vec<TestBinary>,
     /// The scratch copy.
     pub tree: PathBuf,
     /// The probe spec of each switched mutant (see `probe_runtime.rs`), by number.
@@ -607,10 +608,21 @@ fn cap_lints(cmd: &mut Command, tree: &Path) {
     cmd.env("RUSTFLAGS", flags);
 }
 
+/// The name of the package whose id is `repr` (`path+file:///w/dir#name@1.0.0`, or
+/// `path+file:///w/name#1.0.0` when the folder has the package's name) and folder is `dir`.
+fn package_name(repr: &str, dir: &Path) -> String {
+    let after = repr.rsplit_once('#').map_or(repr, |(_, a)| a);
+    match after.split_once('@') {
+        Some((name, _)) => name.to_string(),
+        None => dir.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+    }
+}
+
 /// What one `cargo` invocation produced.
 struct CargoRun {
     ok: bool,
-    executables: Vec<(String, PathBuf, bool)>,
+    /// (executable, whether it is a test, the program).
+    executables: Vec<(PathBuf, bool, TestBinary)>,
     errors: Vec<CompileError>,
     stderr: String,
 }
@@ -664,7 +676,11 @@ fn cargo(
         match msg {
             cargo_metadata::Message::CompilerArtifact(a) => {
                 if let Some(e) = a.executable {
-                    run.executables.push((a.target.name.clone(), PathBuf::from(e), a.profile.test));
+                    let dir = a.manifest_path.parent().map_or_else(PathBuf::new, PathBuf::from);
+                    let package = package_name(&a.package_id.repr, &dir);
+                    let exe = PathBuf::from(e);
+                    let binary = TestBinary { name: a.target.name.clone(), exe, package, dir };
+                    run.executables.push((binary.exe.clone(), a.profile.test, binary));
                 }
             }
             cargo_metadata::Message::CompilerMessage(m)
@@ -772,13 +788,9 @@ pub fn build(req: &HarnessRequest<'_>) -> Result<Harness, HarnessError> {
             Host::Bin { name } => name.clone(),
         };
         let run = cargo(&tree, target_dir, &build_args(req, &bin), req.cargo_flags)?;
-        let exe = run.executables.iter().find(|(n, _, t)| *n == bin && !t).map(|(_, e, _)| e);
-        let tests: Vec<(String, PathBuf)> = run
-            .executables
-            .iter()
-            .filter(|(_, _, t)| *t)
-            .map(|(n, e, _)| (n.clone(), e.clone()))
-            .collect();
+        let exe = run.executables.iter().find(|(_, t, b)| b.name == bin && !t).map(|(e, _, _)| e);
+        let tests: Vec<TestBinary> =
+            run.executables.iter().filter(|(_, t, _)| *t).map(|(_, _, b)| b.clone()).collect();
         if run.ok {
             if let Some(exe) = exe {
                 return Ok(Harness {
@@ -989,6 +1001,16 @@ mod tests {
             away.iter().map(|(p, _)| *p).collect::<Vec<_>>(),
             [Part::Probe(0), Part::Probe(1)]
         );
+    }
+
+    #[test]
+    fn a_package_is_named_from_its_id() {
+        let dir = Path::new("/s/tree/humantime-serde");
+        assert_eq!(
+            package_name("path+file:///s/tree/humantime-serde#1.1.1", dir),
+            "humantime-serde"
+        );
+        assert_eq!(package_name("path+file:///s/tree/core#ws-core@0.1.0", dir), "ws-core");
     }
 
     #[test]

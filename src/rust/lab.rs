@@ -240,8 +240,6 @@ impl<'a> RustLab<'a> {
     fn suite(&self, h: &Harness) -> TestSuite {
         TestSuite {
             binaries: h.tests.clone(),
-            cwd: h.cwd.clone(),
-            env: suite::cargo_test_env(&h.cwd, self.package()),
             skip: self
                 .flaky
                 .borrow()

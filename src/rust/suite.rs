@@ -32,15 +32,27 @@ pub enum TestResult {
     Timeout,
 }
 
+/// One test program: its target's name, the executable, and the package it tests, whose folder
+/// (in the scratch copy) it runs in, as cargo runs it, with `CARGO_MANIFEST_DIR` and
+/// `CARGO_PKG_NAME` naming them (a test of another workspace package that reads its own files
+/// by relative path finds them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TestBinary {
+    /// The target's name (`lib` tests take the crate's).
+    pub name: String,
+    /// The executable.
+    pub exe: PathBuf,
+    /// The package it belongs to.
+    pub package: String,
+    /// The package's folder.
+    pub dir: PathBuf,
+}
+
 /// The test binaries of a scratch copy and how to run them.
 #[derive(Clone, Debug)]
 pub struct TestSuite {
-    /// (target name, executable).
-    pub binaries: Vec<(String, PathBuf)>,
-    /// Where they run (the package folder in the scratch copy).
-    pub cwd: PathBuf,
-    /// `CARGO_MANIFEST_DIR` and the like.
-    pub env: Vec<(String, String)>,
+    /// The binaries, run in this order.
+    pub binaries: Vec<TestBinary>,
     /// Tests left out of [`TestSuite::run`]: flaky ones, which fail on the original too.
     pub skip: Vec<String>,
     /// The address-space limit of a test process in bytes (a mutant that allocates without
@@ -121,17 +133,17 @@ pub(crate) fn tail(s: &str, n: usize) -> String {
 }
 
 impl TestSuite {
-    /// The command running test binary `exe` with `mutant` active and libtest's `args`.
-    fn command(&self, exe: &Path, mutant: Option<u32>, args: &[&str]) -> Command {
-        let mut cmd = Command::new(exe);
-        cmd.current_dir(&self.cwd)
+    /// The command running test binary `b` with `mutant` active and libtest's `args`.
+    fn command(&self, b: &TestBinary, mutant: Option<u32>, args: &[&str]) -> Command {
+        let mut cmd = Command::new(&b.exe);
+        cmd.current_dir(&b.dir)
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .env("RUST_BACKTRACE", "0")
             .env_remove("ABEX_MUTANT");
-        for (k, v) in &self.env {
+        for (k, v) in cargo_test_env(&b.dir, &b.package) {
             cmd.env(k, v);
         }
         if let Some(n) = mutant {
@@ -158,8 +170,8 @@ impl TestSuite {
         let deadline = Instant::now() + timeout;
         let mut failed = Vec::new();
         let mut output = String::new();
-        for (_, exe) in &self.binaries {
-            let mut child = self.command(exe, mutant, &[filter]).spawn().ok()?;
+        for b in &self.binaries {
+            let mut child = self.command(b, mutant, &[filter]).spawn().ok()?;
             let _tracked = crate::interrupt::track(&child);
             let reader = drain(&mut child);
             let status = wait_until(&mut child, deadline);
@@ -241,37 +253,37 @@ impl TestSuite {
         args: &[&str],
         deadline: Instant,
     ) -> Option<TestResult> {
-        let (name, exe) = &self.binaries[i];
+        let b = &self.binaries[i];
         let reach = self.reach_dir.as_ref().map(|dir| dir.join(format!("{i}.tsv")));
-        let Some((status, output)) = self.exec(exe, args, &self.cwd, mutant, reach, deadline)
-        else {
-            return Some(TestResult::Fail { test: name.clone(), output: "could not start".into() });
+        let Some((status, output)) = self.exec(b, args, mutant, reach, deadline) else {
+            return Some(TestResult::Fail {
+                test: b.name.clone(),
+                output: "could not start".into(),
+            });
         };
         match status {
             None => Some(TestResult::Timeout),
             Some(false) => {
-                let test = first_failure(&output).unwrap_or_else(|| name.clone());
+                let test = first_failure(&output).unwrap_or_else(|| b.name.clone());
                 Some(TestResult::Fail { test, output: tail(&output, 30) })
             }
             Some(true) => None,
         }
     }
 
-    /// Runs program `exe` with libtest's `args` in `cwd`, with this suite's environment and
-    /// limits, `mutant` active and the reached sites recorded in `reach` (see `reach.rs`), until
-    /// `deadline`: whether it succeeded (`None`: it ran past the deadline) and its stdout and
-    /// stderr; `None` when it could not start.
+    /// Runs test program `b` with libtest's `args`, with this suite's limits, `mutant` active and
+    /// the reached sites recorded in `reach` (see `reach.rs`), until `deadline`: whether it
+    /// succeeded (`None`: it ran past the deadline) and its stdout and stderr; `None` when it
+    /// could not start.
     pub(crate) fn exec(
         &self,
-        exe: &Path,
+        b: &TestBinary,
         args: &[&str],
-        cwd: &Path,
         mutant: Option<u32>,
         reach: Option<PathBuf>,
         deadline: Instant,
     ) -> Option<(Option<bool>, String)> {
-        let mut cmd = self.command(exe, mutant, args);
-        cmd.current_dir(cwd);
+        let mut cmd = self.command(b, mutant, args);
         if let Some(file) = reach {
             cmd.env("ABEX_REACH", file);
         }
@@ -285,7 +297,7 @@ impl TestSuite {
 
     /// The tests binary `i` lists (`--list`), or `None` when it does not answer as libtest does.
     pub fn list(&self, i: usize) -> Option<std::collections::BTreeSet<String>> {
-        let mut child = self.command(&self.binaries[i].1, None, &["--list"]).spawn().ok()?;
+        let mut child = self.command(&self.binaries[i], None, &["--list"]).spawn().ok()?;
         let _tracked = crate::interrupt::track(&child);
         let reader = drain(&mut child);
         let status = wait_until(&mut child, Instant::now() + Duration::from_secs(60));
@@ -424,7 +436,7 @@ pub fn run_all(
 }
 
 /// The environment cargo gives a package's tests.
-pub fn cargo_test_env(package_dir: &Path, package: &str) -> Vec<(String, String)> {
+fn cargo_test_env(package_dir: &Path, package: &str) -> Vec<(String, String)> {
     vec![
         ("CARGO_MANIFEST_DIR".into(), package_dir.display().to_string()),
         ("CARGO_PKG_NAME".into(), package.to_string()),
