@@ -113,6 +113,9 @@ pub struct HarnessRequest<'a> {
     pub inserts: Vec<(PathBuf, usize, String)>,
     /// Packages whose test binaries are built too (none: no test build).
     pub test_packages: Vec<String>,
+    /// Only the crate target's own test binary is needed (suggested tests inserted into its
+    /// sources), not the harness executable nor the other test binaries.
+    pub own_tests_only: bool,
     /// A mutant applied to the source directly (a mutant that cannot be switched), by number.
     pub apply: Option<(u32, &'a Mutant)>,
     /// Parts already known not to compile (from an earlier build of the same sources).
@@ -710,10 +713,31 @@ fn cargo(
 /// a call that builds no test leaves out the features that dev-dependencies turn on, so a
 /// dependency shared with a dev-dependency would be compiled once per call).
 fn build_args<'a>(req: &'a HarnessRequest<'_>, bin: &'a str) -> Vec<&'a str> {
-    let mut args = vec!["build", "-p", req.package, "--bin", bin];
-    if !req.test_packages.is_empty() {
+    cargo_args(req.package, &req.host, bin, &req.test_packages, req.own_tests_only)
+}
+
+/// [`build_args`] of a request for `package` (hosted as `host`, harness executable `bin`).
+fn cargo_args<'a>(
+    package: &'a str,
+    host: &'a Host,
+    bin: &'a str,
+    test_packages: &'a [String],
+    own_tests_only: bool,
+) -> Vec<&'a str> {
+    // The crate target's own tests alone, when its package is the only one tested (with
+    // others, they would resolve to other features): what `cargo test` builds for it, with the
+    // same features as the full build.
+    if own_tests_only && test_packages.iter().all(|p| p == package) {
+        let own = match host {
+            Host::Lib { .. } => vec!["--lib"],
+            Host::Bin { name } => vec!["--bin", name.as_str()],
+        };
+        return [vec!["test", "--no-run", "-p", package], own].concat();
+    }
+    let mut args = vec!["build", "-p", package, "--bin", bin];
+    if !test_packages.is_empty() {
         args.push("--tests");
-        for p in req.test_packages.iter().filter(|p| p.as_str() != req.package) {
+        for p in test_packages.iter().filter(|p| p.as_str() != package) {
             args.extend(["-p", p.as_str()]);
         }
     }
@@ -791,10 +815,16 @@ pub fn build(req: &HarnessRequest<'_>) -> Result<Harness, HarnessError> {
         let exe = run.executables.iter().find(|(_, t, b)| b.name == bin && !t).map(|(e, _, _)| e);
         let tests: Vec<TestBinary> =
             run.executables.iter().filter(|(_, t, _)| *t).map(|(_, _, b)| b.clone()).collect();
+        // Tests alone need no executable: the harness of the build they check serves.
+        let exe = match exe {
+            Some(exe) if run.ok => Some(keep_exe(req.scratch, exe, &overrides)?),
+            None if run.ok && req.own_tests_only => Some(PathBuf::new()),
+            _ => None,
+        };
         if run.ok {
             if let Some(exe) = exe {
                 return Ok(Harness {
-                    exe: keep_exe(req.scratch, exe, &overrides)?,
+                    exe,
                     cwd: tree.join(&pkg_rel),
                     dropped,
                     build_time: started.elapsed(),
@@ -1001,6 +1031,29 @@ mod tests {
             away.iter().map(|(p, _)| *p).collect::<Vec<_>>(),
             [Part::Probe(0), Part::Probe(1)]
         );
+    }
+
+    #[test]
+    fn one_cargo_call_builds_the_harness_and_the_tests_and_a_check_its_own_tests_alone() {
+        let lib = Host::Lib { crate_name: "app".into() };
+        let own = ["app".to_string()];
+        let with_dependent = ["app".to_string(), "cli".to_string()];
+        let h = HARNESS;
+        let full = ["build", "-p", "app", "--bin", h, "--tests"];
+        assert_eq!(cargo_args("app", &lib, h, &own, false), full);
+        assert_eq!(cargo_args("app", &lib, h, &[], false), ["build", "-p", "app", "--bin", h]);
+        let both = [&full[..], &["-p", "cli"]].concat();
+        assert_eq!(cargo_args("app", &lib, h, &with_dependent, false), both);
+        // A check of suggested tests builds the crate's own test binary, when its package
+        // alone is tested (with a dependent, the same call as the full build).
+        assert_eq!(
+            cargo_args("app", &lib, h, &own, true),
+            ["test", "--no-run", "-p", "app", "--lib"]
+        );
+        assert_eq!(cargo_args("app", &lib, h, &with_dependent, true), both);
+        let bin = Host::Bin { name: "tool".into() };
+        let tool = ["test", "--no-run", "-p", "app", "--bin", "tool"];
+        assert_eq!(cargo_args("app", &bin, "tool", &own, true), tool);
     }
 
     #[test]

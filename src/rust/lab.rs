@@ -737,7 +737,9 @@ impl Lab for RustLab<'_> {
         for (b, survivors) in by_build {
             let switched: Vec<u32> =
                 self.build_of.iter().filter(|(_, &x)| x == b).map(|(n, _)| *n).collect();
-            let req = self.request(&switched, inserts.clone(), self.builds[b].dropped.clone());
+            let mut req = self.request(&switched, inserts.clone(), self.builds[b].dropped.clone());
+            // The suggested tests are in the crate's own test binary.
+            req.own_tests_only = true;
             let built = harness::build(&req).map_err(front_err)?;
             let s = self.suite(&built);
             // One run of every suggested test on the original, then one per survivor: a test
@@ -785,7 +787,8 @@ impl Lab for RustLab<'_> {
         }
         // Their verdicts on the original, when no switched build gave them.
         if !suggestions.iter().all(|s| verdicts.contains_key(&s.name)) {
-            let req = self.request(&[], inserts.clone(), self.builds[0].dropped.clone());
+            let mut req = self.request(&[], inserts.clone(), self.builds[0].dropped.clone());
+            req.own_tests_only = true;
             let built = harness::build(&req).map_err(front_err)?;
             let failed = self.suite(&built).failures(None, timeout, suggest::MODULE);
             self.judge_on_original(suggestions, &built, failed.as_ref(), &mut verdicts);

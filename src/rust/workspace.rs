@@ -67,6 +67,7 @@ impl CrateTarget {
             switches: Vec::new(),
             inserts: Vec::new(),
             test_packages: Vec::new(),
+            own_tests_only: false,
             apply: None,
             known_dropped: Default::default(),
             cargo_flags: &[],
