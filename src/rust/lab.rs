@@ -13,9 +13,10 @@ use std::time::{Duration, Instant};
 
 use super::builders::part_id;
 use super::doctests::Recorded;
+use super::early::{self, BaselineSpec, Early, BASELINE_LIMIT, RUNS_OF_A_FAILURE};
 use super::error::RustError;
 use super::harness::{self, Harness, HarnessRequest, Host, Part};
-use super::reach::{BinaryTrace, Selection};
+use super::reach::Selection;
 use super::source::CallPlan;
 use super::suite::{self, DocTests, TestResult, TestSuite};
 use super::workspace::Selected;
@@ -24,18 +25,11 @@ use crate::exec::shared::SharedWorker;
 use crate::exec::worker::{Worker, WorkerSpec};
 use crate::exec::{Evaluate, ProbeEvaluate};
 use crate::pipeline::{
-    bounded, Defaults, Lab, Numbered, RunConfig, RunError, Suggestion, Tested, Uncallable, Unit,
-    Verdict,
+    bounded, Lab, Numbered, RunConfig, RunError, Suggestion, Tested, Uncallable, Unit, Verdict,
 };
 use crate::report::{MutantStatus, Witness};
 use crate::targets::Param;
 use crate::value::{Ty, Value};
-
-/// Longest the baseline (the tests without any mutant) may take.
-const BASELINE_LIMIT: Duration = Duration::from_secs(600);
-/// How many times a test that failed on the original runs in all before abex calls it flaky
-/// (it passed once) or failing (it failed each time).
-const RUNS_OF_A_FAILURE: usize = 3;
 
 /// One crate target's builds and tests.
 pub struct RustLab<'a> {
@@ -70,6 +64,10 @@ pub struct RustLab<'a> {
     told: std::collections::BTreeSet<String>,
     /// The tests each mutant of the first build runs, from the baseline's trace.
     select: Option<Arc<Selection>>,
+    /// The baseline and the first build's mutants' tests, running since the build was done.
+    early: Option<Early>,
+    /// What those runs gave, by mutant, until the pipeline asks for it.
+    early_results: RefCell<BTreeMap<u32, (TestResult, Duration)>>,
 }
 
 fn front_err(e: impl Into<RustError>) -> RunError {
@@ -141,6 +139,8 @@ impl<'a> RustLab<'a> {
             flaky: RefCell::new(BTreeMap::new()),
             told: Default::default(),
             select: None,
+            early: None,
+            early_results: RefCell::new(BTreeMap::new()),
         };
         // Executables kept by earlier runs are not needed any more.
         for dir in [&lab.scratch, &lab.single_scratch()] {
@@ -150,6 +150,18 @@ impl<'a> RustLab<'a> {
         lab.original = Rc::new(RefCell::new(lab.worker(&built, None)));
         lab.place(&numbers, &built, 0);
         lab.builds.push(built);
+        if cfg.mutate {
+            // The baseline and the mutants' tests start now, while the pipeline explores.
+            let first: Vec<u32> = numbers
+                .iter()
+                .copied()
+                .filter(|n| lab.build_of.get(n) == Some(&0))
+                .filter(|n| lab.mutants.iter().any(|m| m.n == *n && !lab.not_compiled(m.target)))
+                .collect();
+            let suite = lab.suite(&lab.builds[0]);
+            let spec = lab.baseline_spec();
+            lab.early = Some(Early::start(suite, spec, first, cfg.jobs, deadline));
+        }
         Ok(lab)
     }
 
@@ -258,64 +270,39 @@ impl<'a> RustLab<'a> {
         self.deadline.is_some_and(|d| Instant::now() >= d) || crate::interrupt::stopped()
     }
 
-    /// The time limit of a mutant's tests; the first call runs the baseline. A test that fails
-    /// on the original is run again (at most [`RUNS_OF_A_FAILURE`] times in all): one that
-    /// passes on a re-run is flaky and left out of every later run; one that fails each time
-    /// fails the baseline.
+    /// The time limit of a mutant's tests; the first call takes the baseline (see `early.rs`),
+    /// and the first build's mutants' results with it.
     fn timeout(&mut self) -> Result<Duration, RustError> {
         if let Some(t) = self.timeout {
             return Ok(t);
         }
-        let mut t = Instant::now();
-        let mut failures: Vec<(String, String)> = Vec::new();
-        // The baseline records which test reaches which mutant's site (`reach.rs`).
-        let reach_dir = self.scratch.join("reach");
-        let _ = std::fs::remove_dir_all(&reach_dir);
-        let mut suite = self.suite(&self.builds[0]);
-        suite.reach_dir = std::fs::create_dir_all(&reach_dir).is_ok().then(|| reach_dir.clone());
-        loop {
-            match suite.run(None, BASELINE_LIMIT, None) {
-                TestResult::Pass => break,
-                TestResult::Fail { test, output } => {
-                    let again = failures.iter().filter(|(f, _)| *f == test).count();
-                    if again + 1 >= RUNS_OF_A_FAILURE || crate::interrupt::stopped() {
-                        let package = self.package().to_string();
-                        return Err(RustError::BaselineFails { package, test, output });
-                    }
-                    failures.push((test, output));
-                }
-                TestResult::Timeout => {
-                    let (package, secs) = (self.package().to_string(), BASELINE_LIMIT.as_secs());
-                    return Err(RustError::BaselineHangs { package, secs });
-                }
-            }
-            t = Instant::now();
-        }
-        // The run that passed was the last one, and timed from its start.
-        let runs = failures.len() + 1;
-        for (test, _) in &failures {
-            let failed = failures.iter().filter(|(f, _)| f == test).count();
-            self.flaky.borrow_mut().insert(test.clone(), (failed, runs));
-        }
-        let timeout = self.cfg.test_timeout.unwrap_or_else(|| Defaults::test_timeout(t.elapsed()));
-        self.timeout = Some(timeout);
-        if let Some(dir) = &suite.reach_dir {
-            self.select = Some(Arc::new(self.selection(&suite, dir)));
-        }
-        Ok(timeout)
+        let (base, results) = match self.early.take().and_then(Early::finish) {
+            Some(done) => done,
+            None => (early::baseline(&self.suite(&self.builds[0]), &self.baseline_spec()), {
+                BTreeMap::new()
+            }),
+        };
+        let base = base?;
+        *self.early_results.borrow_mut() = results;
+        self.flaky.borrow_mut().extend(base.flaky);
+        self.select = base.select;
+        self.timeout = Some(base.timeout);
+        Ok(base.timeout)
     }
 
-    /// The tests each mutant of the first build runs: those that reached its function in the
-    /// baseline `suite`, whose binaries recorded their trace in `dir`.
-    fn selection(&self, suite: &TestSuite, dir: &Path) -> Selection {
-        let traces: Vec<BinaryTrace> = (0..suite.binaries.len())
-            .map(|i| BinaryTrace::read(&dir.join(format!("{i}.tsv")), suite.list(i)))
-            .collect();
+    /// What the baseline of the first build needs: its mutants by function, where it records
+    /// the sites its tests reach.
+    fn baseline_spec(&self) -> BaselineSpec {
         let mut by_function: BTreeMap<usize, Vec<u32>> = BTreeMap::new();
         for m in self.mutants.iter().filter(|m| self.build_of.get(&m.n) == Some(&0)) {
             by_function.entry(m.target).or_default().push(m.n);
         }
-        Selection::new(&traces, &by_function.into_values().collect::<Vec<_>>())
+        BaselineSpec {
+            package: self.package().to_string(),
+            reach_dir: self.scratch.join("reach"),
+            functions: by_function.into_values().collect(),
+            fixed_timeout: self.cfg.test_timeout,
+        }
     }
 
     /// The plan the first build calls target `i` with (the first instantiation that compiled),
@@ -377,9 +364,20 @@ impl<'a> RustLab<'a> {
             };
             on_result(n, &tested(&r, time));
         };
-        let outs = suite::run_all(&suite, numbers, self.cfg.jobs, timeout, &stop, &mut heard);
-        for (n, r) in numbers.iter().zip(outs) {
-            if let Some((r, time)) = again.remove(n).or(r) {
+        // The runs started with the build have results already: judged as they come here.
+        let mut outs: BTreeMap<u32, (TestResult, Duration)> = BTreeMap::new();
+        if b == 0 {
+            let mut early = self.early_results.borrow_mut();
+            outs.extend(numbers.iter().filter_map(|n| Some((*n, early.remove(n)?))));
+        }
+        for (n, (r, time)) in &outs {
+            heard(*n, r, *time);
+        }
+        let rest: Vec<u32> = numbers.iter().copied().filter(|n| !outs.contains_key(n)).collect();
+        let ran = suite::run_all(&suite, &rest, self.cfg.jobs, timeout, &stop, &mut heard);
+        outs.extend(rest.iter().zip(ran).filter_map(|(n, r)| Some((*n, r?))));
+        for n in numbers {
+            if let Some((r, time)) = again.remove(n).or_else(|| outs.remove(n)) {
                 results.insert(*n, tested(&r, time));
             }
         }

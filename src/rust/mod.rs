@@ -10,6 +10,7 @@ pub mod callplan;
 pub mod calls;
 pub mod constants;
 pub mod doctests;
+pub mod early;
 pub mod error;
 pub mod files;
 pub mod fnplan;

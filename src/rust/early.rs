@@ -1,0 +1,219 @@
+//! The baseline and the mutants' test runs, started as soon as the first build is done: a
+//! thread runs the test binaries on the original (traced, see `reach.rs`; a failing test is run
+//! again to tell a flaky one from a failing baseline), then every switched mutant of the build,
+//! `jobs` at a time, while the pipeline explores the functions with the harness. The lab takes
+//! the results when the pipeline asks for the mutants' tests, and judges each as if it had just
+//! run (a kill by a flaky test is checked on the original then).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use super::error::RustError;
+use super::reach::{BinaryTrace, Selection};
+use super::suite::{self, TestResult, TestSuite};
+use crate::pipeline::Defaults;
+
+/// Longest the baseline (the tests without any mutant) may take.
+pub const BASELINE_LIMIT: Duration = Duration::from_secs(600);
+/// How many times a test that failed on the original runs in all before abex calls it flaky
+/// (it passed once) or failing (it failed each time).
+pub const RUNS_OF_A_FAILURE: usize = 3;
+
+/// What the baseline gave.
+#[derive(Debug)]
+pub struct Baseline {
+    /// The time limit of one mutant's tests.
+    pub timeout: Duration,
+    /// Tests that failed on the original before passing: (runs that failed, runs).
+    pub flaky: BTreeMap<String, (usize, usize)>,
+    /// The tests each mutant runs (none: every test).
+    pub select: Option<Arc<Selection>>,
+}
+
+/// What the baseline needs to know.
+#[derive(Clone, Debug)]
+pub struct BaselineSpec {
+    /// The package whose tests these are (for the errors).
+    pub package: String,
+    /// Where the binaries record the sites they reach (emptied first).
+    pub reach_dir: PathBuf,
+    /// The mutants of the build, grouped by function.
+    pub functions: Vec<Vec<u32>>,
+    /// The time limit of a mutant's tests, when the user set one.
+    pub fixed_timeout: Option<Duration>,
+}
+
+/// Runs the baseline of `suite`: the binaries on the original, recording the sites each test
+/// reaches; a test that fails is run again, at most [`RUNS_OF_A_FAILURE`] runs in all: one that
+/// passes on a re-run is flaky, one that fails each time fails the baseline.
+pub fn baseline(suite: &TestSuite, spec: &BaselineSpec) -> Result<Baseline, RustError> {
+    let mut suite = suite.clone();
+    let _ = std::fs::remove_dir_all(&spec.reach_dir);
+    suite.reach_dir =
+        std::fs::create_dir_all(&spec.reach_dir).is_ok().then(|| spec.reach_dir.clone());
+    let mut t = Instant::now();
+    let mut failures: Vec<(String, String)> = Vec::new();
+    loop {
+        match suite.run(None, BASELINE_LIMIT, None) {
+            TestResult::Pass => break,
+            TestResult::Fail { test, output } => {
+                let again = failures.iter().filter(|(f, _)| *f == test).count();
+                if again + 1 >= RUNS_OF_A_FAILURE || crate::interrupt::stopped() {
+                    let package = spec.package.clone();
+                    return Err(RustError::BaselineFails { package, test, output });
+                }
+                failures.push((test, output));
+            }
+            TestResult::Timeout => {
+                let (package, secs) = (spec.package.clone(), BASELINE_LIMIT.as_secs());
+                return Err(RustError::BaselineHangs { package, secs });
+            }
+        }
+        t = Instant::now();
+    }
+    // The run that passed was the last one, and timed from its start.
+    let took = t.elapsed();
+    let runs = failures.len() + 1;
+    let mut flaky = BTreeMap::new();
+    for (test, _) in &failures {
+        let failed = failures.iter().filter(|(f, _)| f == test).count();
+        flaky.insert(test.clone(), (failed, runs));
+    }
+    let timeout = spec.fixed_timeout.unwrap_or_else(|| Defaults::test_timeout(took));
+    let select = suite.reach_dir.as_deref().map(|dir| Arc::new(selection(&suite, dir, spec)));
+    Ok(Baseline { timeout, flaky, select })
+}
+
+/// The tests each mutant runs: those that reached its function in the baseline `suite`, whose
+/// binaries recorded their trace in `dir`.
+fn selection(suite: &TestSuite, dir: &Path, spec: &BaselineSpec) -> Selection {
+    let traces: Vec<BinaryTrace> = (0..suite.binaries.len())
+        .map(|i| BinaryTrace::read(&dir.join(format!("{i}.tsv")), suite.list(i)))
+        .collect();
+    Selection::new(&traces, &spec.functions)
+}
+
+/// What the background run gave: the baseline, and each mutant's last result with its time.
+pub type Results = (Result<Baseline, RustError>, BTreeMap<u32, (TestResult, Duration)>);
+
+/// The baseline and the mutants' test runs, going on in the background.
+pub struct Early {
+    handle: Option<JoinHandle<Results>>,
+    cancel: Arc<AtomicBool>,
+}
+
+impl Early {
+    /// Starts the baseline of `suite` and then the test runs of `mutants`, `jobs` at a time,
+    /// until `deadline`.
+    pub fn start(
+        suite: TestSuite,
+        spec: BaselineSpec,
+        mutants: Vec<u32>,
+        jobs: usize,
+        deadline: Option<Instant>,
+    ) -> Early {
+        let cancel = Arc::new(AtomicBool::new(false));
+        let stopped = cancel.clone();
+        let handle = std::thread::spawn(move || {
+            let base = baseline(&suite, &spec);
+            let mut results = BTreeMap::new();
+            let Ok(b) = &base else { return (base, results) };
+            let mut suite = suite;
+            suite.skip = b.flaky.keys().cloned().collect();
+            suite.select = b.select.clone();
+            let stop = move || {
+                stopped.load(Ordering::SeqCst) || deadline.is_some_and(|d| Instant::now() >= d)
+            };
+            let outs = suite::run_all(&suite, &mutants, jobs, b.timeout, &stop, &mut |_, _, _| {});
+            for (n, r) in mutants.iter().zip(outs) {
+                if let Some(r) = r {
+                    results.insert(*n, r);
+                }
+            }
+            (base, results)
+        });
+        Early { handle: Some(handle), cancel }
+    }
+
+    /// Waits for the runs and takes what they gave; `None` when the thread died.
+    pub fn finish(mut self) -> Option<Results> {
+        self.handle.take()?.join().ok()
+    }
+}
+
+impl Drop for Early {
+    fn drop(&mut self) {
+        // Not taken (the run ends otherwise): no more mutants are started, and the runs under
+        // way end before the lab does.
+        self.cancel.store(true, Ordering::SeqCst);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rust::suite::TestBinary;
+
+    /// A test program as a script: it lists tests `t` and `u`, records `t` reaching mutant 1's
+    /// site on the original, notes each run's mutant in `ran`, and fails when mutant 2 is active.
+    fn program(dir: &Path) -> TestBinary {
+        let exe = dir.join("tests.sh");
+        let ran = dir.join("ran");
+        let script = format!(
+            "#!/bin/sh\nif [ \"$1\" = --list ]; then printf 't: test\\nu: test\\n\\n2 tests, 0 benchmarks\\n'; exit 0; fi\n\
+             [ -n \"$ABEX_REACH\" ] && printf '1\\tt\\n' >> \"$ABEX_REACH\"\n\
+             echo \"mutant ${{ABEX_MUTANT:-none}} $*\" >> '{}'\n\
+             if [ \"$ABEX_MUTANT\" = 2 ]; then echo 'test t ... FAILED'; exit 101; fi\n",
+            ran.display()
+        );
+        std::fs::write(&exe, script).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        TestBinary { name: "tests".into(), exe, package: "p".into(), dir: dir.to_path_buf() }
+    }
+
+    #[test]
+    fn the_baseline_and_the_mutants_run_before_their_results_are_asked_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let suite = TestSuite {
+            binaries: vec![program(dir.path())],
+            skip: Vec::new(),
+            memory_limit: None,
+            select: None,
+            reach_dir: None,
+        };
+        let spec = BaselineSpec {
+            package: "p".into(),
+            reach_dir: dir.path().join("reach"),
+            functions: vec![vec![1, 2], vec![3]],
+            fixed_timeout: None,
+        };
+        let early = Early::start(suite, spec, vec![1, 2, 3], 1, None);
+        // Nobody has asked yet: the baseline and the mutants run all the same.
+        let ran = dir.path().join("ran");
+        let waited = Instant::now();
+        while std::fs::read_to_string(&ran).map_or(0, |t| t.lines().count()) < 3 {
+            assert!(waited.elapsed() < Duration::from_secs(60), "nothing ran in the background");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let (base, results) = early.finish().unwrap();
+        let base = base.unwrap();
+        assert!(base.flaky.is_empty());
+        assert_eq!(results[&1].0, TestResult::Pass);
+        assert!(matches!(&results[&2].0, TestResult::Fail { test, .. } if test == "t"));
+        // Mutant 3's function was reached by no test: it ran nothing.
+        assert_eq!(results[&3].0, TestResult::Pass);
+        let log = std::fs::read_to_string(&ran).unwrap();
+        assert_eq!(
+            log.lines().collect::<Vec<_>>(),
+            ["mutant none ", "mutant 1 t --exact", "mutant 2 t --exact"]
+        );
+    }
+}
