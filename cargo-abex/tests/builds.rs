@@ -76,6 +76,10 @@ fn a_run_compiles_each_dependency_once_and_the_next_run_only_the_changed_crate()
     // program, which killed it.
     let doc_runs = first.lines().filter(|l| l.starts_with("cargo: ") && l.contains(" --doc"));
     assert_eq!(doc_runs.count(), 1, "{first}");
+    // The harness came first (resolved as the tests are: `--examples`), its tests after.
+    let calls: Vec<&str> = first.lines().filter(|l| l.starts_with("cargo: build")).collect();
+    assert!(calls[0].contains("--bin __abex_harness --examples"), "{first}");
+    assert!(calls[1].contains("--bin __abex_harness --tests"), "{first}");
     let r = report(&dir);
     let limit = mutation(&r, "limit");
     let mutants = limit["mutants"].as_array().unwrap();
@@ -134,4 +138,18 @@ fn the_tests_of_a_dependent_package_run_in_its_own_folder() {
     let r = report(&dir);
     let base = mutation(&r, "base");
     assert!(base["counts"]["killed"].as_u64().unwrap() >= 1, "{base:#}");
+}
+
+#[test]
+fn tests_that_do_not_build_after_the_harness_did_fail_the_run_as_a_crate_that_does_not_build() {
+    let (_tmp, dir) = support::project("onebuild");
+    std::fs::write(dir.join("app/tests/broken.rs"), "#[test]\nfn t() { let x: u8 = \"no\"; }\n")
+        .unwrap();
+    support::git(&dir, &["add", "-A"]);
+    support::git(&dir, &["commit", "-q", "-m", "a test that does not build"]);
+    let args = ["--offline", "-p", "onebuild-app", "--function", "app/src/lib.rs::limit"];
+    let o = abex(&dir, &[], &args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("does not build") && err.contains("mismatched types"), "{err}");
 }

@@ -255,8 +255,9 @@ pub trait Lab {
     fn params(&mut self, _i: usize) -> Option<Vec<crate::targets::Param>> {
         None
     }
-    /// How many test binaries or files run against the unit's mutants (for progress).
-    fn test_count(&self) -> usize;
+    /// How many test binaries or files run against the unit's mutants (for progress); a lab
+    /// may wait here for the tests it builds in the background.
+    fn test_count(&mut self) -> usize;
     /// The test tool and selection used for target `i`, in words, for the report.
     fn test_tool(&self, i: usize) -> String;
     /// Runs the tests of `mutants` (numbers of this unit), within the run's deadline. A mutant

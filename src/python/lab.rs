@@ -530,7 +530,7 @@ impl Lab for PythonLab<'_> {
         Some(Uncallable { reason, not_compiled: false })
     }
 
-    fn test_count(&self) -> usize {
+    fn test_count(&mut self) -> usize {
         self.front.project.tests.len()
     }
 

@@ -1,9 +1,10 @@
-//! The baseline and the mutants' test runs, started as soon as the first build is done: a
-//! thread runs the test binaries on the original (traced, see `reach.rs`; a failing test is run
-//! again to tell a flaky one from a failing baseline), then every switched mutant of the build,
-//! `jobs` at a time, while the pipeline explores the functions with the harness. The lab takes
-//! the results when the pipeline asks for the mutants' tests, and judges each as if it had just
-//! run (a kill by a flaky test is checked on the original then).
+//! The test binaries, the baseline and the mutants' test runs, started as soon as the harness is
+//! built: a thread waits for the test binaries (built in the background when the harness came
+//! first, see `cargo.rs`), runs them on the original (traced, see `reach.rs`; a failing test is
+//! run again to tell a flaky one from a failing baseline), then every switched mutant of the
+//! build, `jobs` at a time, while the pipeline explores the functions with the harness. The lab
+//! takes the results when the pipeline asks for the mutants' tests, and judges each as if it
+//! had just run (a kill by a flaky test is checked on the original then).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,6 +13,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use super::cargo::{PendingTests, TestBinary};
 use super::error::RustError;
 use super::reach::{BinaryTrace, Selection};
 use super::suite::{self, TestResult, TestSuite};
@@ -97,19 +99,34 @@ fn selection(suite: &TestSuite, dir: &Path, spec: &BaselineSpec) -> Selection {
     Selection::new(&traces, &spec.functions)
 }
 
-/// What the background run gave: the baseline, and each mutant's last result with its time.
-pub type Results = (Result<Baseline, RustError>, BTreeMap<u32, (TestResult, Duration)>);
+/// What the background run gave.
+#[derive(Debug)]
+pub enum Done {
+    /// The test binaries did not build (the compiler's first error): nothing ran.
+    TestsFailed(String),
+    /// They ran: the binaries, when they were built here; the baseline; each mutant's last
+    /// result with its time.
+    Ran {
+        /// The test binaries the pending build gave.
+        tests: Option<Vec<TestBinary>>,
+        /// The baseline.
+        baseline: Result<Baseline, RustError>,
+        /// Each mutant's result.
+        results: BTreeMap<u32, (TestResult, Duration)>,
+    },
+}
 
 /// The baseline and the mutants' test runs, going on in the background.
 pub struct Early {
-    handle: Option<JoinHandle<Results>>,
+    handle: Option<JoinHandle<Done>>,
     cancel: Arc<AtomicBool>,
 }
 
 impl Early {
-    /// Starts the baseline of `suite` and then the test runs of `mutants`, `jobs` at a time,
-    /// until `deadline`.
+    /// Waits for `pending` test binaries (they are `suite`'s), then starts the baseline and the
+    /// test runs of `mutants`, `jobs` at a time, until `deadline`.
     pub fn start(
+        pending: Option<PendingTests>,
         suite: TestSuite,
         spec: BaselineSpec,
         mutants: Vec<u32>,
@@ -119,10 +136,18 @@ impl Early {
         let cancel = Arc::new(AtomicBool::new(false));
         let stopped = cancel.clone();
         let handle = std::thread::spawn(move || {
+            let mut suite = suite;
+            let tests = match pending.map(PendingTests::wait) {
+                Some(Ok(tests)) => Some(tests),
+                Some(Err(why)) => return Done::TestsFailed(why),
+                None => None,
+            };
+            if let Some(t) = &tests {
+                suite.binaries = t.clone();
+            }
             let base = baseline(&suite, &spec);
             let mut results = BTreeMap::new();
-            let Ok(b) = &base else { return (base, results) };
-            let mut suite = suite;
+            let Ok(b) = &base else { return Done::Ran { tests, baseline: base, results } };
             suite.skip = b.flaky.keys().cloned().collect();
             suite.select = b.select.clone();
             let stop = move || {
@@ -134,13 +159,13 @@ impl Early {
                     results.insert(*n, r);
                 }
             }
-            (base, results)
+            Done::Ran { tests, baseline: base, results }
         });
         Early { handle: Some(handle), cancel }
     }
 
     /// Waits for the runs and takes what they gave; `None` when the thread died.
-    pub fn finish(mut self) -> Option<Results> {
+    pub fn finish(mut self) -> Option<Done> {
         self.handle.take()?.join().ok()
     }
 }
@@ -195,7 +220,7 @@ mod tests {
             functions: vec![vec![1, 2], vec![3]],
             fixed_timeout: None,
         };
-        let early = Early::start(suite, spec, vec![1, 2, 3], 1, None);
+        let early = Early::start(None, suite, spec, vec![1, 2, 3], 1, None);
         // Nobody has asked yet: the baseline and the mutants run all the same.
         let ran = dir.path().join("ran");
         let waited = Instant::now();
@@ -203,8 +228,8 @@ mod tests {
             assert!(waited.elapsed() < Duration::from_secs(60), "nothing ran in the background");
             std::thread::sleep(Duration::from_millis(20));
         }
-        let (base, results) = early.finish().unwrap();
-        let base = base.unwrap();
+        let Some(Done::Ran { tests: None, baseline, results }) = early.finish() else { panic!() };
+        let base = baseline.unwrap();
         assert!(base.flaky.is_empty());
         assert_eq!(results[&1].0, TestResult::Pass);
         assert!(matches!(&results[&2].0, TestResult::Fail { test, .. } if test == "t"));

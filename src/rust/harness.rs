@@ -12,14 +12,12 @@
 //! not build.
 
 use std::collections::BTreeMap;
-use std::io::BufReader;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use super::cargo::{self, Build, CompileError, PendingTests, TestBinary};
 use super::probe::{self, FnProbes};
 use super::source::{CrateSources, FoundFn};
-use super::suite::TestBinary;
 use super::switch;
 use super::{builders, wrapper as wrappers};
 use crate::mutate::Mutant;
@@ -113,9 +111,9 @@ pub struct HarnessRequest<'a> {
     pub inserts: Vec<(PathBuf, usize, String)>,
     /// Packages whose test binaries are built too (none: no test build).
     pub test_packages: Vec<String>,
-    /// Only the crate target's own test binary is needed (suggested tests inserted into its
-    /// sources), not the harness executable nor the other test binaries.
-    pub own_tests_only: bool,
+    /// What the build builds: everything in one call, the harness first (the tests then
+    /// build in the background, see [`Harness::pending`]), or the crate's own tests alone.
+    pub what: Build,
     /// A mutant applied to the source directly (a mutant that cannot be switched), by number.
     pub apply: Option<(u32, &'a Mutant)>,
     /// Parts already known not to compile (from an earlier build of the same sources).
@@ -141,6 +139,8 @@ pub struct Harness {
     pub tree: PathBuf,
     /// The probe spec of each switched mutant (see `probe_runtime.rs`), by number.
     pub probe_specs: BTreeMap<u32, String>,
+    /// The test binaries still building, when the harness came first ([`Build::HarnessFirst`]).
+    pub pending: Option<PendingTests>,
 }
 
 impl Harness {
@@ -531,7 +531,23 @@ fn find_main(text: &str) -> Option<usize> {
     })
 }
 
-/// Adds the harness binary target (libraries) and a `[workspace]` table where the root has none.
+/// Leaves out of a copy's manifest the examples that are no tests (`test = true`): a harness
+/// built first selects `--examples` for its dependencies to resolve as the tests' will, and
+/// must build none (see `cargo.rs`).
+fn drop_examples(pkg: &mut toml_edit::DocumentMut) {
+    if let Some(package) = pkg.get_mut("package").and_then(|p| p.as_table_like_mut()) {
+        package.insert("autoexamples", toml_edit::value(false));
+    }
+    if let Some(examples) = pkg.get_mut("example").and_then(|e| e.as_array_of_tables_mut()) {
+        examples.retain(|e| e.get("test").and_then(|t| t.as_bool()) == Some(true));
+        if examples.is_empty() {
+            pkg.remove("example");
+        }
+    }
+}
+
+/// Adds the harness binary target (libraries) and a `[workspace]` table where the root has none;
+/// leaves the examples out when tests are built.
 fn manifests(req: &HarnessRequest<'_>) -> Result<BTreeMap<PathBuf, String>, HarnessError> {
     let mut out = BTreeMap::new();
     let root_manifest = req.workspace_root.join("Cargo.toml");
@@ -564,6 +580,9 @@ fn manifests(req: &HarnessRequest<'_>) -> Result<BTreeMap<PathBuf, String>, Harn
             })?;
         arr.push(ex);
     }
+    if !req.test_packages.is_empty() {
+        drop_examples(&mut pkg);
+    }
     if pkg_manifest == root_manifest && !pkg.contains_key("workspace") {
         pkg.insert("workspace", toml_edit::Item::Table(toml_edit::Table::new()));
     }
@@ -576,172 +595,6 @@ fn manifests(req: &HarnessRequest<'_>) -> Result<BTreeMap<PathBuf, String>, Harn
         }
     }
     Ok(out)
-}
-
-/// A compiler error: where, and its rendered text.
-struct CompileError {
-    file: String,
-    line: usize,
-    rendered: String,
-}
-
-/// Caps lints at "warn" (as cargo-mutants does), so that a crate's `#![deny(warnings)]` does not
-/// turn a mutant's harmless warning (an argument left unused) into a build failure. `RUSTFLAGS`
-/// from the environment is kept; when a cargo config file may set `rustflags`, nothing is
-/// changed, since setting the variable would silently replace the config's flags.
-fn cap_lints(cmd: &mut Command, tree: &Path) {
-    if std::env::var_os("CARGO_ENCODED_RUSTFLAGS").is_some() {
-        return;
-    }
-    let from_env = std::env::var("RUSTFLAGS").ok();
-    if from_env.is_none() {
-        let has_config = tree
-            .ancestors()
-            .any(|d| d.join(".cargo/config.toml").is_file() || d.join(".cargo/config").is_file())
-            || std::env::var_os("CARGO_HOME")
-                .map(PathBuf::from)
-                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
-                .is_some_and(|h| h.join("config.toml").is_file() || h.join("config").is_file());
-        if has_config {
-            return;
-        }
-    }
-    let flags = from_env
-        .map_or_else(|| "--cap-lints=warn".to_string(), |f| format!("{f} --cap-lints=warn"));
-    cmd.env("RUSTFLAGS", flags);
-}
-
-/// The name of the package whose id is `repr` (`path+file:///w/dir#name@1.0.0`, or
-/// `path+file:///w/name#1.0.0` when the folder has the package's name) and folder is `dir`.
-fn package_name(repr: &str, dir: &Path) -> String {
-    let after = repr.rsplit_once('#').map_or(repr, |(_, a)| a);
-    match after.split_once('@') {
-        Some((name, _)) => name.to_string(),
-        None => dir.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
-    }
-}
-
-/// What one `cargo` invocation produced.
-struct CargoRun {
-    ok: bool,
-    /// (executable, whether it is a test, the program).
-    executables: Vec<(PathBuf, bool, TestBinary)>,
-    errors: Vec<CompileError>,
-    stderr: String,
-}
-
-/// A `cargo` command in the scratch copy `tree`, building in `target_dir`: the one environment
-/// of every cargo call abex makes there (the harness with the test binaries, doc-tests), since a
-/// call with another `RUSTFLAGS` or profile would compile every dependency again, and the next
-/// call with the first ones would compile them once more.
-pub fn scratch_cargo(tree: &Path, target_dir: &Path) -> Command {
-    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-    cmd.current_dir(tree)
-        .env("CARGO_TARGET_DIR", target_dir)
-        .env("CARGO_TERM_COLOR", "never")
-        // Panics must unwind for the harness to report them (tests unwind anyway).
-        .env("CARGO_PROFILE_DEV_PANIC", "unwind");
-    cap_lints(&mut cmd, tree);
-    crate::safety::scrub_env(&mut cmd);
-    // Its own process group: an interrupted run kills cargo and every rustc it started.
-    crate::safety::own_group(&mut cmd);
-    cmd
-}
-
-fn cargo(
-    tree: &Path,
-    target_dir: &Path,
-    args: &[&str],
-    flags: &[String],
-) -> Result<CargoRun, HarnessError> {
-    let mut cmd = scratch_cargo(tree, target_dir);
-    cmd.args(args)
-        .args(flags)
-        .arg("--message-format=json-diagnostic-rendered-ansi")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let dir = tree.to_path_buf();
-    let mut child =
-        cmd.spawn().map_err(|source| HarnessError::Cargo { dir: dir.clone(), source })?;
-    let _tracked = crate::interrupt::track(&child);
-    let stdout = child.stdout.take().expect("piped");
-    let stderr = child.stderr.take();
-    let err_thread = std::thread::spawn(move || {
-        let mut s = String::new();
-        if let Some(mut e) = stderr {
-            let _ = std::io::Read::read_to_string(&mut e, &mut s);
-        }
-        s
-    });
-    let mut run =
-        CargoRun { ok: false, executables: Vec::new(), errors: Vec::new(), stderr: String::new() };
-    for msg in cargo_metadata::Message::parse_stream(BufReader::new(stdout)).flatten() {
-        match msg {
-            cargo_metadata::Message::CompilerArtifact(a) => {
-                if let Some(e) = a.executable {
-                    let dir = a.manifest_path.parent().map_or_else(PathBuf::new, PathBuf::from);
-                    let package = package_name(&a.package_id.repr, &dir);
-                    let exe = PathBuf::from(e);
-                    let binary = TestBinary { name: a.target.name.clone(), exe, package, dir };
-                    run.executables.push((binary.exe.clone(), a.profile.test, binary));
-                }
-            }
-            cargo_metadata::Message::CompilerMessage(m)
-                if m.message.level == cargo_metadata::diagnostic::DiagnosticLevel::Error =>
-            {
-                let span = m.message.spans.iter().find(|s| s.is_primary);
-                run.errors.push(CompileError {
-                    file: span.map(|s| s.file_name.clone()).unwrap_or_default(),
-                    line: span.map_or(0, |s| s.line_start),
-                    rendered: strip_ansi(
-                        m.message.rendered.as_deref().unwrap_or(&m.message.message),
-                    ),
-                });
-            }
-            _ => {}
-        }
-    }
-    run.ok = child.wait().map_err(|source| HarnessError::Cargo { dir, source })?.success();
-    run.stderr = err_thread.join().unwrap_or_default();
-    Ok(run)
-}
-
-/// The arguments of the one cargo call that builds the harness executable `bin` and, when
-/// tests are asked for, the test binaries of the test packages (what `cargo test --no-run`
-/// builds, examples aside). One call, not two: cargo schedules both on every core, and the
-/// dependencies of the harness and of the tests resolve to the same features (with resolver 2,
-/// a call that builds no test leaves out the features that dev-dependencies turn on, so a
-/// dependency shared with a dev-dependency would be compiled once per call).
-fn build_args<'a>(req: &'a HarnessRequest<'_>, bin: &'a str) -> Vec<&'a str> {
-    cargo_args(req.package, &req.host, bin, &req.test_packages, req.own_tests_only)
-}
-
-/// [`build_args`] of a request for `package` (hosted as `host`, harness executable `bin`).
-fn cargo_args<'a>(
-    package: &'a str,
-    host: &'a Host,
-    bin: &'a str,
-    test_packages: &'a [String],
-    own_tests_only: bool,
-) -> Vec<&'a str> {
-    // The crate target's own tests alone, when its package is the only one tested (with
-    // others, they would resolve to other features): what `cargo test` builds for it, with the
-    // same features as the full build.
-    if own_tests_only && test_packages.iter().all(|p| p == package) {
-        let own = match host {
-            Host::Lib { .. } => vec!["--lib"],
-            Host::Bin { name } => vec!["--bin", name.as_str()],
-        };
-        return [vec!["test", "--no-run", "-p", package], own].concat();
-    }
-    let mut args = vec!["build", "-p", package, "--bin", bin];
-    if !test_packages.is_empty() {
-        args.push("--tests");
-        for p in test_packages.iter().filter(|p| p.as_str() != package) {
-            args.extend(["-p", p.as_str()]);
-        }
-    }
-    args
 }
 
 /// A link to the built executable `exe` that later builds in the same target folder do not
@@ -811,18 +664,28 @@ pub fn build(req: &HarnessRequest<'_>) -> Result<Harness, HarnessError> {
             Host::Lib { .. } => HARNESS.to_string(),
             Host::Bin { name } => name.clone(),
         };
-        let run = cargo(&tree, target_dir, &build_args(req, &bin), req.cargo_flags)?;
-        let exe = run.executables.iter().find(|(_, t, b)| b.name == bin && !t).map(|(e, _, _)| e);
-        let tests: Vec<TestBinary> =
-            run.executables.iter().filter(|(_, t, _)| *t).map(|(_, _, b)| b.clone()).collect();
+        let own = match &req.host {
+            Host::Lib { .. } => vec!["--lib"],
+            Host::Bin { name } => vec!["--bin", name.as_str()],
+        };
+        let args = |what| cargo::build_args(what, req.package, &bin, &own, &req.test_packages);
+        let run = cargo::run(&tree, target_dir, &args(req.what), req.cargo_flags)
+            .map_err(|source| HarnessError::Cargo { dir: tree.clone(), source })?;
+        let exe = run.executables.iter().find(|(t, b)| b.name == bin && !t).map(|(_, b)| &b.exe);
+        let tests: Vec<TestBinary> = run.tests();
         // Tests alone need no executable: the harness of the build they check serves.
         let exe = match exe {
             Some(exe) if run.ok => Some(keep_exe(req.scratch, exe, &overrides)?),
-            None if run.ok && req.own_tests_only => Some(PathBuf::new()),
+            None if run.ok && req.what == Build::OwnTests => Some(PathBuf::new()),
             _ => None,
         };
         if run.ok {
             if let Some(exe) = exe {
+                // The harness came first: its tests build now, while it serves.
+                let later = req.what == Build::HarnessFirst && !req.test_packages.is_empty();
+                let pending = later.then(|| {
+                    PendingTests::start(&tree, target_dir, &args(Build::All), req.cargo_flags)
+                });
                 return Ok(Harness {
                     exe,
                     cwd: tree.join(&pkg_rel),
@@ -831,6 +694,7 @@ pub fn build(req: &HarnessRequest<'_>) -> Result<Harness, HarnessError> {
                     tests,
                     tree: tree.clone(),
                     probe_specs: generated.specs,
+                    pending,
                 });
             }
         }
@@ -958,23 +822,6 @@ fn first_lines(s: &str, n: usize) -> String {
     s.lines().take(n).collect::<Vec<_>>().join("\n")
 }
 
-fn strip_ansi(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            for d in chars.by_ref() {
-                if d.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -987,11 +834,6 @@ mod tests {
             regions,
             [(13, 13, Part::Built(257)), (16, 18, Part::Inst(3, 1)), (11, 15, Part::Built(256))]
         );
-    }
-
-    #[test]
-    fn ansi_codes_are_stripped_from_compiler_output() {
-        assert_eq!(strip_ansi("\u{1b}[0m\u{1b}[1m\u{1b}[38;5;9merror\u{1b}[0m: x"), "error: x");
     }
 
     #[test]
@@ -1031,39 +873,6 @@ mod tests {
             away.iter().map(|(p, _)| *p).collect::<Vec<_>>(),
             [Part::Probe(0), Part::Probe(1)]
         );
-    }
-
-    #[test]
-    fn one_cargo_call_builds_the_harness_and_the_tests_and_a_check_its_own_tests_alone() {
-        let lib = Host::Lib { crate_name: "app".into() };
-        let own = ["app".to_string()];
-        let with_dependent = ["app".to_string(), "cli".to_string()];
-        let h = HARNESS;
-        let full = ["build", "-p", "app", "--bin", h, "--tests"];
-        assert_eq!(cargo_args("app", &lib, h, &own, false), full);
-        assert_eq!(cargo_args("app", &lib, h, &[], false), ["build", "-p", "app", "--bin", h]);
-        let both = [&full[..], &["-p", "cli"]].concat();
-        assert_eq!(cargo_args("app", &lib, h, &with_dependent, false), both);
-        // A check of suggested tests builds the crate's own test binary, when its package
-        // alone is tested (with a dependent, the same call as the full build).
-        assert_eq!(
-            cargo_args("app", &lib, h, &own, true),
-            ["test", "--no-run", "-p", "app", "--lib"]
-        );
-        assert_eq!(cargo_args("app", &lib, h, &with_dependent, true), both);
-        let bin = Host::Bin { name: "tool".into() };
-        let tool = ["test", "--no-run", "-p", "app", "--bin", "tool"];
-        assert_eq!(cargo_args("app", &bin, "tool", &own, true), tool);
-    }
-
-    #[test]
-    fn a_package_is_named_from_its_id() {
-        let dir = Path::new("/s/tree/humantime-serde");
-        assert_eq!(
-            package_name("path+file:///s/tree/humantime-serde#1.1.1", dir),
-            "humantime-serde"
-        );
-        assert_eq!(package_name("path+file:///s/tree/core#ws-core@0.1.0", dir), "ws-core");
     }
 
     #[test]

@@ -12,8 +12,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::builders::part_id;
+use super::cargo::Build;
 use super::doctests::Recorded;
-use super::early::{self, BaselineSpec, Early, BASELINE_LIMIT, RUNS_OF_A_FAILURE};
+use super::early::{self, BaselineSpec, Done, Early, BASELINE_LIMIT, RUNS_OF_A_FAILURE};
 use super::error::RustError;
 use super::harness::{self, Harness, HarnessRequest, Host, Part};
 use super::reach::Selection;
@@ -68,6 +69,10 @@ pub struct RustLab<'a> {
     early: Option<Early>,
     /// What those runs gave, by mutant, until the pipeline asks for it.
     early_results: RefCell<BTreeMap<u32, (TestResult, Duration)>>,
+    /// The first build's test binaries were built after its harness, in the background.
+    tests_later: bool,
+    /// Why the baseline failed, when it was found out before the pipeline asked for the tests.
+    failed: Option<RustError>,
 }
 
 fn front_err(e: impl Into<RustError>) -> RunError {
@@ -141,17 +146,25 @@ impl<'a> RustLab<'a> {
             select: None,
             early: None,
             early_results: RefCell::new(BTreeMap::new()),
+            tests_later: false,
+            failed: None,
         };
         // Executables kept by earlier runs are not needed any more.
         for dir in [&lab.scratch, &lab.single_scratch()] {
             let _ = std::fs::remove_dir_all(dir.join("exe"));
         }
-        let built = harness::build(&lab.request(&numbers, Vec::new(), BTreeMap::new()))?;
+        // The harness first, its tests in the background: the pipeline explores meanwhile.
+        let mut req = lab.request(&numbers, Vec::new(), BTreeMap::new());
+        req.what = if cfg.mutate { Build::HarnessFirst } else { Build::All };
+        let mut built = harness::build(&req)?;
+        let pending = built.pending.take();
+        lab.tests_later = pending.is_some();
         lab.original = Rc::new(RefCell::new(lab.worker(&built, None)));
         lab.place(&numbers, &built, 0);
         lab.builds.push(built);
         if cfg.mutate {
-            // The baseline and the mutants' tests start now, while the pipeline explores.
+            // The tests, the baseline and the mutants' runs start now, while the pipeline
+            // explores.
             let first: Vec<u32> = numbers
                 .iter()
                 .copied()
@@ -160,7 +173,7 @@ impl<'a> RustLab<'a> {
                 .collect();
             let suite = lab.suite(&lab.builds[0]);
             let spec = lab.baseline_spec();
-            lab.early = Some(Early::start(suite, spec, first, cfg.jobs, deadline));
+            lab.early = Some(Early::start(pending, suite, spec, first, cfg.jobs, deadline));
         }
         Ok(lab)
     }
@@ -273,14 +286,28 @@ impl<'a> RustLab<'a> {
     /// The time limit of a mutant's tests; the first call takes the baseline (see `early.rs`),
     /// and the first build's mutants' results with it.
     fn timeout(&mut self) -> Result<Duration, RustError> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
         if let Some(t) = self.timeout {
             return Ok(t);
         }
         let (base, results) = match self.early.take().and_then(Early::finish) {
-            Some(done) => done,
-            None => (early::baseline(&self.suite(&self.builds[0]), &self.baseline_spec()), {
-                BTreeMap::new()
-            }),
+            Some(Done::Ran { tests, baseline, results }) => {
+                if let Some(tests) = tests {
+                    self.builds[0].tests = tests;
+                }
+                (baseline, results)
+            }
+            // The tests did not build after the harness: the first build again, all in one
+            // call (its loop drops what does not compile), then the baseline here.
+            Some(Done::TestsFailed(_)) | None => {
+                if std::mem::take(&mut self.tests_later) {
+                    self.rebuild_first()?;
+                }
+                let base = early::baseline(&self.suite(&self.builds[0]), &self.baseline_spec());
+                (base, BTreeMap::new())
+            }
         };
         let base = base?;
         *self.early_results.borrow_mut() = results;
@@ -288,6 +315,19 @@ impl<'a> RustLab<'a> {
         self.select = base.select;
         self.timeout = Some(base.timeout);
         Ok(base.timeout)
+    }
+
+    /// Builds the first build's harness and tests again in one call, its mutants switched as
+    /// far as they compile (the others are built alone).
+    fn rebuild_first(&mut self) -> Result<(), RustError> {
+        let numbers: Vec<u32> =
+            self.build_of.iter().filter(|(_, b)| **b == 0).map(|(n, _)| *n).collect();
+        let built =
+            harness::build(&self.request(&numbers, Vec::new(), self.builds[0].dropped.clone()))?;
+        self.build_of.retain(|_, b| *b != 0);
+        self.place(&numbers, &built, 0);
+        self.builds[0] = built;
+        Ok(())
     }
 
     /// What the baseline of the first build needs: its mutants by function, where it records
@@ -590,7 +630,12 @@ impl Lab for RustLab<'_> {
         Some(params)
     }
 
-    fn test_count(&self) -> usize {
+    fn test_count(&mut self) -> usize {
+        // The test binaries may still be building: they and the baseline are waited for (a
+        // baseline that fails is told when the tests are asked for).
+        if let Err(e) = self.timeout() {
+            self.failed = Some(e);
+        }
         self.builds.first().map_or(0, |b| b.tests.len())
     }
 
@@ -737,7 +782,7 @@ impl Lab for RustLab<'_> {
                 self.build_of.iter().filter(|(_, &x)| x == b).map(|(n, _)| *n).collect();
             let mut req = self.request(&switched, inserts.clone(), self.builds[b].dropped.clone());
             // The suggested tests are in the crate's own test binary.
-            req.own_tests_only = true;
+            req.what = Build::OwnTests;
             let built = harness::build(&req).map_err(front_err)?;
             let s = self.suite(&built);
             // One run of every suggested test on the original, then one per survivor: a test
@@ -786,7 +831,7 @@ impl Lab for RustLab<'_> {
         // Their verdicts on the original, when no switched build gave them.
         if !suggestions.iter().all(|s| verdicts.contains_key(&s.name)) {
             let mut req = self.request(&[], inserts.clone(), self.builds[0].dropped.clone());
-            req.own_tests_only = true;
+            req.what = Build::OwnTests;
             let built = harness::build(&req).map_err(front_err)?;
             let failed = self.suite(&built).failures(None, timeout, suggest::MODULE);
             self.judge_on_original(suggestions, &built, failed.as_ref(), &mut verdicts);

@@ -8,6 +8,7 @@ pub mod book;
 pub mod builders;
 pub mod callplan;
 pub mod calls;
+pub mod cargo;
 pub mod constants;
 pub mod doctests;
 pub mod early;

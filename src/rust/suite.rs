@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+pub use super::cargo::TestBinary;
 use super::reach::{self, Run, Selection};
 
 /// What a test run of one mutant (or of the original) gave.
@@ -30,22 +31,6 @@ pub enum TestResult {
     },
     /// The tests ran past the limit.
     Timeout,
-}
-
-/// One test program: its target's name, the executable, and the package it tests, whose folder
-/// (in the scratch copy) it runs in, as cargo runs it, with `CARGO_MANIFEST_DIR` and
-/// `CARGO_PKG_NAME` naming them (a test of another workspace package that reads its own files
-/// by relative path finds them).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TestBinary {
-    /// The target's name (`lib` tests take the crate's).
-    pub name: String,
-    /// The executable.
-    pub exe: PathBuf,
-    /// The package it belongs to.
-    pub package: String,
-    /// The package's folder.
-    pub dir: PathBuf,
 }
 
 /// The test binaries of a scratch copy and how to run them.
@@ -326,7 +311,7 @@ impl DocTests {
     pub(crate) fn command(&self) -> Command {
         // The harness's environment: the doc-tests reuse its build of the crate and every
         // dependency.
-        let mut cmd = super::harness::scratch_cargo(&self.tree, &self.target_dir);
+        let mut cmd = super::cargo::scratch_cargo(&self.tree, &self.target_dir);
         cmd.args(["test", "--doc"])
             .env_remove("ABEX_MUTANT")
             .stdin(Stdio::null())

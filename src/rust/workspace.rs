@@ -67,7 +67,7 @@ impl CrateTarget {
             switches: Vec::new(),
             inserts: Vec::new(),
             test_packages: Vec::new(),
-            own_tests_only: false,
+            what: super::cargo::Build::All,
             apply: None,
             known_dropped: Default::default(),
             cargo_flags: &[],
