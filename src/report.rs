@@ -147,6 +147,22 @@ pub enum MutantStatus {
     NotExercised,
     /// The run's time budget ran out before it was tested.
     NotTested,
+    /// No test reaches its function (the function with its body replaced by a raise or a panic
+    /// fails no test, or no test calls it): the tests did not judge it, so it is no gap.
+    NotReached,
+}
+
+impl MutantStatus {
+    /// What a self-check (the function's body replaced by a raise or a panic) with this
+    /// outcome shows: whether the tests reach the function (a test failed or hung, or none
+    /// did); `None` when it shows nothing (it did not build or did not run).
+    pub fn reach_shown(self) -> Option<bool> {
+        match self {
+            MutantStatus::Killed | MutantStatus::Timeout => Some(true),
+            MutantStatus::Survived | MutantStatus::NotReached => Some(false),
+            MutantStatus::Unviable | MutantStatus::NotExercised | MutantStatus::NotTested => None,
+        }
+    }
 }
 
 /// An input on which a mutant's outcome differs from the original's.
@@ -311,6 +327,9 @@ pub struct MutantCounts {
     pub not_exercised: usize,
     /// Not tested within the time budget.
     pub not_tested: usize,
+    /// Of a function no test reaches (untested, never gaps).
+    #[serde(default)]
+    pub not_reached: usize,
 }
 
 impl MutantCounts {
@@ -326,8 +345,13 @@ impl MutantCounts {
         } else {
             String::new()
         };
+        let unreached = if self.not_reached > 0 {
+            format!(", {} untested (no test reaches the function)", self.not_reached)
+        } else {
+            String::new()
+        };
         format!(
-            "{} mutants: {} killed, {} survived ({} with a witness), {} unviable, {} timed out{budget}",
+            "{} mutants: {} killed, {} survived ({} with a witness), {} unviable, {} timed out{budget}{unreached}",
             self.total, self.killed, self.survived, self.witnessed, self.unviable, self.timeout
         )
     }
@@ -343,6 +367,7 @@ impl MutantCounts {
             MutantStatus::Timeout => self.timeout += 1,
             MutantStatus::NotExercised => self.not_exercised += 1,
             MutantStatus::NotTested => self.not_tested += 1,
+            MutantStatus::NotReached => self.not_reached += 1,
         }
         if status == MutantStatus::Survived && witnessed {
             self.witnessed += 1;
@@ -396,6 +421,10 @@ pub struct MutationReport {
     /// killed; false means the tests do not reach the function at all.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub self_check_killed: Option<bool>,
+    /// How many of the tests call the function, where the front end traces them (Python: the
+    /// runner's baseline); absent where it does not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reached_by: Option<usize>,
     /// The test command used, e.g. `cargo test` (binaries run directly).
     pub test_tool: String,
     /// Counts per outcome.
@@ -406,6 +435,14 @@ pub struct MutationReport {
     pub unpinned: Vec<UnpinnedBoundary>,
     /// The smallest set of suggested tests that kills every witnessed survivor it can.
     pub suggested_tests: Vec<SuggestedTest>,
+}
+
+impl MutationReport {
+    /// Whether no test reaches the function: its self-check survived, so its mutants are
+    /// untested (`not_reached`), never gaps.
+    pub fn unreached(&self) -> bool {
+        self.self_check_killed == Some(false)
+    }
 }
 
 /// The figures of one origin over a run.
@@ -536,6 +573,8 @@ pub struct Totals {
     pub mutants_tested: usize,
     /// Witnessed survivors: the gaps.
     pub gaps: usize,
+    /// Functions no test reaches (their mutants untested).
+    pub unreached: usize,
 }
 
 impl Report {
@@ -581,6 +620,7 @@ impl Report {
                 n.mutation_on = true;
                 n.mutants_tested += m.counts.tested();
                 n.gaps += m.counts.witnessed;
+                n.unreached += usize::from(m.unreached());
             }
         }
         n
@@ -624,7 +664,49 @@ pub struct Gap<'a> {
     pub fingerprint: String,
 }
 
+/// A function no test reaches: one note for the function, never a gap per mutant.
+#[derive(Clone, Debug)]
+pub struct Unreached<'a> {
+    /// The function.
+    pub target: &'a TargetReport,
+    /// Its file as the repository names it.
+    pub path: String,
+    /// How many of its mutants the tests did not judge.
+    pub untested: usize,
+    /// SHA-256 (hex) of the path and the function's name: the note keeps its identity across
+    /// pushes, as a gap's fingerprint does.
+    pub fingerprint: String,
+}
+
+/// `file` as the repository names it, under `prefix` (the project's folder in it).
+fn repo_path(prefix: &str, file: &Path) -> String {
+    let file = file.to_string_lossy().replace('\\', "/");
+    match prefix.trim_matches('/') {
+        "" => file,
+        p => format!("{p}/{file}"),
+    }
+}
+
 impl Report {
+    /// The functions no test reaches (their self-check survived), in report order, their paths
+    /// under `prefix`.
+    pub fn unreached(&self, prefix: &str) -> Vec<Unreached<'_>> {
+        use sha2::{Digest, Sha256};
+        let mut out = Vec::new();
+        for t in &self.targets {
+            let Some(mr) = t.mutation.as_ref().filter(|m| m.unreached()) else { continue };
+            let path = repo_path(prefix, &t.target.file);
+            let mut h = Sha256::new();
+            for part in ["not reached", &path, &t.target.qualified_name] {
+                h.update(part.as_bytes());
+                h.update([0]);
+            }
+            let fingerprint = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+            out.push(Unreached { target: t, path, untested: mr.counts.not_reached, fingerprint });
+        }
+        out
+    }
+
     /// The suggested test that closes mutant `m`: the one it names, wherever the unit's
     /// smallest set lists it (a function driven through another one has its tests listed
     /// there), else one of its function's that kills it.
@@ -652,11 +734,7 @@ impl Report {
                 {
                     continue;
                 }
-                let file = m.file.to_string_lossy().replace('\\', "/");
-                let path = match prefix.trim_matches('/') {
-                    "" => file,
-                    p => format!("{p}/{file}"),
-                };
+                let path = repo_path(prefix, &m.file);
                 let key = m.gap_fingerprint(&path, function, 0);
                 let ordinal = seen.iter().filter(|k| **k == key).count();
                 seen.push(key.clone());

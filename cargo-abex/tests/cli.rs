@@ -522,6 +522,64 @@ fn shards_merged_give_the_same_findings_as_one_run() {
 }
 
 #[test]
+fn a_function_no_test_reaches_is_one_note_and_none_of_its_survivors_is_a_gap() {
+    let (_tmp, dir) = support::project("gaps");
+    let lib = dir.join("src/lib.rs");
+    let text = std::fs::read_to_string(&lib).unwrap();
+    let lonely = "\n/// No test calls it.\npub fn lonely(x: u8) -> u8 {\n    if x > 9 {\n        9\n    } else {\n        x\n    }\n}\n";
+    std::fs::write(&lib, format!("{text}{lonely}")).unwrap();
+    let o = abex(
+        &dir,
+        &[
+            "--offline",
+            "--function",
+            "src/lib.rs::lonely",
+            "--pairs",
+            "200",
+            "--fail-on",
+            "finding",
+        ],
+    );
+    // Not a gap, so `--fail-on finding` does not fail the run.
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = report(&dir);
+    let m = &target(&r, "lonely")["mutation"];
+    assert_eq!(m["self_check_killed"], false, "{m:#}");
+    let mutants = m["mutants"].as_array().unwrap();
+    assert!(!mutants.is_empty());
+    assert!(
+        mutants.iter().all(|x| x["status"] == "not_reached" && x["witness"].is_null()),
+        "{m:#}"
+    );
+    assert_eq!(m["counts"]["not_reached"], mutants.len());
+    assert_eq!(
+        (m["counts"]["survived"].as_u64(), m["counts"]["witnessed"].as_u64()),
+        (Some(0), Some(0))
+    );
+    assert!(m["suggested_tests"].as_array().unwrap().is_empty(), "{m:#}");
+    let err = stderr(&o);
+    assert_eq!(
+        err.matches("not reached by any test: no test fails when `lonely` panics").count(),
+        1,
+        "{err}"
+    );
+    assert!(!err.contains("GAP"), "{err}");
+    let summary = std::fs::read_to_string(dir.join(".abex/out/summary.md")).unwrap();
+    assert_eq!(summary.matches("**Not reached by any test**").count(), 1, "{summary}");
+    assert!(!summary.contains("**Gap**"), "{summary}");
+    let sarif: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join(".abex/out/abex.sarif")).unwrap())
+            .unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{results:#?}");
+    assert_eq!(results[0]["ruleId"], "abex/not-reached");
+    let junit = std::fs::read_to_string(dir.join(".abex/out/junit.xml")).unwrap();
+    assert!(junit.contains("NotReached") && !junit.contains("SurvivedMutant"), "{junit}");
+    assert!(!junit.contains("no gap"), "a function no test reaches is no pass: {junit}");
+    assert_valid_junit(&dir.join(".abex/out/junit.xml"));
+}
+
+#[test]
 fn mutants_past_the_time_budget_are_listed_as_not_tested_and_the_run_says_so() {
     let (_tmp, dir) = support::project("gaps");
     // Building the scratch copy alone takes longer than this budget.

@@ -18,9 +18,21 @@ pub const MAX_BODY_CHARS: usize = 65_536;
 /// The prefix of the hidden marker abex ends its comments with.
 const MARKER_PREFIX: &str = "<!-- abex:v1 fp=";
 
-/// One real gap, ready to be posted.
+/// What a finding is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Kind {
+    /// A real gap: a survivor with a witness.
+    #[default]
+    Gap,
+    /// A function no test reaches: one note for the function, whose mutants are untested.
+    NotReached,
+}
+
+/// One real gap (or one function no test reaches), ready to be posted.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Finding {
+    /// A gap or a note on a function no test reaches.
+    pub kind: Kind,
     /// SHA-256 fingerprint, lowercase hex.
     pub fingerprint: String,
     /// File, relative to the repository root, with `/` separators.
@@ -125,29 +137,51 @@ fn explain(t: &TargetReport, m: &MutantReport, path: &str) -> String {
 }
 
 /// The findings of `report`: every survivor with a witness (never a possibly equivalent one),
-/// in report order. `prefix` is the project root relative to the repository root.
+/// in report order, then one note per function no test reaches (on its first changed line, else
+/// its first line). `prefix` is the project root relative to the repository root.
 pub fn findings(report: &Report, prefix: &str) -> Vec<Finding> {
-    report
-        .gaps(prefix)
-        .into_iter()
-        .map(|g| {
-            let (t, m, path) = (g.target, g.mutant, g.path);
-            let function = t.target.qualified_name.clone();
-            let test = report.suggested_test(m);
-            Finding {
-                fingerprint: g.fingerprint,
-                title: format!("`{path}:{}` `{function}`: {}", m.line, m.description),
-                body: explain(t, m, &path),
-                test: test.map(|s| test_of(t, s)),
-                test_name: test.map(|s| s.name.clone()),
-                witness: witness_line(m),
-                path,
-                function,
-                line: m.line,
-                changed_lines: t.target.changed_lines.clone(),
-            }
-        })
-        .collect()
+    let notes = report.unreached(prefix).into_iter().map(|u| {
+        let t = &u.target.target;
+        let line = t.changed_lines.first().copied().unwrap_or(t.span.start_line);
+        let detail = crate::render::reach::detail(u.target).unwrap_or_default();
+        Finding {
+            kind: Kind::NotReached,
+            fingerprint: u.fingerprint,
+            title: format!(
+                "`{}:{line}` `{}`: {}",
+                u.path,
+                t.qualified_name,
+                crate::render::reach::TITLE
+            ),
+            body: format!("**Not reached by any test**: {detail}.\n"),
+            test: None,
+            test_name: None,
+            witness: String::new(),
+            path: u.path,
+            function: t.qualified_name.clone(),
+            line,
+            changed_lines: t.changed_lines.clone(),
+        }
+    });
+    let gaps = report.gaps(prefix).into_iter().map(|g| {
+        let (t, m, path) = (g.target, g.mutant, g.path);
+        let function = t.target.qualified_name.clone();
+        let test = report.suggested_test(m);
+        Finding {
+            kind: Kind::Gap,
+            fingerprint: g.fingerprint,
+            title: format!("`{path}:{}` `{function}`: {}", m.line, m.description),
+            body: explain(t, m, &path),
+            test: test.map(|s| test_of(t, s)),
+            test_name: test.map(|s| s.name.clone()),
+            witness: witness_line(m),
+            path,
+            function,
+            line: m.line,
+            changed_lines: t.target.changed_lines.clone(),
+        }
+    });
+    gaps.chain(notes).collect()
 }
 
 /// The hidden marker of one finding, on a line of its own.
@@ -238,14 +272,25 @@ pub fn comment_body_with(findings: &[&Finding], suggestion: Option<&str>) -> Str
             tests.push(t);
         }
     }
-    let n = findings.len();
-    let mut text = if n == 1 {
-        String::from("### abex: a gap the tests do not pin down\n\n")
-    } else {
-        format!("### abex: {n} gaps the tests do not pin down\n\n")
+    let (gaps, notes): (Vec<&Finding>, Vec<&Finding>) =
+        findings.iter().partition(|f| f.kind == Kind::Gap);
+    let n = gaps.len();
+    let mut text = match n {
+        0 if notes.len() == 1 => String::from("### abex: a function no test reaches\n\n"),
+        0 => format!("### abex: {} functions no test reaches\n\n", notes.len()),
+        1 => String::from("### abex: a gap the tests do not pin down\n\n"),
+        _ => format!("### abex: {n} gaps the tests do not pin down\n\n"),
     };
+    // A function no test reaches is one note: its mutants are untested, not gaps.
+    for f in &notes {
+        text.push_str(&f.body);
+        text.push_str(
+            "\nabex suggests no test for it: with no test reaching the function, its surviving \
+             mutants say nothing about what the tests check.\n\n",
+        );
+    }
     let mut function = "";
-    for f in findings {
+    for f in &gaps {
         if f.function != function {
             if !function.is_empty() {
                 text.push('\n');
@@ -278,18 +323,20 @@ pub fn comment_body_with(findings: &[&Finding], suggestion: Option<&str>) -> Str
             );
         }
     }
-    let _ = write!(
-        text,
-        "\n<details><summary>{}</summary>\n\n",
-        if n == 1 { "The gap in detail" } else { "The gaps in detail" }
-    );
-    for (i, f) in findings.iter().enumerate() {
-        if i > 0 {
-            text.push_str("\n---\n\n");
+    if n > 0 {
+        let _ = write!(
+            text,
+            "\n<details><summary>{}</summary>\n\n",
+            if n == 1 { "The gap in detail" } else { "The gaps in detail" }
+        );
+        for (i, f) in gaps.iter().enumerate() {
+            if i > 0 {
+                text.push_str("\n---\n\n");
+            }
+            text.push_str(&f.body);
         }
-        text.push_str(&f.body);
+        text.push_str("\n</details>\n");
     }
-    text.push_str("\n</details>\n");
     text.push_str(
         "\n<sub>Reply `/abex ignore` or react 👎 to stop abex reporting this. It updates this \
          comment on later pushes.</sub>\n\n",
@@ -347,6 +394,7 @@ mod tests {
     #[test]
     fn markers_are_read_back_from_the_end_of_a_body_only() {
         let a = Finding {
+            kind: Kind::Gap,
             fingerprint: fp('a'),
             path: "src/lib.rs".into(),
             function: "f".into(),
@@ -404,6 +452,31 @@ mod tests {
     }
 
     #[test]
+    fn a_function_no_test_reaches_is_one_note_with_no_gap_and_no_test() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/reports/demo.json");
+        let report: Report = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let all = findings(&report, "");
+        let function = "range::Thermostat::distance_from_band";
+        let mine: Vec<&Finding> = all.iter().filter(|f| f.function == function).collect();
+        assert_eq!(mine.len(), 1, "one note, not one comment per mutant");
+        let note = mine[0];
+        assert_eq!(note.kind, Kind::NotReached);
+        assert_eq!((note.test.as_ref(), note.witness.as_str()), (None, ""));
+        assert_eq!(note.line, report.unreached("")[0].target.target.span.start_line);
+        let body = comment_body(&[note]);
+        assert!(body.starts_with("### abex: a function no test reaches"), "{body}");
+        assert!(body.contains("**Not reached by any test**: no test fails when"), "{body}");
+        assert!(!body.contains("```") && !body.contains("gap in detail"), "{body}");
+        assert_eq!(markers(&body).unwrap().fingerprints, vec![note.fingerprint.clone()]);
+        // Beside a gap on the same line: the gap keeps its test, the note its own words.
+        let gap = all.iter().find(|f| f.kind == Kind::Gap && f.test.is_some()).unwrap();
+        let both = comment_body(&[gap, note]);
+        assert!(both.starts_with("### abex: a gap the tests do not pin down"), "{both}");
+        assert!(both.contains("**Not reached by any test**") && both.contains("```"), "{both}");
+        assert_eq!(markers(&both).unwrap().fingerprints.len(), 2);
+    }
+
+    #[test]
     fn a_fingerprint_ignores_where_the_code_sits_and_its_spacing_but_not_what_changes() {
         let fp = |m: &MutantReport, f: &str| fingerprint("src/lib.rs", f, m, 0);
         let here = mutant(5, "a >= b", "a > b");
@@ -416,6 +489,7 @@ mod tests {
     #[test]
     fn a_body_past_the_limit_is_cut_but_keeps_its_markers() {
         let a = Finding {
+            kind: Kind::Gap,
             fingerprint: fp('a'),
             path: "p".into(),
             function: "f".into(),

@@ -309,6 +309,7 @@ mod tests {
 
     fn finding(c: char, line: usize, changed: &[usize]) -> Finding {
         Finding {
+            kind: super::super::finding::Kind::Gap,
             fingerprint: std::iter::repeat_n(c, 64).collect(),
             path: "src/lib.rs".into(),
             function: "f".into(),

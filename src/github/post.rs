@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use super::api::{ApiError, Client, ReviewComment, ReviewRequest};
 use super::event::Context;
-use super::finding::{findings, fit, marker, markers, Finding};
+use super::finding::{findings, fit, marker, markers, Finding, Kind};
 use super::plan::{plan, Plan};
 use crate::report::Report;
 
@@ -89,13 +89,18 @@ pub enum PostError {
 /// that a later run does not post the same list again).
 pub fn review_body(p: &Plan, all: &[Finding]) -> String {
     let mut out = String::from("## abex\n\n");
+    let gaps: Vec<&Finding> = all.iter().filter(|f| f.kind == Kind::Gap).collect();
     let functions: std::collections::BTreeSet<&str> =
-        all.iter().map(|f| f.function.as_str()).collect();
+        gaps.iter().map(|f| f.function.as_str()).collect();
+    let unreached = match all.len() - gaps.len() {
+        0 => String::new(),
+        k => format!(" {k} function(s) not reached by any test (one note each, no gap)."),
+    };
     let _ = writeln!(
         out,
         "{} gap(s) the tests do not pin down in {} function(s): {} new comment(s), {} updated, \
-         {} closed.",
-        all.len(),
+         {} closed.{unreached}",
+        gaps.len(),
         functions.len(),
         p.new.len(),
         p.updates.len(),

@@ -259,6 +259,11 @@ pub trait Lab {
     fn test_count(&self) -> usize;
     /// The test tool and selection used for target `i`, in words, for the report.
     fn test_tool(&self, i: usize) -> String;
+    /// How many tests call target `i`, where the lab traces them (known once its mutants were
+    /// tested); `None` where it does not.
+    fn reached_by(&self, _i: usize) -> Option<usize> {
+        None
+    }
     /// Runs the tests of `mutants` (numbers of this unit), within the run's deadline. A mutant
     /// left untested (budget, interruption) is absent from the answer. `on_result` hears each
     /// mutant's final result as soon as it is known; after an interruption (see

@@ -248,14 +248,19 @@ fn cache_keys(cfg: &RunConfig, front: &dyn FrontEnd, session: Option<&Session>) 
         .collect()
 }
 
-/// Every mutant of `unit`'s targets, numbered from 1: rule-based, then model-written, per
-/// target; then one self-check per target.
+/// Every mutant of `unit`'s targets, numbered from 1: one self-check per target first (tested
+/// first, so that a run the budget cuts still knows which functions its tests reach), then
+/// rule-based and model-written mutants, per target.
 fn number_mutants(ctx: &mut Ctx<'_>, unit: &Unit) -> Vec<Numbered> {
     let mut all = Vec::new();
     if !ctx.cfg.mutate {
         return all;
     }
     let mut n = 1u32;
+    for &i in &unit.targets {
+        all.push(Numbered { n, target: i, mutant: ctx.front.self_check(i), self_check: true });
+        n += 1;
+    }
     for &i in &unit.targets {
         let mut mutants = ctx.front.rule_mutants(i);
         if let Some(s) = ctx.session.as_mut() {
@@ -266,10 +271,6 @@ fn number_mutants(ctx: &mut Ctx<'_>, unit: &Unit) -> Vec<Numbered> {
             all.push(Numbered { n, target: i, mutant, self_check: false });
             n += 1;
         }
-    }
-    for &i in &unit.targets {
-        all.push(Numbered { n, target: i, mutant: ctx.front.self_check(i), self_check: true });
-        n += 1;
     }
     all
 }
@@ -412,6 +413,7 @@ fn run_unit(
             &numbered,
             &elites,
             &cached,
+            &BTreeMap::new(),
             on_event,
             &mut heard,
         );

@@ -2,7 +2,8 @@
 //! `::warning file=…,line=…,col=…,title=…::message` line per gap (a survivor with a witness), as
 //! cargo-mutants prints for its missed mutants. Printed to the log of an Actions step, each shows
 //! on the pull request's diff and in the run's summary. GitHub shows at most 10 warnings per step
-//! and 50 per job; the rest stay in the log.
+//! and 50 per job; the rest stay in the log. A function no test reaches gets one `::notice`
+//! line (its mutants are untested, not gaps).
 
 use crate::report::Report;
 
@@ -18,6 +19,17 @@ pub fn render(report: &Report) -> String {
             m.column.max(1),
             property("abex: untested change"),
             data(&message)
+        ));
+    }
+    // A function no test reaches: one notice for the function.
+    for u in report.unreached(report.safe_prefix()) {
+        let note = super::reach::note(u.target).unwrap_or_default();
+        out.push_str(&format!(
+            "::notice file={},line={},title={}::{}\n",
+            property(&u.path),
+            u.target.target.span.start_line.max(1),
+            property("abex: not reached by any test"),
+            data(&note)
         ));
     }
     out

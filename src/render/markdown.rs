@@ -51,8 +51,12 @@ fn target_section(out: &mut String, t: &TargetReport) {
         return;
     };
     let _ = writeln!(out, "{}.\n", m.counts.describe());
-    if m.self_check_killed == Some(false) {
-        out.push_str("> **No test reaches this function**: replacing its body with a panic fails no test.\n\n");
+    if let Some(why) = super::reach::why(t) {
+        let _ = writeln!(
+            out,
+            "> **Not reached by any test**: {}; its mutants are untested, not gaps.\n",
+            why.replace('\n', " ")
+        );
     }
     for x in m.mutants.iter().filter(|x| x.status == MutantStatus::Survived) {
         let Some(w) = &x.witness else { continue };
@@ -117,9 +121,16 @@ pub fn render(report: &Report) -> String {
         None if !report.complete => " *(incomplete run)*".to_string(),
         None => String::new(),
     };
+    let n = report.totals();
+    let unreached = match n.unreached {
+        0 => String::new(),
+        k => {
+            format!(" {k} function(s) not reached by any test (their mutants untested, not gaps).")
+        }
+    };
     let _ = writeln!(
         out,
-        "{} function(s) analysed, {tested} mutants tested, **{gaps} gap(s)** the tests do not pin down.{unfinished}\n",
+        "{} function(s) analysed, {tested} mutants tested, **{gaps} gap(s)** the tests do not pin down.{unreached}{unfinished}\n",
         report.targets.len(),
     );
     out.push_str(

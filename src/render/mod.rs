@@ -10,7 +10,8 @@
 //! - `stryker`: `mutation-report.json` in the mutation-testing-report-schema;
 //! - `html`: `report.html`, boundary maps, QD-score charts and the mutants in their source;
 //! - `sarif`: `abex.sarif`, SARIF 2.1.0 for code scanning;
-//! - `annotations`: GitHub Actions `::warning` lines, one per gap.
+//! - `annotations`: GitHub Actions `::warning` lines, one per gap;
+//! - `reach`: the note every surface gives a function no test reaches.
 
 pub mod annotations;
 pub mod html;
@@ -18,6 +19,7 @@ pub mod junit;
 pub mod leftovers;
 pub mod markdown;
 pub mod progress;
+pub mod reach;
 pub mod sarif;
 pub mod stryker;
 pub mod text;

@@ -118,7 +118,7 @@ pub fn target(t: &TargetReport, opts: &TextOptions) -> String {
         }
     }
     if let Some(m) = &t.mutation {
-        mutation(&mut out, m, &target.language, opts);
+        mutation(&mut out, t, m, opts);
     }
     out
 }
@@ -141,6 +141,14 @@ pub fn totals(report: &Report, opts: &TextOptions) -> String {
         n.gaps,
         plural(n.gaps, "gap", "gaps"),
     );
+    if n.unreached > 0 {
+        let _ = write!(
+            out,
+            ", {} {} not reached by any test",
+            n.unreached,
+            plural(n.unreached, "function", "functions")
+        );
+    }
     if let Some(path) = &opts.report_path {
         let _ = write!(out, " · report: {}", path.display());
     }
@@ -241,15 +249,12 @@ fn exploration(out: &mut String, x: &ExplorationReport, opts: &TextOptions) {
     }
 }
 
-fn mutation(out: &mut String, m: &MutationReport, language: &str, opts: &TextOptions) {
+fn mutation(out: &mut String, t: &TargetReport, m: &MutationReport, opts: &TextOptions) {
     let _ = writeln!(out, "  {} {}", opts.paint(Style::Bold, "mutants"), m.counts.describe());
-    let warning = opts.paint(Style::Warning, "warning:");
-    if m.self_check_killed == Some(false) {
-        let fails = if language == "python" { "raises" } else { "panics" };
-        let _ = writeln!(
-            out,
-            "  {warning} no test fails when this function {fails}: the tests do not reach it"
-        );
+    if let Some(why) = super::reach::why(t) {
+        // One line for the function: its survivors are untested, not gaps.
+        let title = opts.paint(Style::Warning, &format!("{}:", super::reach::TITLE));
+        let _ = writeln!(out, "  {title} {why}; its mutants are untested, not gaps");
     }
     for x in m.mutants.iter().filter(|x| x.status == MutantStatus::Survived) {
         let Some(w) = &x.witness else { continue };
