@@ -103,12 +103,30 @@ pub struct PythonOptions {
     pub root: PathBuf,
     /// The project's interpreter (`sys.executable`).
     pub python: PathBuf,
-    /// The outer pytest session's options that the inner runner passes on (`--ignore`, `-p`,
-    /// `-k`, `-W`, `-o`, …), paths relative to the root.
+    /// How the user's pytest session ran its tests.
+    pub session: PytestSession,
+}
+
+/// How the user's pytest session ran its tests (`pytest_abex.suite`), for the inner runner to
+/// run exactly the same tests the same way.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PytestSession {
+    /// The session's options the runner passes on (its effective command line, `addopts`
+    /// included, less what cannot run in the runner; its rootdir and ini file), paths relative
+    /// to the root.
     pub pytest_args: Vec<String>,
-    /// The files the outer session collected tests from (relative to the root); `None`: every
-    /// test file of the project.
+    /// What the session collected from (paths and node ids, relative to the root); empty: the
+    /// project's test files.
+    pub paths: Vec<String>,
+    /// The node ids of the tests the session ran, in its order; `None`: not known (every test
+    /// the paths collect).
+    pub node_ids: Option<Vec<String>>,
+    /// The files of the session's test items (any name), relative to the root; `None`: not
+    /// known (test files are found by name).
     pub test_files: Option<Vec<PathBuf>>,
+    /// The source files whose doctests the session ran.
+    pub doctest_files: Vec<PathBuf>,
 }
 
 /// The language section of a [`RunConfig`].

@@ -21,7 +21,8 @@ mod vehicles;
 
 pub use choose::{choose, Catalog};
 pub use config::{
-    Defaults, LanguageOptions, PythonOptions, RunConfig, RustOptions, Selection, TestScope,
+    Defaults, LanguageOptions, PytestSession, PythonOptions, RunConfig, RustOptions, Selection,
+    TestScope,
 };
 pub use error::{ExitCode, FrontError, RunError};
 pub use event::Event;

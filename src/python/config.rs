@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::pipeline::{Defaults, LanguageOptions, PythonOptions, RunConfig, Selection};
+use crate::pipeline::{
+    Defaults, LanguageOptions, PytestSession, PythonOptions, RunConfig, Selection,
+};
 
 /// The settings of a Python run, as the pytest plugin sends them.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -49,19 +51,8 @@ pub struct PyRunConfig {
     pub write_tests: bool,
     /// The model settings (`--abex-model`, `--abex-base-url`, budgets, agents, `--abex-offline`).
     pub llm: crate::llm::config::LlmOptions,
-    /// How the user's pytest runs the suite (`pytest_abex.suite`).
-    pub suite: SuiteSettings,
-}
-
-/// How the outer pytest session ran the suite, for the inner runner to run it the same way.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct SuiteSettings {
-    /// The outer session's options the runner passes on (`--ignore`, `-p`, `-k`, `-W`, `-o`, …).
-    pub pytest_args: Vec<String>,
-    /// The files the outer session collected tests from, relative to the root; `None`: it
-    /// collected none itself (an xdist controller).
-    pub test_files: Option<Vec<PathBuf>>,
+    /// How the user's pytest session ran the suite (`pytest_abex.suite`).
+    pub suite: PytestSession,
 }
 
 impl PyRunConfig {
@@ -79,8 +70,7 @@ impl PyRunConfig {
         let mut cfg = RunConfig::new(LanguageOptions::Python(PythonOptions {
             root: root.clone(),
             python,
-            pytest_args: self.suite.pytest_args,
-            test_files: self.suite.test_files,
+            session: self.suite,
         }));
         cfg.selection = if !self.functions.is_empty() {
             Selection::Functions(self.functions)

@@ -24,7 +24,7 @@ use crate::witness::Hints;
 pub struct PythonFront {
     sel: Selected,
     choice: Choice,
-    /// A fingerprint of every test file of the project.
+    /// A fingerprint of the tests the session ran: their files, node ids and options.
     tests_fp: String,
 }
 
@@ -35,17 +35,14 @@ impl PythonFront {
             return Err(RunError::UnknownFunction("not a Python run".into()));
         };
         let root = opts.root.canonicalize().unwrap_or_else(|_| opts.root.clone());
-        let mut project =
-            Project::load(&root).map_err(|e| RunError::front(PythonError::from(e)))?;
-        project.keep_collected(opts.test_files.as_deref());
+        let session = &opts.session;
+        let mut project = Project::load(&root, session.test_files.as_deref())
+            .map_err(|e| RunError::front(PythonError::from(e)))?;
+        project.keep_collected(session.test_files.as_deref(), &session.doctest_files);
         let (chosen, choice) = crate::pipeline::choose(&project, cfg, &root, "python")?;
-        let tests_fp = selection::fingerprint(&project);
-        let sel = Selected {
-            project,
-            chosen,
-            python: opts.python.clone(),
-            pytest_args: opts.pytest_args.clone(),
-        };
+        let tests_fp = selection::fingerprint(&project, session);
+        let sel =
+            Selected { project, chosen, python: opts.python.clone(), session: session.clone() };
         Ok(PythonFront { sel, choice, tests_fp })
     }
 }
@@ -73,7 +70,6 @@ impl FrontEnd for PythonFront {
             self.sel.python.display().to_string().into_bytes(),
             self.tests_fp.clone().into_bytes(),
             pf.module.clone().into_bytes(),
-            self.sel.pytest_args.join("\0").into_bytes(),
         ]
     }
 

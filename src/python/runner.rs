@@ -127,6 +127,18 @@ pub enum RunnerError {
     Broken(String),
 }
 
+/// Where a runner runs and how its pytest starts.
+pub struct Spot<'a> {
+    /// Its working folder: the scratch copy of the project.
+    pub cwd: &'a Path,
+    /// Where its spec is written.
+    pub spec_file: &'a Path,
+    /// The import roots inside the copy.
+    pub sys_path: &'a [PathBuf],
+    /// The user's session's options it passes to its pytest.
+    pub pytest_args: &'a [String],
+}
+
 /// A running `pytest_abex.runner`.
 pub struct Runner {
     child: Child,
@@ -138,23 +150,26 @@ pub struct Runner {
     pub collected: usize,
     /// Test files that failed to collect in it, left out: (file, error).
     pub dropped: Vec<(String, String)>,
+    /// The session's node ids it did not collect.
+    pub missing: Vec<String>,
     /// Its traced baseline, once run.
     pub traced: Option<RunResult>,
 }
 
 impl Runner {
     /// Starts `python -m pytest_abex.runner SPEC` (the run's interpreter, under its memory limit,
-    /// secrets scrubbed) in `cwd` with `tests` and the import roots.
+    /// secrets scrubbed) at `spot`, collecting `tests` (paths and node ids) and keeping the
+    /// items of `node_ids` (all of them when `None`).
     pub fn start(
         python: &Interpreter,
-        cwd: &Path,
-        spec_file: &Path,
+        spot: &Spot<'_>,
         tests: &[PathBuf],
-        sys_path: &[PathBuf],
-        pytest_args: &[String],
+        node_ids: Option<&[String]>,
     ) -> Result<Runner, RunnerError> {
+        let (cwd, spec_file) = (spot.cwd, spot.spec_file);
         let spec = serde_json::json!({
-            "tests": tests, "sys_path": sys_path, "pytest_args": pytest_args
+            "tests": tests, "sys_path": spot.sys_path, "pytest_args": spot.pytest_args,
+            "node_ids": node_ids,
         });
         std::fs::write(spec_file, spec.to_string()).map_err(|e| {
             RunnerError::Broken(format!("cannot write `{}`: {e}", spec_file.display()))
@@ -165,6 +180,8 @@ impl Runner {
             .current_dir(cwd)
             .env("PYTHONDONTWRITEBYTECODE", "1")
             .env("ABEX_INNER", "1")
+            // Its options are in the spec, the session's `PYTEST_ADDOPTS` among them.
+            .env_remove("PYTEST_ADDOPTS")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
@@ -196,6 +213,7 @@ impl Runner {
             lines: rx,
             collected: 0,
             dropped: Vec::new(),
+            missing: Vec::new(),
             traced: None,
         };
         let hello = r.next(Duration::from_secs(300))?;
@@ -210,6 +228,11 @@ impl Runner {
             .get("dropped")
             .and_then(|d| d.as_array())
             .map(|d| d.iter().map(|d| (text(d, "file"), text(d, "error"))).collect())
+            .unwrap_or_default();
+        r.missing = v
+            .get("missing")
+            .and_then(|d| d.as_array())
+            .map(|d| d.iter().filter_map(|id| id.as_str().map(String::from)).collect())
             .unwrap_or_default();
         Ok(r)
     }

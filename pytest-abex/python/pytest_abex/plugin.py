@@ -19,6 +19,9 @@ from . import suite
 
 _RESULT = pytest.StashKey[dict]()
 _NESTED = pytest.StashKey[bool]()
+# Node id -> (file, domain) of every test the session heard a report of: under xdist, the tests
+# that ran (the controller collects none itself).
+_REPORTED = pytest.StashKey[dict]()
 
 # Boundaries shown per validity group in the summary (``cargo abex --show``'s default).
 _SHOW = 5
@@ -165,6 +168,20 @@ def pytest_configure(config):
     fail_on = _setting(config, "--abex-fail-on", "abex_fail_on", str, None)
     if fail_on not in (None, "never", "finding"):
         raise pytest.UsageError(f"--abex-fail-on must be `never` or `finding`, not `{fail_on}`")
+    if _enabled(config) and not _is_xdist_worker(config):
+        config.stash[_REPORTED] = {}
+        config.pluginmanager.register(_Reports(config.stash[_REPORTED]), "abex-reports")
+
+
+class _Reports:
+    """Hears the session's test reports: under xdist, which tests ran."""
+
+    def __init__(self, into):
+        self.into = into
+
+    def pytest_runtest_logreport(self, report):
+        if report.nodeid not in self.into:
+            self.into[report.nodeid] = (report.location[0], report.location[2])
 
 
 def _is_xdist_worker(config):
@@ -283,7 +300,7 @@ def pytest_sessionfinish(session, exitstatus):
         "all": _flag(config, "--abex-all", "abex_all"),
         "write_tests": _flag(config, "--abex-write-tests", "abex_write_tests"),
         "base": _setting(config, "--abex-base", "abex_base", str, None),
-        "suite": suite.settings(session),
+        "suite": suite.settings(session, config.stash.get(_REPORTED, None)),
         "out": _setting(config, "--abex-out", "abex_out", str, None),
         "llm": _model_settings(config),
     }
