@@ -205,3 +205,18 @@ def test_a_function_no_test_reaches_is_no_finding_for_fail_on(pytester, tmp_path
     assert result.returncode == 0, out
     assert "gap(s) found" not in out and "GAP" not in out, out
     assert "1 function not reached by any test" in out, out
+
+
+def test_a_session_started_in_a_subfolder_runs_the_same_tests_in_the_runner(pytester, tmp_path):
+    root = copy_project(pytester, "dash_k")
+    env = dict(os.environ, FIDELITY_IDS=str(tmp_path / "sub"))
+    result = run(root / "tests", "-k", "not slow", "--abex", "--abex-offline", "--abex-pairs", "100",
+                 "--abex-function=../shipping.py::insurance", "--abex-function=../shipping.py::shipping_cost",
+                 env=env)
+    out = result.stdout + result.stderr
+    assert result.returncode == 0 and "abex: error" not in out, out
+    outer, inner = ids_of(tmp_path / "sub.outer"), ids_of(tmp_path / "sub.inner")
+    assert outer == inner == ["tests/test_shipping.py::test_light_parcel", "tests/test_shipping.py::test_heavier_parcel"]
+    report = json.loads((root / ".abex" / "out" / "report.json").read_text())
+    assert by_name(report)["shipping.insurance"]["mutation"]["reached_by"] == 0
+    check_gaps(root, tmp_path, ["-k", "not slow"], report)

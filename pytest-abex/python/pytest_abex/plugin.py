@@ -296,7 +296,8 @@ def pytest_sessionfinish(session, exitstatus):
     settings = {
         "root": str(config.rootpath),
         "python": sys.executable,
-        "functions": _setting(config, "--abex-function", "abex_function", "list", None) or [],
+        "functions": [suite.rebase_function(config, f)
+                      for f in _setting(config, "--abex-function", "abex_function", "list", None) or []],
         "all": _flag(config, "--abex-all", "abex_all"),
         "write_tests": _flag(config, "--abex-write-tests", "abex_write_tests"),
         "base": _setting(config, "--abex-base", "abex_base", str, None),

@@ -72,6 +72,15 @@ def _rebase_node(config, arg):
     return _rebase(config, path) + sep + rest
 
 
+def rebase_function(config, spec):
+    """``FILE::NAME`` given on the command line, its file relative to the rootdir (the core
+    reads it from there), so that ``--abex-function ../pkg/m.py::f`` works from a subfolder."""
+    file, sep, name = str(spec).partition(".py::")
+    if not sep:
+        return spec
+    return _rebase(config, file + ".py") + "::" + name
+
+
 def _argparser(config):
     """The session's ``argparse`` parser (every option known to it: pytest's, plugins',
     conftest files')."""
