@@ -141,3 +141,17 @@ def test_the_runner_gets_the_sessions_node_ids_and_effective_options_less_what_c
     for gone in ("-n", "--lf", "-x", "-k", "two", "xdist", "no:randomly", "--basetemp"):
         assert not any(a == gone or a.startswith(gone + "=") for a in args), (gone, args)
     assert args[args.index("-c") + 1] == "tox.ini"
+
+
+def test_a_module_named_with_pyargs_is_handed_over_as_a_module_name(pytester, monkeypatch):
+    pytester.makepyfile(**{"mypkg/__init__": "", "mypkg/test_it": "def test_it():\n    pass\n"})
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    # Started in a subfolder: a path would be rebased onto the rootdir, a module name is not.
+    pytester.mkdir("sub")
+    monkeypatch.chdir(pytester.path / "sub")
+    capture = _Capture()
+    result = pytester.inline_run("--pyargs", "mypkg.test_it", plugins=[capture])
+    result.assertoutcome(passed=1)
+    assert capture.settings["paths"] == ["mypkg.test_it"]
+    assert "--pyargs" in capture.settings["pytest_args"]
+    assert capture.settings["node_ids"] == ["mypkg/test_it.py::test_it"]

@@ -201,8 +201,17 @@ def pytest_args(config, by_ids=True):
 
 
 def paths(config):
-    """What the session collected from (``config.args``), relative to the rootdir."""
-    return [_rebase_node(config, a) for a in config.args]
+    """What the session collected from (``config.args``), relative to the rootdir; with
+    ``--pyargs``, a module name that is no path stays as it is."""
+    pyargs = getattr(config.option, "pyargs", False)
+
+    def one(arg):
+        path = Path(config.invocation_params.dir) / str(arg).partition("::")[0]
+        if pyargs and not path.exists():
+            return str(arg)
+        return _rebase_node(config, arg)
+
+    return [one(a) for a in config.args]
 
 
 def _own(path):
