@@ -118,13 +118,15 @@ def test_the_runner_gets_the_sessions_node_ids_and_effective_options_less_what_c
         "def pytest_addoption(parser):\n"
         "    parser.addoption('--level', action='store', default='1')\n"
         "    parser.addoption('--fast', action='store_true')\n"
+        "    parser.addoption('--html', action='store', dest='htmlpath')\n"  # as pytest-html
     )
     pytester.makeini("[pytest]\naddopts = -p xdist -n 0 --level 3 -rA\n")
     monkeypatch.setenv("PYTEST_ADDOPTS", "--import-mode=importlib -W error::UserWarning")
     capture = _Capture()
     result = pytester.inline_run(
         "tests/checks_a.py", "-k", "two", "--lf", "-x", "--fast", "-vv", "-p", "no:randomly",
-        "--basetemp", str(pytester.path / "tmp"), "--ignore", "tests/old", plugins=[capture],
+        "--basetemp", str(pytester.path / "tmp"), "--ignore", "tests/old",
+        "--html", str(pytester.path / "report.html"), plugins=[capture],
     )
     result.assertoutcome(passed=1)
     s = capture.settings
@@ -138,7 +140,8 @@ def test_the_runner_gets_the_sessions_node_ids_and_effective_options_less_what_c
         assert kept in args, (kept, args)
     assert args.count("-v") == 2
     # What cannot run in the runner, or what the node ids already apply, is left out.
-    for gone in ("-n", "--lf", "-x", "-k", "two", "xdist", "no:randomly", "--basetemp"):
+    # (A report file a plugin writes would land in the user's tree.)
+    for gone in ("-n", "--lf", "-x", "-k", "two", "xdist", "no:randomly", "--basetemp", "--html"):
         assert not any(a == gone or a.startswith(gone + "=") for a in args), (gone, args)
     assert args[args.index("-c") + 1] == "tox.ini"
 

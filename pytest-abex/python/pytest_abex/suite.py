@@ -43,6 +43,8 @@ _DROPPED = {
     "setupshow", "setupplan", "showfixtures", "show_fixtures_per_test", "markers", "version",
     "help", "debug", "xmlpath", "junitprefix", "log_file", "resultlog", "pastebin",
     "fold_skipped",
+    # Reports plugins write (pytest-html, pytest-reportlog, pytest-json-report).
+    "htmlpath", "self_contained_html", "reportlog", "json_report", "json_report_file",
 }
 
 # Selections the node ids already apply (and which could deselect abex's suggested tests).
@@ -74,9 +76,11 @@ def _rebase_node(config, arg):
 
 def rebase_function(config, spec):
     """``FILE::NAME`` given on the command line, its file relative to the rootdir (the core
-    reads it from there), so that ``--abex-function ../pkg/m.py::f`` works from a subfolder."""
+    reads it from there) when it names a file from where pytest started, so that
+    ``--abex-function ../pkg/m.py::f`` works from a subfolder; otherwise as given (a path
+    from the rootdir)."""
     file, sep, name = str(spec).partition(".py::")
-    if not sep:
+    if not sep or not (Path(config.invocation_params.dir) / (file + ".py")).is_file():
         return spec
     return _rebase(config, file + ".py") + "::" + name
 
