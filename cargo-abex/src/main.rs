@@ -161,6 +161,7 @@ impl EngineArgs {
             reasoning_effort: self.reasoning_effort.clone(),
             white_box: self.white_box.then_some(true),
             roles,
+            project: Vec::new(),
         }
     }
 }

@@ -315,6 +315,106 @@ fn a_whole_model_run_meets_gpt5_rules_and_a_llama_cpp_server_without_falling_bac
     }
 }
 
+/// `cargo abex` with the API key `KEY` in its environment and the endpoint, if any, on its
+/// command line (as the Action passes them).
+fn abex_with_key(dir: &Path, url: Option<&str>, args: &[&str]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-abex"));
+    cmd.args(["abex", "--function", "src/lib.rs::classify"]);
+    if let Some(url) = url {
+        cmd.args(["--base-url", url]);
+    }
+    cmd.args(args)
+        .current_dir(dir)
+        .env_remove("GITHUB_BASE_REF")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ABEX_BASE_URL")
+        .env_remove("ABEX_MODEL")
+        .env_remove("ABEX_PRICES")
+        .env("ABEX_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+const KEY: &str = "sk-abex-test-key-5e1d";
+
+#[test]
+fn a_project_file_never_sends_the_key_to_its_endpoint() {
+    let (_tmp, dir) = support::project("simple");
+    let s = FakeLlm::start(|c| planner(c).unwrap_or_else(pairs));
+    // The pull request's abex.toml names its own endpoint; the key is in the environment.
+    std::fs::write(dir.join("abex.toml"), format!("[llm]\nbase_url = \"{}\"\n", s.base_url))
+        .unwrap();
+    let o = abex_with_key(&dir, None, &["--no-mutants"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("refused: `") && stderr.contains("abex.toml` key `llm.base_url`"),
+        "{stderr}"
+    );
+    assert_eq!(s.count(), 0, "the file's endpoint got a request");
+    // The same through Cargo.toml's metadata.
+    std::fs::remove_file(dir.join("abex.toml")).unwrap();
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    let metadata = format!("\n[package.metadata.abex.llm]\nbase_url = \"{}\"\n", s.base_url);
+    std::fs::write(dir.join("Cargo.toml"), manifest + &metadata).unwrap();
+    let o = abex_with_key(&dir, None, &["--no-mutants"]);
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(s.count(), 0);
+    // Named on the command line, the endpoint gets the key.
+    let o = abex_with_key(&dir, Some(&s.base_url), &["--no-mutants", "--explorer-calls", "1"]);
+    ok(&o);
+    assert!(s.count() > 0);
+    assert!(s.authorizations().iter().all(|a| a == &format!("Bearer {KEY}")));
+}
+
+#[test]
+fn project_prices_of_zero_or_nan_do_not_loosen_a_money_budget_and_a_negative_timeout_is_an_error() {
+    // $0.01 at gpt-5-mini's built-in prices; the project's table says its tokens are free.
+    let run = |prices: Option<&str>| {
+        let (_tmp, dir) = support::project("simple");
+        if let Some(p) = prices {
+            std::fs::write(dir.join("abex.toml"), p).unwrap();
+        }
+        let s = FakeLlm::start(|c| planner(c).unwrap_or_else(pairs));
+        let args = ["--no-mutants", "--budget-usd", "0.01", "--explorer-calls", "40"];
+        let o = abex_with_key(&dir, Some(&s.base_url), &args);
+        (o, s.count(), dir.join(".abex/out/report.json"), _tmp)
+    };
+    let (o, built_in, path, _t) = run(None);
+    ok(&o);
+    let llm = serde_json::from_str::<Value>(&std::fs::read_to_string(path).unwrap()).unwrap()
+        ["llm"]
+        .clone();
+    assert_eq!(llm["fallbacks"], json!(["money budget spent"]), "{llm:#}");
+    let free = "[llm.prices.\"gpt-5-mini\"]\ninput = 0.0\noutput = 0.0\n";
+    let (o, zero, path, _t) = run(Some(free));
+    ok(&o);
+    assert_eq!(zero, built_in, "a zero price in the project's file bought more requests");
+    let llm = serde_json::from_str::<Value>(&std::fs::read_to_string(path).unwrap()).unwrap()
+        ["llm"]
+        .clone();
+    let usd = llm["total"]["usd"].as_f64().unwrap();
+    assert!(usd > 0.0 && usd <= 0.01, "{llm:#}");
+    for (bad, named) in [
+        (
+            "[llm.prices.\"gpt-5-mini\"]\ninput = nan\noutput = 0.0\n",
+            "llm.prices.\"gpt-5-mini\".input",
+        ),
+        (
+            "[llm.prices.\"gpt-5-mini\"]\ninput = -1.0\noutput = 0.0\n",
+            "llm.prices.\"gpt-5-mini\".input",
+        ),
+        ("[llm]\ntimeout_s = -1\n", "llm.timeout_s"),
+    ] {
+        let (o, requests, ..) = run(Some(bad));
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {stderr}");
+        assert!(stderr.contains("abex.toml") && stderr.contains(named), "{bad}: {stderr}");
+        assert_eq!(requests, 0);
+    }
+}
+
 #[test]
 fn a_money_budget_with_a_model_of_unknown_price_exits_2_with_a_hint() {
     let (_tmp, dir) = support::project("simple");

@@ -135,19 +135,13 @@ fn defaults() -> String {
 }
 
 /// Moves the secrets abex uses (`GITHUB_TOKEN`, `GH_TOKEN`, `ABEX_API_KEY`, `OPENAI_API_KEY`)
-/// from the process's environment into the core, where only the core reads them, and wipes them
-/// from the environment block `/proc/self/environ` shows (`abex::secrets`). Returns the names
-/// taken; the plugin then removes them from `os.environ`, Python's own copy.
+/// from the process's environment into the core, where only the core reads them, wipes them
+/// from the environment block `/proc/self/environ` shows, and takes a snapshot of the settings
+/// that say where a key goes (`abex::secrets`). Returns the names taken; the plugin then removes
+/// them from `os.environ`, Python's own copy. Nothing in this module hands a secret back.
 #[pyfunction]
 fn withhold_secrets() -> Vec<String> {
     abex::secrets::withhold()
-}
-
-/// Empties the core's store of withheld secrets and returns them as `{name: value}`: for a pytest
-/// session run inside another's test (pytester), whose host gets its environment back.
-#[pyfunction]
-fn release_secrets() -> std::collections::HashMap<String, String> {
-    abex::secrets::release().into_iter().collect()
 }
 
 /// The abex version of the core.
@@ -164,7 +158,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(render_text, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(withhold_secrets, m)?)?;
-    m.add_function(wrap_pyfunction!(release_secrets, m)?)?;
     m.add_function(wrap_pyfunction!(defaults, m)?)?;
     m.add("AbexError", m.py().get_type::<AbexError>())?;
     Ok(())

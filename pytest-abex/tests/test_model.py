@@ -552,3 +552,37 @@ def test_the_testers_test_is_repaired_until_it_kills_and_a_hostile_one_never_run
         assert rep["llm"]["tests_refused"] == len(prompts) - len(at_100), rep["llm"]
     finally:
         fake.close()
+
+
+def test_the_project_s_files_cannot_redirect_the_key_or_pass_a_bad_number(project):
+    """With the key in the environment, an endpoint named by ``pytest.ini`` (its ``abex_*`` key or
+    its ``addopts``) or ``[tool.abex]`` never gets a request: the run stops with a configuration
+    error naming the file and the key. A negative time budget there is such an error too."""
+    fake = FakeLlm(lambda role, nth, n: (500, "never asked", []))
+    try:
+        pyproject = project.path / "pyproject.toml"
+        for ini, named in [
+            (f"abex_base_url = {fake.base_url}", "key `abex_base_url`"),
+            (f"addopts = --abex-base-url={fake.base_url}", "key `addopts --abex-base-url`"),
+        ]:
+            project.makeini(f"[pytest]\npythonpath = .\n{ini}\n")
+            result = run_abex(project, None)
+            out = result.stdout.str() + result.stderr.str()
+            assert result.ret == 2, out
+            assert "refused: `" in out and named in out, out
+        project.makeini("[pytest]\npythonpath = .\n")
+        pyproject.write_text(f'[tool.abex]\nbase_url = "{fake.base_url}"\n')
+        result = run_abex(project, None)
+        out = result.stdout.str() + result.stderr.str()
+        assert result.ret == 2 and "key `tool.abex.base_url`" in out, out
+        assert fake.log == []
+        # On the command line, the same endpoint is the user's: it gets the key.
+        pyproject.write_text("[tool.abex.llm]\nmutants = 0\nexplorer_calls = 1\n")
+        run_abex(project, fake)
+        assert fake.log, "the command line's endpoint was not asked"
+        project.makeini("[pytest]\npythonpath = .\nabex_time_budget = -1\n")
+        result = run_abex(project, None, "--abex-offline")
+        out = result.stdout.str() + result.stderr.str()
+        assert result.ret == 2 and "key `abex_time_budget`" in out and "-1" in out, out
+    finally:
+        fake.close()

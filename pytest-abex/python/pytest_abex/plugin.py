@@ -9,6 +9,7 @@ terminal text of the report (``_core.render_text``), the same text ``cargo abex`
 
 import json
 import os
+import shlex
 import signal
 import sys
 import threading
@@ -18,7 +19,6 @@ import pytest
 from . import suite
 
 _RESULT = pytest.StashKey[dict]()
-_NESTED = pytest.StashKey[bool]()
 
 # Boundaries shown per validity group in the summary (``cargo abex --show``'s default).
 _SHOW = 5
@@ -115,6 +115,35 @@ def _setting(config, opt, ini, typ, default):
     return default
 
 
+def _on_command_line(config, opt):
+    """Whether ``opt`` was given on pytest's command line or in ``PYTEST_ADDOPTS``, not through
+    an ini file's ``addopts``, which a pull request writes."""
+    args = list(config.invocation_params.args) + shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))
+    return any(a == opt or a.startswith(opt + "=") for a in args)
+
+
+def _split_setting(config, opt, ini):
+    """A setting as ``(command_line_value, from_file)``: the value given on the command line (or
+    in ``PYTEST_ADDOPTS``), and the project's own, ``{"file", "key", "value"}``, from the ini
+    file (its ``abex_*`` key or its ``addopts``) or ``[tool.abex]``. The core lets the project's
+    only tighten what the command line and the defaults set (``abex::python::config``)."""
+    value = config.getoption(opt.lstrip("-").replace("-", "_"))
+    inipath = str(config.inipath) if config.inipath else "the ini file"
+    if value not in (None, []):
+        if _on_command_line(config, opt):
+            return value, None
+        return None, {"file": inipath, "key": f"addopts {opt}", "name": ini, "value": value}
+    raw = config.getini(ini)
+    if raw not in (None, "", []):
+        return None, {"file": inipath, "key": ini, "name": ini, "value": raw}
+    key = ini[len("abex_"):]
+    table = _pyproject_settings(config)
+    if key in table:
+        path = str(config.rootpath / "pyproject.toml")
+        return None, {"file": path, "key": f"tool.abex.{key}", "name": ini, "value": table[key]}
+    return None, None
+
+
 def _enabled(config):
     if os.environ.get("ABEX_INNER"):  # abex's own runner and worker: never recurse
         return False
@@ -143,16 +172,6 @@ def pytest_load_initial_conftests(early_config, parser, args):
 
     for name in _core.withhold_secrets():
         os.environ.pop(name, None)
-    # A session inside another's test (pytester's inline runs) hands them back at its end.
-    early_config.stash[_NESTED] = bool(os.environ.get("PYTEST_CURRENT_TEST"))
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_unconfigure(config):
-    if config.stash.get(_NESTED, False):
-        from . import _core
-
-        os.environ.update(_core.release_secrets())
 
 
 def pytest_configure(config):
@@ -179,17 +198,17 @@ def _flag(config, opt, ini):
     return bool(value)
 
 
-def _model_settings(config):
-    """The core's ``llm`` settings from the model options (unset ones are left to the core's
-    environment and ``[tool.abex.llm]``)."""
+def _model_settings(config, project):
+    """The core's ``llm`` settings from the model options given on the command line; what the
+    project's files set goes to ``project`` (unset ones are left to the core's environment and
+    ``[tool.abex.llm]``)."""
     llm = {"offline": _flag(config, "--abex-offline", "abex_offline")}
-    for opt, ini, typ, key in _MODEL:
-        value = _setting(config, opt, ini, typ, None)
+    for opt, ini, typ, key in _MODEL + [("--abex-prompts", "abex_prompts", str, "prompts")]:
+        value, from_file = _split_setting(config, opt, ini)
         if value is not None:
-            llm[key] = typ(value)
-    prompts = _setting(config, "--abex-prompts", "abex_prompts", str, None)
-    if prompts is not None:
-        llm["prompts"] = str(config.invocation_params.dir / prompts)
+            llm[key] = str(config.invocation_params.dir / value) if key == "prompts" else typ(value)
+        if from_file is not None:
+            project.append(from_file)
     return llm
 
 
@@ -285,13 +304,17 @@ def pytest_sessionfinish(session, exitstatus):
         "base": _setting(config, "--abex-base", "abex_base", str, None),
         "suite": suite.settings(session),
         "out": _setting(config, "--abex-out", "abex_out", str, None),
-        "llm": _model_settings(config),
+        "project": [],
     }
-    # What the user did not set is left to the core's defaults (the same as `cargo abex`'s).
+    settings["llm"] = _model_settings(config, settings["project"])
+    # What the user did not set is left to the core's defaults (the same as `cargo abex`'s);
+    # what the project's files set may only tighten them, checked by the core.
     for opt, ini, typ, key in _NUMBERS:
-        value = _setting(config, opt, ini, typ, None)
+        value, from_file = _split_setting(config, opt, ini)
         if value is not None:
             settings[key] = typ(value)
+        if from_file is not None:
+            settings["project"].append(from_file)
     from . import _core  # the native module: imported only when abex runs
 
     try:
