@@ -315,6 +315,7 @@ mod tests {
             line,
             changed_lines: changed.to_vec(),
             title: format!("gap {c}"),
+            description: format!("gap {c}"),
             body: format!("gap {c}\n"),
             test: None,
             test_name: None,

@@ -104,10 +104,12 @@ pub fn review_body(p: &Plan, all: &[Finding]) -> String {
     if !p.unplaced.is_empty() {
         out.push_str("\n### Not on a line\n\n");
         for (f, why) in &p.unplaced {
+            // Inside `<summary>` Markdown is not read: the title's parts as HTML text.
+            let title = format!("{}:{} {}: {}", f.path, f.line, f.function, f.description);
             let _ = writeln!(
                 out,
                 "<details><summary>{} ({})</summary>\n\n{}\n</details>\n",
-                f.title.replace('<', "&lt;"),
+                crate::render::inert::html_text(&title, crate::render::inert::MAX_INLINE),
                 why.describe(),
                 f.body
             );
