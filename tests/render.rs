@@ -216,7 +216,7 @@ fn hostile_text_in_a_report_reaches_every_surface_inert() {
     let p = plan(&placed, &[], 30, true, "0123456789");
     let comments: Vec<String> = p.new.iter().map(|c| c.body()).collect();
     let unplaced = plan(&all, &[], 0, true, "0123456789");
-    let review = abex::github::post::review_body(&unplaced, &all);
+    let review = abex::github::post::review_body(&unplaced, &all, "0");
     let summary = markdown::render(&r);
     for (surface, text) in comments
         .iter()

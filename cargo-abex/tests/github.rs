@@ -605,3 +605,79 @@ fn the_action_s_run_steps_post_the_review_and_skip_posting_for_a_fork() {
     let summary = std::fs::read_to_string(&pr.summary).unwrap();
     assert!(summary.contains("Not posted: the pull request comes from a fork"), "{summary}");
 }
+
+/// Issue 28: a review that GitHub answers with 502 but lists 0, 3 or 30 s later is posted
+/// exactly once (the poster looks for its run's nonce in the list for about a minute before it
+/// sends the review again). Here at a tenth of the time: the waits between looks and the delays
+/// are scaled down together.
+#[test]
+fn a_review_answered_with_502_and_listed_0_3_or_30_s_later_is_posted_exactly_once() {
+    let report: abex::report::Report = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/reports/demo.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let tenth = |d: std::time::Duration| d / 10;
+    let opts = abex::github::PostOptions {
+        landing_waits: abex::github::api::LANDING_WAITS.iter().copied().map(tenth).collect(),
+        ..abex::github::PostOptions::default()
+    };
+    let head = "a".repeat(40);
+    for delay_s in [0, 3, 30] {
+        let gh = FakeGitHub::start(&head, Default::default());
+        {
+            let mut s = gh.state.lock().unwrap();
+            s.fail_next_review_after_landing = true;
+            s.landing_delay = tenth(std::time::Duration::from_secs(delay_s));
+        }
+        let posted = abex::github::post(&report, &gh.context(&head), &opts).expect("posted");
+        assert!(posted.review_id.is_some(), "{delay_s} s");
+        assert_eq!(gh.count("POST", "/reviews"), 1, "{delay_s} s: sent again");
+        assert_eq!(gh.state.lock().unwrap().reviews.len(), 1, "{delay_s} s");
+        assert!(
+            posted.notes.iter().any(|n| n.contains("the review had landed")),
+            "{:?}",
+            posted.notes
+        );
+    }
+    // Never listed within the minute: sent once more, once.
+    let gh = FakeGitHub::start(&head, Default::default());
+    {
+        let mut s = gh.state.lock().unwrap();
+        s.fail_next_review_after_landing = true;
+        s.landing_delay = std::time::Duration::from_secs(3600);
+    }
+    let posted =
+        abex::github::post(&report, &gh.context(&head), &opts).expect("posted on the second try");
+    assert_eq!(gh.count("POST", "/reviews"), 2);
+    assert!(posted.notes.iter().any(|n| n.contains("sent once more")), "{:?}", posted.notes);
+}
+
+/// Issue 28: a 👎 or an `/abex ignore` reply counts only from someone with write access to the
+/// repository: the pull request's author from a fork cannot silence what abex says.
+#[test]
+fn suppression_counts_only_from_people_with_write_access() {
+    let pr = pull_request();
+    let head = git(&pr.dir, &["rev-parse", "HEAD"]);
+    let gh = FakeGitHub::start(&head, fake::patches(&pr.dir, "main"));
+    let o = abex(&pr, &gh, &["--offline", "--post-review"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let c = comments(&gh);
+    assert_eq!(c.len(), 2);
+    // The author (a contributor from a fork) 👎s one comment and replies `/abex ignore` to the
+    // other; a push moves the code, which would otherwise leave both as they are.
+    gh.react_as(c[0]["id"].as_u64().unwrap(), "-1", "author");
+    gh.reply_as(c[1]["id"].as_u64().unwrap(), "/abex ignore", "author", "CONTRIBUTOR");
+    let o = abex(&pr, &gh, &["--offline", "--post-review"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("0 suppressed"), "{}", stderr(&o));
+    // A maintainer's 👎 and a collaborator's reply do count.
+    gh.state.lock().unwrap().permissions.insert("maintainer".into(), "admin".into());
+    gh.react_as(c[0]["id"].as_u64().unwrap(), "-1", "maintainer");
+    gh.reply_as(c[1]["id"].as_u64().unwrap(), "/abex ignore", "helper", "COLLABORATOR");
+    let o = abex(&pr, &gh, &["--offline", "--post-review"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("6 suppressed"), "{}", stderr(&o));
+}
