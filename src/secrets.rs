@@ -9,7 +9,8 @@
 //! `safety::child_env` gives the processes abex runs an allowlisted environment.
 //!
 //! [`withhold`] also takes a snapshot of the settings that say where a key goes (`ABEX_BASE_URL`,
-//! `ABEX_MODEL`, `ABEX_PRICES`): [`var`] reads them from the snapshot, so code that changes the
+//! `ABEX_MODEL`, `ABEX_PRICES`) and what children see (`ABEX_PASS_ENV`): [`var`] reads them from
+//! the snapshot, so code that changes the
 //! environment later in the same process (a `conftest.py` setting `os.environ`) redirects
 //! nothing. Each call replaces the store and the snapshot with what the environment holds then
 //! (a pytest session run inside another's test starts from its own environment); nothing hands
@@ -25,9 +26,9 @@ use std::sync::Mutex;
 /// The variables abex reads that hold a secret: the ones [`withhold`] takes.
 pub const NAMES: &[&str] = &["GITHUB_TOKEN", "GH_TOKEN", "ABEX_API_KEY", "OPENAI_API_KEY"];
 
-/// The variables that say where a key goes and what it may spend: [`withhold`] keeps a snapshot
-/// of them (and leaves them in the environment).
-pub const SETTINGS: &[&str] = &["ABEX_BASE_URL", "ABEX_MODEL", "ABEX_PRICES"];
+/// The variables that say where a key goes, what it may spend and what the project's code may
+/// see: [`withhold`] keeps a snapshot of them (and leaves them in the environment).
+pub const SETTINGS: &[&str] = &["ABEX_BASE_URL", "ABEX_MODEL", "ABEX_PRICES", "ABEX_PASS_ENV"];
 
 /// The withheld secrets and the settings' snapshot; `None` until [`withhold`] is called.
 static WITHHELD: Mutex<Option<BTreeMap<String, String>>> = Mutex::new(None);
