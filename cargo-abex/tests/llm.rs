@@ -634,3 +634,60 @@ fn no_test_of_the_hostile_corpus_runs_in_a_model_run() {
     let tests = r["targets"][0]["mutation"]["suggested_tests"].as_array().unwrap();
     assert!(!tests.is_empty() && tests.iter().all(|t| t["origin"] == "offline"), "{tests:#?}");
 }
+
+/// A raw HTTP POST of `body` to `url` (`http://127.0.0.1:PORT/path`) with `Authorization:
+/// Bearer token`; returns the status.
+fn post_json(url: &str, token: &str, body: &Value) -> u16 {
+    use std::io::{Read, Write};
+    let rest = url.strip_prefix("http://").unwrap();
+    let (host, path) = rest.split_once('/').unwrap();
+    let mut s = std::net::TcpStream::connect(host).unwrap();
+    let body = body.to_string();
+    write!(
+        s,
+        "POST /{path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    let _ = s.read_to_string(&mut answer);
+    answer.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0)
+}
+
+/// Issue 28: the model proxy of the Action's pytest path takes the key on stdin, forwards only
+/// requests that carry its token, sends the key only to the endpoint it was given, and refuses
+/// (402, never forwarded) a request whose worst case does not fit in its budget.
+#[test]
+fn the_model_proxy_holds_the_key_checks_its_token_and_keeps_the_budget() {
+    use std::io::{BufRead, Write};
+    let upstream = FakeLlm::start(|_| pairs());
+    let mut proxy = Command::new(env!("CARGO_BIN_EXE_cargo-abex"))
+        .args(["abex", "model-proxy", "--base-url", &upstream.base_url, "--budget-usd", "0.01"])
+        .env_remove("ABEX_API_KEY")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ABEX_BASE_URL")
+        .env_remove("ABEX_PRICES")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    writeln!(proxy.stdin.take().unwrap(), "{KEY}").unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(proxy.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let (url, token) = line.trim().split_once(' ').expect("URL TOKEN");
+    assert!(url.starts_with("http://127.0.0.1:") && token.starts_with("abex-proxy-"), "{line}");
+    let endpoint = format!("{url}/chat/completions");
+    let request = |max: u64| {
+        json!({"model": "gpt-5-mini", "max_completion_tokens": max,
+               "messages": [{"role": "user", "content": "Propose pairs."}]})
+    };
+    assert_eq!(post_json(&endpoint, "a-guess", &request(100)), 401);
+    assert_eq!(upstream.count(), 0);
+    assert_eq!(post_json(&endpoint, token, &request(100)), 200);
+    assert_eq!(upstream.authorizations(), [format!("Bearer {KEY}")]);
+    // 100,000 answer tokens at gpt-5-mini's $2/M is $0.20: past the $0.01 budget, not sent.
+    assert_eq!(post_json(&endpoint, token, &request(100_000)), 402);
+    assert_eq!(upstream.count(), 1);
+    let _ = proxy.kill();
+    let _ = proxy.wait();
+}

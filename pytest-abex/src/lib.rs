@@ -59,16 +59,18 @@ fn interrupt(signal: i32) -> usize {
 
 /// Publishes a report on GitHub Actions, as `cargo abex --post-review` does from its own run:
 /// posts the review when `post` (in-run: never on a fork's pull request), appends the job summary
-/// to `GITHUB_STEP_SUMMARY` and the step outputs to `GITHUB_OUTPUT` when they are set. Returns
-/// `(notes, warnings)`: what was done, and what failed (a failed post is a warning, never an
-/// exception).
+/// to `GITHUB_STEP_SUMMARY` and the step outputs to `GITHUB_OUTPUT` when they are set, and copies
+/// the event next to the report. Returns `(notes, warnings, annotations)`: what was done, what
+/// failed (a failed post is a warning, never an exception), and in a GitHub Actions step
+/// (`GITHUB_ACTIONS=true`) the `::warning` workflow commands of the gaps, one a line, for the
+/// plugin to print.
 #[pyfunction]
 fn publish(
     py: Python<'_>,
     report: &str,
     report_path: &str,
     post: bool,
-) -> PyResult<(Vec<String>, Vec<String>)> {
+) -> PyResult<(Vec<String>, Vec<String>, String)> {
     let report: abex::report::Report = serde_json::from_str(report)
         .map_err(|e| AbexError::new_err(format!("invalid abex report: {e}")))?;
     let env_path = |k: &str| std::env::var_os(k).filter(|p| !p.is_empty()).map(PathBuf::from);
@@ -98,7 +100,10 @@ fn publish(
         Some(Err(e)) => warnings.push(format!("failed to post the review: {e}")),
         None => {}
     }
-    Ok((notes, warnings))
+    let in_actions = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
+    let annotations =
+        if in_actions { abex::render::annotations::render(&report) } else { String::new() };
+    Ok((notes, warnings, annotations))
 }
 
 /// The terminal text of a report (JSON), as `cargo abex` prints it: a block per function, then

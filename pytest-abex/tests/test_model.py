@@ -64,6 +64,7 @@ class FakeLlm:
         self.strict = strict
         self.refused = 0
         self.log = []
+        self.authorizations = []
         self.lock = threading.Lock()
         fake = self
 
@@ -91,6 +92,7 @@ class FakeLlm:
                     nth = sum(1 for r, _ in fake.log if r == role)
                     n = len(fake.log)
                     fake.log.append((role, body))
+                    fake.authorizations.append(self.headers.get("Authorization"))
                 if role == "tester":
                     prompt = body["messages"][-1]["content"]
                     test = fake.tester(prompt) if fake.tester else "not a test ("
@@ -407,7 +409,10 @@ def test_post_review_posts_the_findings_on_the_pull_request(project, monkeypatch
         github.close()
 
 
-def test_model_options_come_from_the_ini_file_too(project, marker):
+def test_model_options_come_from_the_ini_file_too(project, marker, monkeypatch):
+    # Without a key the ini file may name the (loopback) endpoint; with one it may not (see
+    # test_the_project_s_files_cannot_redirect_the_key_or_pass_a_bad_number).
+    monkeypatch.delenv("ABEX_API_KEY")
     fake = FakeLlm(scripted(marker))
     try:
         project.makeini(
@@ -487,9 +492,10 @@ def test_no_answer_of_the_hostile_corpus_runs(project, tmp_path):
     fake = FakeLlm(script)
     try:
         (project.path / "pyproject.toml").write_text(
-            f"[tool.abex.llm]\nmutants = {-(-len(corpus) // 3)}\nexplorer_calls = 1\nmax_tokens = 400\n"
+            "[tool.abex.llm]\nexplorer_calls = 1\nmax_tokens = 400\n"
         )
-        result = run_abex(project, fake)
+        # A project file may only lower the count of model mutants: the command line raises it.
+        result = run_abex(project, fake, "--abex-llm-mutants", str(-(-len(corpus) // 3)))
         result.assert_outcomes(passed=1)
         rep = report(project)
         assert rep["llm"]["mutants_refused"] == len(corpus), rep["llm"]

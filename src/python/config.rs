@@ -149,11 +149,19 @@ impl FromFile {
             }
             "abex_reasoning_effort" => cfg.reasoning_effort = Some(self.string()?),
             "abex_prompts" => cfg.prompts = Some(PathBuf::from(self.string()?)),
+            "abex_llm_mutants" => cfg.mutants = Some(as_usize(self.count(0)?)),
+            "abex_explorer_calls" => cfg.explorer_calls = Some(as_usize(self.count(0)?)),
+            "abex_llm_tests" => cfg.tests = Some(as_usize(self.count(0)?)),
+            "abex_llm_timeout" => cfg.timeout_s = Some(self.seconds()?.as_secs_f64()),
             _ => return Ok(None),
         }
         let (path, key) = (self.file.clone(), Some(self.key.clone()));
         Ok(Some(ProjectLayer { path, table: String::new(), key, cfg }))
     }
+}
+
+fn as_usize(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
 }
 
 /// The tighter of a trusted value and a project file's.
@@ -217,7 +225,6 @@ impl PyRunConfig {
         cfg.write_tests = self.write_tests;
         cfg.llm = self.llm;
         for f in &self.project {
-            let as_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
             match f.name.as_str() {
                 "abex_pairs" => cfg.pairs = tighter(cfg.pairs, Some(as_usize(f.count(1)?))),
                 "abex_jobs" => cfg.jobs = tighter(cfg.jobs, Some(as_usize(f.count(1)?))),

@@ -41,6 +41,10 @@ _OPTIONS = [
     ("--abex-budget-tokens", "abex_budget_tokens", int, None, "most tokens the run may spend on the model"),
     ("--abex-agents", "abex_agents", str, None, "agents taking part: full, no-ideator or explorer-only"),
     ("--abex-reasoning-effort", "abex_reasoning_effort", str, None, "reasoning_effort for models that take it: minimal, low, medium or high"),
+    ("--abex-llm-mutants", "abex_llm_mutants", int, None, "model-written mutants per function (default: 3)"),
+    ("--abex-explorer-calls", "abex_explorer_calls", int, None, "Explorer calls per function at most (default: no fixed cap)"),
+    ("--abex-llm-tests", "abex_llm_tests", int, None, "the Tester's answers per witnessed survivor at most; 0: none (default: 4)"),
+    ("--abex-llm-timeout", "abex_llm_timeout", float, None, "time limit of one model request, in seconds (default: 60)"),
     ("--abex-prompts", "abex_prompts", str, None, "folder of prompt templates overriding the built-in ones"),
     ("--abex-post-review", "abex_post_review", bool, False, "post the findings as a pull-request review (GitHub Actions)"),
     ("--abex-write-tests", "abex_write_tests", bool, False, "write the suggested tests into the module's test file (the only option that changes the project's files; without it see .abex/out/suggested-tests.patch)"),
@@ -64,6 +68,10 @@ _MODEL = [
     ("--abex-budget-tokens", "abex_budget_tokens", int, "budget_tokens"),
     ("--abex-agents", "abex_agents", str, "agents"),
     ("--abex-reasoning-effort", "abex_reasoning_effort", str, "reasoning_effort"),
+    ("--abex-llm-mutants", "abex_llm_mutants", int, "mutants"),
+    ("--abex-explorer-calls", "abex_explorer_calls", int, "explorer_calls"),
+    ("--abex-llm-tests", "abex_llm_tests", int, "tests"),
+    ("--abex-llm-timeout", "abex_llm_timeout", float, "timeout_s"),
 ]
 
 
@@ -213,17 +221,17 @@ def _model_settings(config, project):
 
 
 def _publish(config, text, out):
-    """``--abex-post-review`` and the GitHub Actions outputs: ``(notes, warnings)``."""
+    """``--abex-post-review`` and the GitHub Actions outputs: ``(notes, warnings, annotations)``."""
     post = _flag(config, "--abex-post-review", "abex_post_review")
     in_actions = any(os.environ.get(k) for k in ("GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT"))
     if not post and not in_actions:
-        return [], []
+        return [], [], ""
     from . import _core
 
     try:
         return _core.publish(text, os.path.join(out, "report.json"), post)
     except _core.AbexError as e:
-        return [], [f"failed to publish the report: {e}"]
+        return [], [f"failed to publish the report: {e}"], ""
 
 
 def _progress(config):
@@ -250,6 +258,7 @@ def _run_core(settings, progress):
     only in the main thread, between bytecodes, so a core working in the main thread would hear
     Ctrl-C only when it returns. The first SIGINT or SIGTERM asks the core to stop (it kills its
     runners and returns the report of what was finished); a second ends the process at once.
+    SIGHUP counts as one too.
     Returns ``(report_json, out_dir)``; raises what the core raised."""
     from . import _core
 
@@ -270,7 +279,7 @@ def _run_core(settings, progress):
 
     handlers = {}
     if threading.current_thread() is threading.main_thread():
-        for s in (signal.SIGINT, signal.SIGTERM):
+        for s in _SIGNALS.values():
             handlers[s] = signal.signal(s, on_signal)
     try:
         worker = threading.Thread(target=work, name="abex", daemon=True)
@@ -285,7 +294,10 @@ def _run_core(settings, progress):
     return box["result"]
 
 
+# The signals that stop a run (SIGHUP: a closed terminal or session), by name.
 _SIGNALS = {"SIGINT": signal.SIGINT, "SIGTERM": signal.SIGTERM}
+if hasattr(signal, "SIGHUP"):
+    _SIGNALS["SIGHUP"] = signal.SIGHUP
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -327,11 +339,14 @@ def pytest_sessionfinish(session, exitstatus):
         return
     interrupted = json.loads(text).get("interrupted")
     if interrupted:
-        # The shell's code of a process the signal ended: 130 for SIGINT, 143 for SIGTERM.
+        # The shell's code of a process the signal ended: 130 for SIGINT, 143 for SIGTERM, 129
+        # for SIGHUP.
         session.exitstatus = 128 + int(_SIGNALS.get(interrupted["signal"], signal.SIGINT))
     # What an interrupted run proved still reaches the pull request.
-    notes, warnings = _publish(config, text, out)
-    config.stash[_RESULT] = {"report": text, "out": out, "notes": notes, "warnings": warnings}
+    notes, warnings, annotations = _publish(config, text, out)
+    config.stash[_RESULT] = {
+        "report": text, "out": out, "notes": notes, "warnings": warnings, "annotations": annotations,
+    }
     gaps = _gaps(text)
     if gaps and _setting(config, "--abex-fail-on", "abex_fail_on", str, None) == "finding":
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -377,3 +392,6 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
             tr.write_line(f"abex: {note}")
         for warning in result.get("warnings", []):
             tr.write_line(f"abex: warning: {warning}", yellow=True)
+        # GitHub Actions' workflow commands, each on a line of its own: a warning per gap.
+        for line in result.get("annotations", "").splitlines():
+            tr.write_line(line)
