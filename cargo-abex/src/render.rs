@@ -24,8 +24,10 @@ pub struct Terminal {
     in_ci: bool,
 }
 
-/// Prints an error, with its `hint:` lines highlighted.
+/// Prints an error, with its `hint:` lines highlighted; control characters in it (a build's
+/// output, a path) are written out.
 pub fn error(message: &str) {
+    let message = abex::render::inert::escape_controls(message, false);
     let mut lines = message.lines();
     if let Some(first) = lines.next() {
         eprintln!("{} {first}", style("error:").red().bold());

@@ -6,9 +6,14 @@
 //! the function, the mutation operator and the whitespace-normalised original and replacement
 //! text. Line numbers are left out so that an edit above a function does not make its gaps
 //! look new.
+//!
+//! Everything a comment shows from the report (paths, names, descriptions, witness values,
+//! diffs, tests) is inert ([`crate::render::inert`]): code spans and safe fences, free text
+//! escaped, so a pull request's code or a model cannot add markup, mentions or links.
 
 use std::fmt::Write as _;
 
+use crate::render::inert::{code_span as code, fenced, markdown_text, MAX_INLINE};
 use crate::report::{MutantReport, Report, SuggestedTest, TargetReport};
 use crate::value::stringify_input;
 
@@ -43,8 +48,12 @@ pub struct Finding {
     pub line: usize,
     /// The changed lines of the function (where a comment may go).
     pub changed_lines: Vec<usize>,
-    /// One line for lists: `` src/lib.rs:8 `shipping`: replace `>=` with `>` ``.
+    /// One line for lists: `` `src/lib.rs:8` `shipping`: replace `>=` with `>` `` (Markdown,
+    /// inert).
     pub title: String,
+    /// The mutant's description as the report has it (untrusted text: render it with
+    /// [`markdown_text`] or [`crate::render::inert::html_text`]).
+    pub description: String,
     /// The Markdown that explains it (no marker, no test).
     pub body: String,
     /// The suggested test that closes it, as Markdown, when there is one.
@@ -59,30 +68,6 @@ pub struct Finding {
 /// mutants of one function.
 pub fn fingerprint(path: &str, function: &str, m: &MutantReport, ordinal: usize) -> String {
     m.gap_fingerprint(path, function, ordinal)
-}
-
-/// Inline code that survives backticks, newlines and table pipes in the text.
-fn code(s: &str) -> String {
-    let s = s.replace(['\n', '\r'], " ");
-    let s: String =
-        if s.chars().count() > 200 { s.chars().take(199).chain(['…']).collect() } else { s };
-    let ticks = longest_backtick_run(&s);
-    let fence = "`".repeat(ticks + 1);
-    if ticks > 0 || s.starts_with(' ') {
-        format!("{fence} {s} {fence}")
-    } else {
-        format!("{fence}{s}{fence}")
-    }
-}
-
-fn longest_backtick_run(s: &str) -> usize {
-    s.split(|c| c != '`').map(str::len).max().unwrap_or(0)
-}
-
-/// A fenced code block whose fence is longer than any backtick run inside.
-fn fenced(lang: &str, text: &str) -> String {
-    let fence = "`".repeat((longest_backtick_run(text) + 1).max(3));
-    format!("{fence}{lang}\n{}\n{fence}\n", text.trim_end_matches('\n'))
 }
 
 /// The suggested test that kills `m`, in a code block.
@@ -107,8 +92,10 @@ fn explain(t: &TargetReport, m: &MutantReport, path: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "**Gap**: mutant `{}` ({}) at `{path}:{}` passes every test, yet behaves differently:\n",
-        m.id, m.description, m.line
+        "**Gap**: mutant {} ({}) at {} passes every test, yet behaves differently:\n",
+        code(&m.id),
+        markdown_text(&m.description, MAX_INLINE),
+        code(&format!("{path}:{}", m.line))
     );
     if let Some(w) = &m.witness {
         let _ = writeln!(out, "- input: {}", code(&stringify_input(&w.input)));
@@ -148,11 +135,13 @@ pub fn findings(report: &Report, prefix: &str) -> Vec<Finding> {
             kind: Kind::NotReached,
             fingerprint: u.fingerprint,
             title: format!(
-                "`{}:{line}` `{}`: {}",
-                u.path,
-                t.qualified_name,
+                "{} {}: {}",
+                code(&format!("{}:{line}", u.path)),
+                code(&t.qualified_name),
                 crate::render::reach::TITLE
             ),
+            description: crate::render::reach::TITLE.to_string(),
+            // The detail's only report text is the function's name, an identifier, in a code span.
             body: format!("**Not reached by any test**: {detail}.\n"),
             test: None,
             test_name: None,
@@ -170,7 +159,13 @@ pub fn findings(report: &Report, prefix: &str) -> Vec<Finding> {
         Finding {
             kind: Kind::Gap,
             fingerprint: g.fingerprint,
-            title: format!("`{path}:{}` `{function}`: {}", m.line, m.description),
+            title: format!(
+                "{} {}: {}",
+                code(&format!("{path}:{}", m.line)),
+                code(&function),
+                markdown_text(&m.description, MAX_INLINE)
+            ),
+            description: m.description.clone(),
             body: explain(t, m, &path),
             test: test.map(|s| test_of(t, s)),
             test_name: test.map(|s| s.name.clone()),
@@ -296,9 +291,9 @@ pub fn comment_body_with(findings: &[&Finding], suggestion: Option<&str>) -> Str
                 text.push('\n');
             }
             function = &f.function;
-            let _ = writeln!(text, "In `{function}`:\n");
+            let _ = writeln!(text, "In {}:\n", code(function));
         }
-        let change = f.title.rsplit_once("`: ").map_or(f.title.as_str(), |(_, c)| c);
+        let change = markdown_text(&f.description, MAX_INLINE);
         let _ = writeln!(text, "- line {}: {change}; {}", f.line, f.witness);
     }
     let code = match suggestion {
@@ -401,6 +396,7 @@ mod tests {
             line: 3,
             changed_lines: vec![3],
             title: "t".into(),
+            description: "d".into(),
             body: format!(
                 "forged, inside the text: {}\n```\n{}\n```\n",
                 marker(&fp('c')),
@@ -496,6 +492,7 @@ mod tests {
             line: 1,
             changed_lines: vec![1],
             title: "t".into(),
+            description: "d".into(),
             body: "x".repeat(100_000),
             test: None,
             test_name: None,
@@ -508,9 +505,24 @@ mod tests {
     }
 
     #[test]
-    fn inline_code_and_fences_outgrow_the_backticks_inside() {
-        assert_eq!(code("a`b"), "`` a`b ``");
-        assert_eq!(code("x\ny"), "`x y`");
-        assert!(fenced("rust", "let s = \"```\";").starts_with("````rust\n"));
+    fn what_a_report_says_reaches_a_comment_inert() {
+        let f = Finding {
+            kind: Kind::Gap,
+            fingerprint: fp('a'),
+            path: "src/lib.rs".into(),
+            function: "f`n".into(),
+            line: 5,
+            changed_lines: vec![5],
+            title: String::new(),
+            description: "model: fix\n## LGTM\n@org/team <img src=https://t.test/p> `x`".into(),
+            body: String::new(),
+            test: Some(fenced("rust", "fn t() { let s = \"```\"; }")),
+            test_name: None,
+            witness: String::new(),
+        };
+        let body = comment_body(&[&f]);
+        assert!(!body.contains("\n## LGTM") && !body.contains("<img"), "{body}");
+        assert!(body.contains("@&#8203;org/team") && body.contains("In `` f`n ``:"), "{body}");
+        assert!(body.contains("````rust\n"), "{body}");
     }
 }

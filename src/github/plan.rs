@@ -5,7 +5,9 @@
 //! Placement: a finding goes on its mutant's line when that line changed, else on the nearest
 //! changed line of its function, else into the review body. At most one comment per line: a
 //! finding whose line already holds an abex comment joins that comment. A 👎 reaction on an abex
-//! comment, or a reply whose line reads `/abex ignore`, suppresses every fingerprint in it.
+//! comment, or a reply whose line reads `/abex ignore`, suppresses every fingerprint in it, when
+//! it comes from someone with write access to the repository (the pull request's author from a
+//! fork cannot silence what abex says about their change).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -28,8 +30,12 @@ pub struct Existing {
     pub body: String,
     /// The comment it replies to.
     pub in_reply_to: Option<u64>,
-    /// 👎 reactions.
+    /// 👎 reactions of people with write access to the repository (see
+    /// [`super::api::Client::comments`]).
     pub thumbs_down: u64,
+    /// Whether its author has write access to the repository (`author_association` `OWNER`,
+    /// `MEMBER` or `COLLABORATOR`): only such a reply's `/abex ignore` counts.
+    pub author_can_write: bool,
     /// Whether the posting identity wrote it: only then can it be abex's (a marker in anyone
     /// else's comment is text, never a claim).
     pub mine: bool,
@@ -124,7 +130,9 @@ pub fn plan(
         .collect();
     let mut suppressed_fps: HashSet<&str> = HashSet::new();
     for (c, m) in &own {
-        let replied = existing.iter().any(|r| r.in_reply_to == Some(c.id) && ignores(&r.body));
+        let replied = existing
+            .iter()
+            .any(|r| r.in_reply_to == Some(c.id) && r.author_can_write && ignores(&r.body));
         if c.thumbs_down > 0 || replied {
             suppressed_fps.extend(m.fingerprints.iter().map(String::as_str));
         }
@@ -316,6 +324,7 @@ mod tests {
             line,
             changed_lines: changed.to_vec(),
             title: format!("gap {c}"),
+            description: format!("gap {c}"),
             body: format!("gap {c}\n"),
             test: None,
             test_name: None,
@@ -445,13 +454,19 @@ mod tests {
             id: 5,
             in_reply_to: Some(2),
             body: "False positive.\n/abex ignore".into(),
+            author_can_write: true,
             ..Default::default()
         };
-        let existing = [first, posted(2, 9, &[&b]), reply];
+        let existing = [first, posted(2, 9, &[&b]), reply.clone()];
         let p = plan(&[a.clone(), b.clone()], &existing, 30, true, "s");
-        assert_eq!(p.suppressed, vec![a, b]);
+        assert_eq!(p.suppressed, vec![a.clone(), b.clone()]);
         assert!(p.new.is_empty() && p.updates.is_empty() && p.closes.is_empty());
         assert_eq!(p.unchanged, 2);
+        // The same reply by someone without write access (the pull request's author from a
+        // fork) suppresses nothing.
+        let outsider = Existing { author_can_write: false, ..reply };
+        let existing = [posted(2, 9, &[&b]), outsider];
+        assert!(plan(&[b], &existing, 30, true, "s").suppressed.is_empty());
     }
 
     #[test]

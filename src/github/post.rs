@@ -3,11 +3,13 @@
 //! closed, suppressed findings left alone, and everything that cannot go on a line in the
 //! review's body. A run with nothing new (no new comment, no finding that an earlier review's
 //! body did not list) posts no review. The report is only read; a failure here never touches it.
+//! Each run's review carries a nonce, by which a review that GitHub answered with a server error
+//! is found once it lands instead of being posted again.
 
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use super::api::{ApiError, Client, ReviewComment, ReviewRequest};
+use super::api::{new_nonce, run_marker, ApiError, Client, ReviewComment, ReviewRequest};
 use super::event::Context;
 use super::finding::{findings, fit, marker, markers, Finding, Kind};
 use super::plan::{plan, Plan};
@@ -33,6 +35,9 @@ pub struct PostOptions {
     /// Suggestion blocks that add the suggested tests in one click (see
     /// [`super::suggestion`]); [`super::publish`] makes them in the run's own checkout.
     pub suggestions: Vec<super::suggestion::TestSuggestion>,
+    /// The waits between looks for a review that failed with a server error
+    /// ([`Client::create_review`]); [`super::api::LANDING_WAITS`] by default (tests shorten them).
+    pub landing_waits: Vec<Duration>,
 }
 
 impl Default for PostOptions {
@@ -44,6 +49,7 @@ impl Default for PostOptions {
             expect_head_sha: None,
             identity: None,
             suggestions: Vec::new(),
+            landing_waits: super::api::LANDING_WAITS.to_vec(),
         }
     }
 }
@@ -85,10 +91,10 @@ pub enum PostError {
     Runtime(std::io::Error),
 }
 
-/// The review's own text: counts, and every finding that is not on a line (with its marker, so
-/// that a later run does not post the same list again).
-pub fn review_body(p: &Plan, all: &[Finding]) -> String {
-    let mut out = String::from("## abex\n\n");
+/// The review's own text: the run's marker (`nonce`), counts, and every finding that is not on a
+/// line (with its marker, so that a later run does not post the same list again).
+pub fn review_body(p: &Plan, all: &[Finding], nonce: &str) -> String {
+    let mut out = format!("## abex\n{}\n\n", run_marker(nonce));
     let gaps: Vec<&Finding> = all.iter().filter(|f| f.kind == Kind::Gap).collect();
     let functions: std::collections::BTreeSet<&str> =
         gaps.iter().map(|f| f.function.as_str()).collect();
@@ -109,10 +115,12 @@ pub fn review_body(p: &Plan, all: &[Finding]) -> String {
     if !p.unplaced.is_empty() {
         out.push_str("\n### Not on a line\n\n");
         for (f, why) in &p.unplaced {
+            // Inside `<summary>` Markdown is not read: the title's parts as HTML text.
+            let title = format!("{}:{} {}: {}", f.path, f.line, f.function, f.description);
             let _ = writeln!(
                 out,
                 "<details><summary>{} ({})</summary>\n\n{}\n</details>\n",
-                f.title.replace('<', "&lt;"),
+                crate::render::inert::html_text(&title, crate::render::inert::MAX_INLINE),
                 why.describe(),
                 f.body
             );
@@ -134,6 +142,8 @@ async fn run(report: &Report, ctx: &Context, opts: &PostOptions) -> Result<Poste
     let prefix = opts.path_prefix.clone().unwrap_or_else(|| report.safe_prefix().to_string());
     let all = findings(report, &prefix);
     let mut client = Client::new(ctx, opts.max_wait)?;
+    client.landing_waits = opts.landing_waits.clone();
+    let nonce = new_nonce();
     let head = &ctx.pull_request.head_sha;
     verify(&mut client, ctx, opts).await?;
     client.learn_identity(opts.identity.as_deref()).await;
@@ -162,12 +172,13 @@ async fn run(report: &Report, ctx: &Context, opts: &PostOptions) -> Result<Poste
                     body: c.body(),
                 })
                 .collect();
-            let body = review_body(&p, &all);
+            let body = review_body(&p, &all, &nonce);
             let req = ReviewRequest {
                 commit_id: head,
                 body: &body,
                 event: "COMMENT",
                 comments: &comments,
+                nonce: &nonce,
             };
             match client.create_review(&req).await {
                 Ok(id) => {

@@ -21,6 +21,8 @@ pub enum ExitCode {
     Sigint = 130,
     /// Interrupted by SIGTERM; the report holds what was finished.
     Sigterm = 143,
+    /// Interrupted by SIGHUP; the report holds what was finished.
+    Sighup = 129,
 }
 
 impl ExitCode {
@@ -96,6 +98,7 @@ impl RunError {
             RunError::Exec { .. } | RunError::Output { .. } => ExitCode::Infrastructure,
             RunError::Interrupted => match crate::interrupt::requested() {
                 Some(i) if i.signal == crate::interrupt::SIGTERM => ExitCode::Sigterm,
+                Some(i) if i.signal == crate::interrupt::SIGHUP => ExitCode::Sighup,
                 _ => ExitCode::Sigint,
             },
         }

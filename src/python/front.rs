@@ -95,7 +95,10 @@ impl FrontEnd for PythonFront {
         name: &str,
         examples: &[String],
     ) -> Result<String, String> {
-        super::model_check::vet_test(&self.choice.targets[i].source, written, name, examples)
+        let test =
+            super::model_check::vet_test(&self.choice.targets[i].source, written, name, examples)?;
+        super::cpython::same_reading(&self.sel.python, &test)?;
+        Ok(test)
     }
 
     fn hints(&self, i: usize, m: &Mutant) -> Hints {
@@ -124,7 +127,8 @@ impl FrontEnd for PythonFront {
         count: usize,
         earlier: &str,
     ) -> Vec<Mutant> {
-        model::mutants(session, &self.sel.project, &self.sel.chosen[i], count, earlier)
+        let (project, c) = (&self.sel.project, &self.sel.chosen[i]);
+        model::mutants(session, project, c, &self.sel.python, count, earlier)
     }
 
     fn exec_hint(&self) -> Option<String> {

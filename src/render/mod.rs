@@ -12,9 +12,12 @@
 //! - `sarif`: `abex.sarif`, SARIF 2.1.0 for code scanning;
 //! - `annotations`: GitHub Actions `::warning` lines, one per gap;
 //! - `reach`: the note every surface gives a function no test reaches.
+//! - `inert`: how every surface shows the report's text as data (code spans, safe fences,
+//!   escaped markup and control characters).
 
 pub mod annotations;
 pub mod html;
+pub mod inert;
 pub mod junit;
 pub mod leftovers;
 pub mod markdown;

@@ -8,6 +8,9 @@
 //! is done and the [`totals`] at the end; `pytest --abex` in its terminal summary, through
 //! `_core.render_text`. [`render`] is the whole of it: every block, then the totals. The text is
 //! returned, never printed; colour is ANSI escapes, on only when the front end asks for it.
+//! Everything taken from the report has its control characters written out
+//! ([`super::inert::terminal`]): a value the project's code returned cannot move the cursor,
+//! set the clipboard (OSC 52) or overwrite a line.
 
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -84,14 +87,17 @@ pub fn target(t: &TargetReport, opts: &TextOptions) -> String {
     let _ = writeln!(
         out,
         "\n{}  {}",
-        opts.paint(Style::Bold, &target.qualified_name),
+        opts.paint(Style::Bold, &truncate(&target.qualified_name, 200)),
         opts.paint(
             Style::Dim,
-            &format!(
-                "{}:{}-{}",
-                target.file.display(),
-                target.span.start_line,
-                target.span.end_line
+            &truncate(
+                &format!(
+                    "{}:{}-{}",
+                    target.file.display(),
+                    target.span.start_line,
+                    target.span.end_line
+                ),
+                200
             )
         )
     );
@@ -99,8 +105,9 @@ pub fn target(t: &TargetReport, opts: &TextOptions) -> String {
     if let Drive::Via { caller, reason } = &target.drive {
         let _ = writeln!(
             out,
-            "  {} `{caller}`, which calls it (abex cannot call it itself: {})",
+            "  {} `{}`, which calls it (abex cannot call it itself: {})",
             opts.paint(Style::Notice, "driven through"),
+            truncate(caller, 200),
             truncate(reason, 160)
         );
     }
@@ -150,7 +157,7 @@ pub fn totals(report: &Report, opts: &TextOptions) -> String {
         );
     }
     if let Some(path) = &opts.report_path {
-        let _ = write!(out, " · report: {}", path.display());
+        let _ = write!(out, " · report: {}", truncate(&path.display().to_string(), 500));
     }
     out.push('\n');
     if let Some(llm) = &report.llm {
@@ -158,10 +165,11 @@ pub fn totals(report: &Report, opts: &TextOptions) -> String {
         if llm.mutants_refused > 0 {
             let _ = write!(line, "; {} model mutants refused unrun", llm.mutants_refused);
         }
-        let _ = writeln!(out, "{abex} {line}");
+        let _ = writeln!(out, "{abex} {}", truncate(&line, 2_000));
     }
     if !report.origins.is_empty() {
-        let _ = writeln!(out, "{abex} by origin: {}", crate::provenance::describe(&report.origins));
+        let origins = crate::provenance::describe(&report.origins);
+        let _ = writeln!(out, "{abex} by origin: {}", truncate(&origins, 2_000));
     }
     let r = &report.reused;
     if !r.is_empty() {
@@ -260,10 +268,9 @@ fn mutation(out: &mut String, t: &TargetReport, m: &MutationReport, opts: &TextO
         let Some(w) = &x.witness else { continue };
         let _ = writeln!(
             out,
-            "  {} {}:{}  {}  {}",
+            "  {} {}  {}  {}",
             opts.paint(Style::Gap, "GAP"),
-            x.file.display(),
-            x.line,
+            truncate(&format!("{}:{}", x.file.display(), x.line), 200),
             truncate(&x.description, 90),
             opts.paint(Style::Dim, &format!("({})", x.id))
         );
@@ -293,7 +300,7 @@ fn mutation(out: &mut String, t: &TargetReport, m: &MutationReport, opts: &TextO
             truncate(&b.outputs[0], 30),
             truncate(&b.inputs[1], 30),
             truncate(&b.outputs[1], 30),
-            b.mutants.join(", ")
+            truncate(&b.mutants.join(", "), 200)
         );
     }
     for s in &m.suggested_tests {
@@ -302,7 +309,7 @@ fn mutation(out: &mut String, t: &TargetReport, m: &MutationReport, opts: &TextO
             out,
             "  {} (kills {}{by})",
             opts.paint(Style::Good, "suggested test"),
-            s.kills.join(", ")
+            truncate(&s.kills.join(", "), 200)
         );
         code_block(out, &s.code);
     }
@@ -324,7 +331,8 @@ fn leftovers(out: &mut String, m: &MutationReport, opts: &TextOptions) {
         if g.mutants.len() > LEFTOVERS_SHOWN {
             items.push(format!("{} more", g.mutants.len() - LEFTOVERS_SHOWN));
         }
-        let _ = writeln!(out, "    {}: {}", truncate(&g.reason, 110), items.join(", "));
+        let _ =
+            writeln!(out, "    {}: {}", truncate(&g.reason, 110), truncate(&items.join(", "), 400));
     }
 }
 
@@ -334,6 +342,7 @@ const LEFTOVERS_SHOWN: usize = 4;
 /// `code` indented by four spaces, its common indentation removed (a Rust test comes indented
 /// for a `mod tests`); blank lines stay empty.
 fn code_block(out: &mut String, code: &str) {
+    let code = super::inert::escape_controls(code, false);
     let indent = |l: &str| l.len() - l.trim_start().len();
     let common = code.lines().filter(|l| !l.trim().is_empty()).map(indent).min().unwrap_or(0);
     for line in code.lines() {
@@ -363,14 +372,9 @@ fn boundary_key(c: &Cell) -> String {
     key((0, 1)).min(key((1, 0)))
 }
 
-/// `s` on one line, cut to `max` characters.
+/// `s` on one line, its control characters written out, cut to `max` characters.
 fn truncate(s: &str, max: usize) -> String {
-    let s = s.replace('\n', "\\n");
-    if s.chars().count() <= max {
-        s
-    } else {
-        format!("{}…", s.chars().take(max - 1).collect::<String>())
-    }
+    super::inert::terminal(s, max)
 }
 
 #[cfg(test)]
@@ -412,5 +416,13 @@ mod tests {
     fn long_texts_are_cut_to_one_line() {
         assert_eq!(truncate("a\nb", 10), "a\\nb");
         assert_eq!(truncate("abcdef", 4), "abc…");
+    }
+
+    #[test]
+    fn control_characters_from_the_report_are_written_out() {
+        let mut out = String::new();
+        code_block(&mut out, "fn t() {\n    let s = \"\x1b]52;c;eA==\x07\r\";\n}\n");
+        assert!(!out.contains('\x1b') && !out.contains('\r'), "{out:?}");
+        assert!(out.contains("\\u{1b}]52;c;eA==\\u{7}\\u{d}"), "{out}");
     }
 }
