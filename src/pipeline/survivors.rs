@@ -483,6 +483,7 @@ impl Entry<'_> {
                 origin: mu.origin,
                 operator: mu.operator,
                 description: mu.description.clone(),
+                peer_name: mu.peer_name.clone(),
                 file: target.file.clone(),
                 line: mu.line,
                 column: mu.column,

@@ -222,6 +222,7 @@ mod tests {
             replacement: "186".into(),
             switchable: true,
             description: String::new(),
+            peer_name: None,
         };
         let h = Hints { ints: vec![2, 185, 7], ..Hints::default() }.for_mutant(&m);
         assert_eq!(h.ints, [184, 185, 186, 187, 2, 7]);
