@@ -337,3 +337,32 @@ fn witnesses_and_suggested_tests_on_the_demo_are_what_a_person_writes() {
     assert_eq!((port.len(), port.chars().filter(|&c| c != '0').count()), (5, 1), "{port}");
     assert_eq!(witness_of("next_date", "replace `12` with `11`"), serde_json::json!([0, 11, 30]));
 }
+
+/// String-shape guards, end to end (fixture `shapes`): every survivor behind
+/// `s.len() > 2 && s.starts_with('"') && s.ends_with('"')` and behind
+/// `s.starts_with('[') && s.ends_with(']') && s.len() >= 2` is witnessed on seeds 1 to 5, from
+/// the strings the guards' constants shape (`""`, `"a"`, `[]`), except one equivalent mutant:
+/// `s.len() >= 2` → `s.len() >= 1` in `list_items`, since a string that starts with `[` and
+/// ends with `]` has at least two characters. The witnesses are what a person writes.
+#[test]
+fn survivors_behind_string_shape_guards_are_witnessed_on_every_seed() {
+    let bin = env!("CARGO_BIN_EXE_cargo-abex");
+    for seed in ["1", "2", "3", "4", "5"] {
+        let (_tmp, dir) = support::project("shapes");
+        let (r, text) = support::abex_report(bin, &dir, &["--offline", "--all", "--seed", seed]);
+        check_readable(&r, &text);
+        let all = survivors(&r);
+        assert!(all.len() >= 20, "seed {seed}: {text}");
+        for (function, original, replacement, m) in all {
+            let equivalent = function == "list_items" && original == "2" && replacement == "1";
+            if equivalent {
+                assert!(m["witness"].is_null(), "seed {seed}: {m}");
+            } else {
+                assert!(
+                    m["witness"].is_object(),
+                    "seed {seed}: {function}: {original} -> {replacement} unwitnessed: {m}"
+                );
+            }
+        }
+    }
+}
