@@ -193,6 +193,10 @@ pub struct MutantReport {
     pub operator: crate::mutate::Operator,
     /// What it changes, in words.
     pub description: String,
+    /// The name cargo-mutants gives the same mutant, when it makes it (see
+    /// [`crate::mutate::Mutant::peer_name`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peer_name: Option<String>,
     /// File, relative to the project root.
     pub file: PathBuf,
     /// 1-based line and column of the change.

@@ -426,6 +426,7 @@ mod tests {
     fn mutant(line: usize, original: &str, replacement: &str) -> MutantReport {
         MutantReport {
             id: format!("m{line}"),
+            peer_name: None,
             origin: crate::mutate::Origin::Rules,
             operator: crate::mutate::Operator::ComparisonBoundary,
             description: format!("replace `{original}` with `{replacement}`"),

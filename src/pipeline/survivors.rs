@@ -313,11 +313,12 @@ fn prove(
         let through =
             if d == i { String::new() } else { format!(" through `{}`", front.function(d).name) };
         let why = format!(
-            "abex: pins `{}`{through} on {} (the tests missed: {}, line {})",
+            "abex: pins `{}`{through} on {} (the tests missed: {}, line {}){}",
             target.name,
-            stringify_input(&w.input),
+            escape_untypable(&stringify_input(&w.input)),
             m.mutant.description.replace('\n', " "),
-            m.mutant.line
+            m.mutant.line,
+            untypable_note(&w.input),
         );
         // A test another survivor's witness already wrote (the same call, the same outcome)
         // is checked once: it kills both or neither.
@@ -547,6 +548,7 @@ impl Entry<'_> {
                 origin: mu.origin,
                 operator: mu.operator,
                 description: mu.description.clone(),
+                peer_name: mu.peer_name.clone(),
                 file: target.file.clone(),
                 line: mu.line,
                 column: mu.column,
@@ -616,6 +618,38 @@ impl Entry<'_> {
             suggested_tests,
         }
     }
+}
+
+/// `text` with the characters a person would not type written as escapes (`\u{10ffff}`), so that
+/// a suggested test's comment holds none of them.
+fn escape_untypable(text: &str) -> String {
+    text.chars()
+        .map(
+            |c| {
+                if witness::typable(c) {
+                    c.to_string()
+                } else {
+                    format!("\\u{{{:x}}}", u32::from(c))
+                }
+            },
+        )
+        .collect()
+}
+
+/// Why a shrunk witness still holds characters a person would not type: nothing simpler tells
+/// the mutant apart (`; the input holds U+0000, a character people do not type: no simpler
+/// input tells them apart`); empty when it holds none.
+fn untypable_note(input: &crate::value::Args) -> String {
+    let odd = witness::untypable(input);
+    if odd.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = odd.iter().map(|c| format!("U+{:04X}", u32::from(*c))).collect();
+    let what = if odd.len() == 1 { "a character" } else { "characters" };
+    format!(
+        "; the input holds {}, {what} people do not type: no simpler input tells them apart",
+        names.join(", ")
+    )
 }
 
 #[cfg(test)]

@@ -138,6 +138,7 @@ pub fn mutants(
                 replacement,
                 switchable: true,
                 description: format!("model: {}", w.description.trim()),
+                peer_name: None,
             }
         })
         .collect()

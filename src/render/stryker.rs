@@ -272,6 +272,7 @@ pub fn clamp(x: i32, lo: i32, hi: i32) -> i32 {
     ) -> MutantReport {
         MutantReport {
             id: id.into(),
+            peer_name: None,
             origin: Origin::Rules,
             operator,
             description: format!("replace `{original}`"),

@@ -217,6 +217,7 @@ fn self_check_mutant(f: &FoundFn, file_rel: &Path, text: &str) -> Mutant {
             f.name,
             file_rel.display()
         ),
+        peer_name: None,
     }
 }
 

@@ -329,6 +329,7 @@ mod tests {
             replacement: replacement.into(),
             switchable: true,
             description: String::new(),
+            peer_name: None,
         }
     }
 
