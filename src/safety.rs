@@ -148,6 +148,24 @@ pub fn scrub_env(cmd: &mut Command) {
     scrub(cmd, inherited.chain(set), &extra);
 }
 
+/// Leaves `cmd` the environment of this process and of `cmd` minus every secret: names that
+/// [`is_secret`] and values with credentials. For the runner of a pytest session's own tests:
+/// that session already ran the project's code (its `conftest.py`, its tests) with this very
+/// environment, so an allowlist there would withhold nothing from the project, and the tests
+/// abex runs would see another environment than the user's (a `DJANGO_SETTINGS_MODULE`, a
+/// variable a fixture reads) and let mutants through that the user's session kills.
+pub fn drop_secrets(cmd: &mut Command) {
+    let inherited = std::env::vars_os().map(|(n, v)| (n, Some(v)));
+    let set: Vec<_> =
+        cmd.get_envs().map(|(n, v)| (n.to_owned(), v.map(|v| v.to_owned()))).collect();
+    for (name, value) in inherited.chain(set) {
+        let Some(value) = value else { continue };
+        if is_secret(&name.to_string_lossy()) || has_credentials(&value.to_string_lossy()) {
+            cmd.env_remove(&name);
+        }
+    }
+}
+
 /// Removes from `cmd`'s environment every variable of `vars` that may not pass.
 fn scrub(
     cmd: &mut Command,
@@ -240,6 +258,20 @@ mod tests {
         assert!(has_credentials("postgres://app:hunter2@db:5432/x"));
         assert!(has_credentials("https://ghp_x@github.com/o/r.git"));
         assert!(!has_credentials("https://example.com/a@b"));
+    }
+
+    #[test]
+    fn a_sessions_runner_keeps_its_environment_but_no_secret() {
+        let mut cmd = Command::new("true");
+        cmd.env("FIXTURE_DIR", "/data")
+            .env("DEPLOY_TOKEN", "t")
+            .env("DATABASE_URL", "postgres://app:hunter2@db/x");
+        drop_secrets(&mut cmd);
+        let envs: std::collections::BTreeMap<_, _> =
+            cmd.get_envs().map(|(n, v)| (n.to_string_lossy().into_owned(), v.is_some())).collect();
+        assert_eq!(envs.get("FIXTURE_DIR"), Some(&true), "a variable the tests read stays");
+        assert_eq!(envs.get("DEPLOY_TOKEN"), Some(&false), "a secret by its name goes");
+        assert_eq!(envs.get("DATABASE_URL"), Some(&false), "credentials in the value go");
     }
 
     #[test]

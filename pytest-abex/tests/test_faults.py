@@ -22,9 +22,6 @@ def faults(pytester):
 
 def test_exits_segfaults_runaway_memory_flaky_and_loud_tests_each_have_an_outcome(faults, monkeypatch, tmp_path):
     monkeypatch.setenv("FLAKY_RUNS", str(tmp_path / "flaky-runs"))
-    # abex's runners get an allowlisted environment: the variable the project's tests read is
-    # named for them.
-    monkeypatch.setenv("ABEX_PASS_ENV", "FLAKY_RUNS")
     result = faults.runpytest_subprocess(
         "-p", "no:cacheprovider", "--abex", "--abex-all", "--abex-offline", "--abex-jobs", "1",
         "--abex-call-timeout", "500", "--abex-pairs", "300",

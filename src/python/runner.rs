@@ -185,7 +185,8 @@ impl Runner {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
-        crate::safety::scrub_env(&mut cmd);
+        // The session's own environment, as the user's tests ran in it, minus secrets.
+        crate::safety::drop_secrets(&mut cmd);
         if let Some(bytes) = python.memory_limit {
             crate::safety::limit_memory(&mut cmd, bytes);
         }
