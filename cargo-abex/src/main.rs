@@ -408,8 +408,15 @@ fn merge(reports: &[PathBuf], out: &std::path::Path) -> ExitCode {
         }
     }
     let Some(merged) = abex::report::Report::merge(parts) else { return ExitCode::from(2) };
-    let written = abex::out::OutDir::prepare(out).and_then(|dir| dir.write_all(&merged));
-    if let Err(e) = written {
+    let dir = match abex::out::OutDir::prepare(out, "`--out`") {
+        Ok(dir) => dir,
+        Err(e) => {
+            render::error(&e.to_string());
+            let io = matches!(e, abex::out::OutError::Io { .. });
+            return ExitCode::from(if io { 3 } else { 2 });
+        }
+    };
+    if let Err(e) = dir.write_all(&merged) {
         render::error(&format!("failed to write `{}`: {e}", out.display()));
         return ExitCode::from(3);
     }

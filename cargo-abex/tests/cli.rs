@@ -228,6 +228,31 @@ fn bad_input_is_a_clear_error_with_exit_code_2() {
     assert!(err.contains("does not build") && err.contains("mismatched types"), "{err}");
 }
 
+#[test]
+fn an_out_folder_holding_a_user_file_is_refused_and_the_file_stays_run_after_run() {
+    let (_tmp, dir) = support::project("simple");
+    std::fs::create_dir_all(dir.join("docs")).unwrap();
+    std::fs::write(dir.join("docs/guide.md"), "my guide\n").unwrap();
+    for _ in 0..2 {
+        let o = abex(&dir, &["--offline", "--function", "src/lib.rs::classify", "--out", "docs"]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains("guide.md") && err.contains("`--out`") && err.contains("hint:"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_to_string(dir.join("docs/guide.md")).unwrap(), "my guide\n");
+        assert!(!dir.join("docs.old").exists(), "nothing was moved aside");
+        assert_eq!(std::fs::read_dir(dir.join("docs")).unwrap().count(), 1, "nothing was added");
+    }
+    // A folder abex made is its own to replace: twice in a row, the previous run kept as `.old`.
+    for _ in 0..2 {
+        let o = abex(&dir, &["--offline", "--function", "src/lib.rs::classify", "--out", "mine"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    assert!(dir.join("mine/.abex-out").is_file() && dir.join("mine.old/report.json").is_file());
+}
+
 /// Validates a JUnit file against `tests/data/junit/junit-10.xsd` with `xmllint`, and checks that
 /// the validator rejects a broken file, so the check can fail.
 fn assert_valid_junit(file: &Path) {

@@ -132,6 +132,9 @@ pub struct RunConfig {
     pub diff_file: Option<PathBuf>,
     /// The output folder (default `.abex/out` at the project root).
     pub out: Option<PathBuf>,
+    /// The setting that chooses the output folder, as an error's hint names it: `` `--out` ``
+    /// for `cargo abex`, `` `--abex-out` (or `out` in `[tool.abex]`) `` for pytest.
+    pub out_flag: String,
     /// Pair budget per target.
     pub pairs: usize,
     /// Wall-time budget for the whole run.
@@ -172,6 +175,7 @@ impl RunConfig {
             base: None,
             diff_file: None,
             out: None,
+            out_flag: "`--out`".into(),
             pairs: Defaults::PAIRS,
             time_budget: None,
             seed: Defaults::SEED,

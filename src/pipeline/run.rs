@@ -54,8 +54,7 @@ pub fn run(
         Err(r) => (None, Some(r)),
     };
     let path = cfg.out.clone().unwrap_or_else(|| root.join(".abex").join("out"));
-    let out =
-        OutDir::prepare(&path).map_err(|source| RunError::Output { path: path.clone(), source })?;
+    let out = OutDir::prepare(&path, &cfg.out_flag)?;
     let saver = Saver::start(out);
     let mut report = empty_report(cfg, front, session.is_some(), offline);
     saver.save_now(&report)?;
