@@ -24,7 +24,7 @@ fn number_or_infinity<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> 
 }
 
 /// Version of the report format.
-pub const REPORT_VERSION: u32 = 1;
+pub const REPORT_VERSION: u32 = 2;
 
 /// The whole report of a run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -277,6 +277,28 @@ fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
+fn is_zero_usize(n: &usize) -> bool {
+    *n == 0
+}
+
+/// One origin's part of one function's exploration (`crate::provenance::shares`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct OriginShare {
+    /// `operator`, `bisection`, `threshold` or `model explorer`.
+    pub origin: String,
+    /// The function's archive cells whose elite it proposed.
+    pub cells: usize,
+    /// Of those, boundaries (PD > 0).
+    pub boundaries: usize,
+    /// Its share (0 to 1) of the function's QD-score; absent when the function has no
+    /// boundary. Where the QD-score is infinite, its share of the infinite cells.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qd_share: Option<f64>,
+    /// Its share (0 to 1) of the function's boundaries; absent when there is none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boundary_share: Option<f64>,
+}
+
 /// Who wrote a suggested test.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -408,18 +430,26 @@ pub struct MutationReport {
     pub suggested_tests: Vec<SuggestedTest>,
 }
 
-/// The figures of one origin over a run.
+/// The figures of one origin over a run (`crate::provenance`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct OriginFigures {
     /// `operator`, `bisection`, `threshold`, `model explorer` (cells); `rules`, `model mutator`
     /// (mutants).
     pub origin: String,
-    /// Archive cells whose elite it proposed.
+    /// Archive cells whose elite it proposed, over every function.
     pub cells: usize,
     /// Of those, boundaries (PD > 0).
     pub boundaries: usize,
-    /// Σ PD over those cells.
-    pub qd_score: f64,
+    /// Functions in whose archive it holds a cell.
+    #[serde(default, skip_serializing_if = "is_zero_usize")]
+    pub functions: usize,
+    /// Its mean share (0 to 1) of a function's QD-score, over the functions with a boundary
+    /// (QD-scores are never added up across functions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qd_share: Option<f64>,
+    /// Its mean share (0 to 1) of a function's boundaries, over the same functions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boundary_share: Option<f64>,
     /// Mutants it wrote.
     pub mutants: usize,
     /// Gaps: its surviving mutants with a witness.
@@ -451,6 +481,10 @@ pub struct ExplorationReport {
     /// comparisons were traced (see `explore::Exact`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exact_pairs: Option<crate::explore::Exact>,
+    /// Each origin's cells, boundaries and shares of this function's QD-score and boundaries;
+    /// absent in reports of older versions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub origins: Vec<OriginShare>,
     /// Every archive cell, strongest first.
     pub cells: Vec<Cell>,
     /// The QD-score over evaluations: at most [`QD_HISTORY_POINTS`] points, oldest first.
@@ -707,6 +741,7 @@ impl ExplorationReport {
             bc_count: e.archive.bc_count(),
             cells_total: e.archive.len(),
             exact_pairs: e.exact,
+            origins: Vec::new(),
             cells: e.archive.elites().into_iter().map(Cell::of).collect(),
             qd_history: QdPoint::thin(&e.history, QD_HISTORY_POINTS),
         }

@@ -58,7 +58,7 @@ fn a_named_function_is_explored_and_its_real_boundaries_are_reported() {
     assert!(o.status.success(), "{}", stderr(&o));
     let r = report(&dir);
     assert_eq!(r["format"], "abex-report");
-    assert_eq!(r["version"], 1);
+    assert_eq!(r["version"], 2);
     // The defaults are the core's, the same for `pytest --abex` (pytest-abex's tests check its side).
     let defaults = &r["settings"];
     assert_eq!(defaults["call_timeout_ms"], Defaults::CALL_TIMEOUT.as_millis() as u64);
@@ -251,6 +251,56 @@ fn an_out_folder_holding_a_user_file_is_refused_and_the_file_stays_run_after_run
         assert!(o.status.success(), "{}", stderr(&o));
     }
     assert!(dir.join("mine/.abex-out").is_file() && dir.join("mine.old/report.json").is_file());
+}
+
+/// The numbers of `line` that are not inside backticks (values a function took or gave are in
+/// backticks in `summary.md`; the rest are figures).
+fn figures_of(line: &str) -> Vec<f64> {
+    let prose: String = line.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+    let number = regex::Regex::new(r"[0-9][0-9.]*(e[+-]?[0-9]+)?").unwrap();
+    number.find_iter(&prose).filter_map(|m| m.as_str().trim_end_matches('.').parse().ok()).collect()
+}
+
+#[test]
+fn the_demo_s_figures_are_shares_that_add_up_per_function_and_never_astronomical() {
+    let (_tmp, dir) = support::example("demo");
+    let o = abex(&dir, &["--offline", "--all", "--no-mutants", "--seed", "1", "--pairs", "400"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary = std::fs::read_to_string(dir.join(".abex/out/summary.md")).unwrap();
+    let share = regex::Regex::new(r"(\w[\w ]*) (\d+)% / (\d+)%").unwrap();
+    let mut functions = 0;
+    let mut several = 0;
+    for line in summary.lines().filter(|l| l.contains("share of its QD-score")) {
+        let shares: Vec<(u32, u32)> = share
+            .captures_iter(line)
+            .map(|c| (c[2].parse().unwrap(), c[3].parse().unwrap()))
+            .collect();
+        assert_eq!(shares.iter().map(|s| s.0).sum::<u32>(), 100, "{line}");
+        assert_eq!(shares.iter().map(|s| s.1).sum::<u32>(), 100, "{line}");
+        functions += 1;
+        several += usize::from(shares.len() > 1);
+    }
+    assert!(functions >= 10 && several >= 1, "{summary}");
+    let run_line =
+        summary.lines().find(|l| l.starts_with("By origin (mean share")).expect(&summary);
+    let means: Vec<u32> = share.captures_iter(run_line).map(|c| c[2].parse().unwrap()).collect();
+    assert_eq!(means.iter().sum::<u32>(), 100, "{run_line}");
+    // No statistic a person reads is astronomical: not in summary.md (values in backticks
+    // aside), not in the terminal's figures (its boundary lists show values).
+    let terminal = stderr(&o);
+    let pd = regex::Regex::new(r" PD (\S+) ").unwrap();
+    let pds: Vec<String> = pd.captures_iter(&terminal).map(|c| c[1].to_string()).collect();
+    assert!(pds.len() >= 10, "{terminal}");
+    let stats = summary
+        .lines()
+        .chain(terminal.lines().filter(|l| l.contains("boundaries")))
+        .chain(pds.iter().map(String::as_str));
+    for line in stats {
+        for x in figures_of(line) {
+            assert!(x <= 1e6, "{x} in `{line}`");
+        }
+    }
+    assert!(!summary.contains("QD 2.") && !terminal.contains("QD-score 2."), "{summary}");
 }
 
 /// Validates a JUnit file against `tests/data/junit/junit-10.xsd` with `xmllint`, and checks that

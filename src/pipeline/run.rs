@@ -373,7 +373,8 @@ fn run_unit(
                         None => {
                             let x = exploration::explore(ctx, lab.as_mut(), i, d, on_event)?;
                             interrupted()?;
-                            let x = crate::report::ExplorationReport::of(&x);
+                            let mut x = crate::report::ExplorationReport::of(&x);
+                            x.origins = crate::provenance::shares(&x.cells);
                             resume.cache.put_exploration(key, &x);
                             x
                         }

@@ -31,13 +31,13 @@ fn target_section(out: &mut String, t: &TargetReport) {
         t.target.span.end_line
     );
     if let Some(x) = &t.exploration {
-        let _ = writeln!(
-            out,
-            "{} boundaries found in {} input pairs (QD-score {}).",
-            x.bc_count,
-            x.pairs_evaluated,
-            crate::provenance::qd_text(x.qd_score)
-        );
+        let _ = write!(out, "{} boundaries found in {} input pairs", x.bc_count, x.pairs_evaluated);
+        match crate::provenance::describe_function(x) {
+            Some(shares) => {
+                let _ = writeln!(out, "; {shares}.");
+            }
+            None => out.push_str(".\n"),
+        }
     }
     if let crate::targets::Drive::Via { caller, .. } = &t.target.drive {
         let _ = writeln!(out, "Driven through `{caller}`, which calls it.");
@@ -105,6 +105,12 @@ fn target_section(out: &mut String, t: &TargetReport) {
     out.push('\n');
 }
 
+/// `text` with its first letter in upper case.
+fn upper_first(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or(String::new(), |c| c.to_uppercase().chain(chars).collect())
+}
+
 /// Renders the summary of `report`.
 pub fn render(report: &Report) -> String {
     let mut out = String::from("## abex\n\n");
@@ -130,7 +136,7 @@ pub fn render(report: &Report) -> String {
         let _ = writeln!(out, "{}.\n", llm.describe());
     }
     if !report.origins.is_empty() {
-        let _ = writeln!(out, "By origin: {}.\n", crate::provenance::describe(&report.origins));
+        let _ = writeln!(out, "{}.\n", upper_first(&crate::provenance::describe(report)));
     }
     if report.targets.is_empty() {
         out.push_str("> **Nothing was analysed**: no changed function was found. This is not a clean pass.\n");

@@ -153,7 +153,7 @@ pub fn totals(report: &Report, opts: &TextOptions) -> String {
         let _ = writeln!(out, "{abex} {line}");
     }
     if !report.origins.is_empty() {
-        let _ = writeln!(out, "{abex} by origin: {}", crate::provenance::describe(&report.origins));
+        let _ = writeln!(out, "{abex} {}", crate::provenance::describe(report));
     }
     let r = &report.reused;
     if !r.is_empty() {
@@ -187,17 +187,29 @@ pub fn totals(report: &Report, opts: &TextOptions) -> String {
     out
 }
 
+/// A boundary's program derivative for people: two decimals, and `≥1e6` from a million on (two
+/// floats a few ULPs apart give 1e14 and more, a figure that says only "adjacent inputs").
+fn pd_text(pd: f64) -> String {
+    if pd < 1e6 {
+        format!("{pd:.2}")
+    } else {
+        "≥1e6".to_string()
+    }
+}
+
 fn exploration(out: &mut String, x: &ExplorationReport, opts: &TextOptions) {
     let _ = writeln!(
         out,
-        "  {} pairs, {} calls in {:.2} s · QD-score {} · {} boundaries in {} cells",
+        "  {} pairs, {} calls in {:.2} s · {} boundaries in {} cells",
         x.pairs_evaluated,
         x.evaluations,
         x.time_ms as f64 / 1000.0,
-        crate::provenance::qd_text(x.qd_score),
         x.bc_count,
         x.cells_total
     );
+    if let Some(shares) = crate::provenance::describe_function(x) {
+        let _ = writeln!(out, "  {shares}");
+    }
     for group in [Group::VE, Group::VV, Group::EE] {
         let cells: Vec<&Cell> = x.boundaries().filter(|c| c.group == Some(group)).collect();
         if cells.is_empty() {
@@ -216,8 +228,8 @@ fn exploration(out: &mut String, x: &ExplorationReport, opts: &TextOptions) {
         for c in distinct.iter().take(opts.show) {
             let _ = writeln!(
                 out,
-                "    PD {:<5.2} {} → {}",
-                c.pd,
+                "    PD {:<5} {} → {}",
+                pd_text(c.pd),
                 truncate(&c.strings.inputs[0], 40),
                 truncate(&c.strings.outputs[0], 60)
             );
