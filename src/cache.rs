@@ -63,12 +63,12 @@ impl ResultCache {
         serde_json::from_str(&text).ok()
     }
 
-    /// Stores `report` under `key` unless it is incomplete (its partial work is then forgotten:
-    /// the whole result stands for it). Failures are ignored: a cache is an optimisation, never
-    /// a reason to fail a run.
+    /// Stores `report` under `key` unless it is unfinished: a function not explored, a mutant
+    /// not tested or a survivor not searched (its partial work is forgotten once the whole
+    /// result stands for it). Failures are ignored: a cache is an optimisation, never a reason
+    /// to fail a run.
     pub fn put(&self, key: &str, report: &TargetReport) {
-        let incomplete = report.mutation.as_ref().is_some_and(|m| m.counts.not_tested > 0);
-        if incomplete {
+        if !report.unfinished().is_empty() {
             return;
         }
         let Ok(bytes) = serde_json::to_vec(report) else { return };

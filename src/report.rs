@@ -13,7 +13,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use crate::archive::{Descriptor, Group, Pair};
 use crate::explore::{Exploration, QdPoint, StopReason};
 use crate::targets::diff::Base;
-use crate::targets::Target;
+use crate::targets::{Drive, Target};
 use crate::value::{stringify_input, Args, Outcome};
 
 /// Reads a distance, PD or QD-score. JSON has no infinity, and serde_json writes a non-finite
@@ -50,11 +50,19 @@ pub struct Report {
     pub selection: String,
     /// The settings that shape the result.
     pub settings: Settings,
-    /// Whether the run finished (false while it runs and after an interruption).
+    /// Whether the run finished its work: every selected function explored, every mutant
+    /// tested and every survivor searched (false while it runs, after an interruption, and
+    /// when the time budget ran out first).
     pub complete: bool,
     /// Why the run ended before it finished: the signal that interrupted it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interrupted: Option<Interrupted>,
+    /// What ran out before the run finished its work: `time budget`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exhausted: Option<String>,
+    /// What a run that did not finish left undone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unfinished: Option<Unfinished>,
     /// What the run took from the results cache instead of doing it again.
     #[serde(default, skip_serializing_if = "Reused::is_empty")]
     pub reused: Reused,
@@ -77,6 +85,44 @@ pub struct Interrupted {
     pub signal: String,
     /// In words, for people: "interrupted by SIGINT".
     pub reason: String,
+}
+
+/// What a run left undone (`Report::unfinished`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unfinished {
+    /// Mutants whose tests never ran (`not_tested`).
+    pub mutants_not_tested: usize,
+    /// Survivors whose witness search never ran (`not_searched`).
+    pub survivors_not_searched: usize,
+    /// Functions abex could call that were not explored.
+    pub functions_not_explored: usize,
+}
+
+impl Unfinished {
+    /// Whether nothing was left undone.
+    pub fn is_empty(&self) -> bool {
+        *self == Unfinished::default()
+    }
+
+    /// In words: "7 mutants not tested, 1 survivor not searched".
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        let mut say = |n: usize, one: &str, many: &str, what: &str| {
+            if n > 0 {
+                parts.push(format!("{n} {} {what}", if n == 1 { one } else { many }));
+            }
+        };
+        say(self.mutants_not_tested, "mutant", "mutants", "not tested");
+        say(self.survivors_not_searched, "survivor", "survivors", "not searched for a witness");
+        say(self.functions_not_explored, "function", "functions", "not explored");
+        parts.join(", ")
+    }
+
+    fn add(&mut self, other: &Unfinished) {
+        self.mutants_not_tested += other.mutants_not_tested;
+        self.survivors_not_searched += other.survivors_not_searched;
+        self.functions_not_explored += other.functions_not_explored;
+    }
 }
 
 /// What a run reused from the results cache (an earlier run of the same code and settings,
@@ -129,6 +175,24 @@ pub struct TargetReport {
     /// Its mutation analysis, when mutants were tested.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mutation: Option<MutationReport>,
+}
+
+impl TargetReport {
+    /// What of this function's work was left undone.
+    pub fn unfinished(&self) -> Unfinished {
+        let drivable = matches!(self.target.drive, Drive::Supported | Drive::Via { .. });
+        let mut left = Unfinished {
+            functions_not_explored: usize::from(drivable && self.exploration.is_none()),
+            ..Unfinished::default()
+        };
+        for m in self.mutation.iter().flat_map(|m| &m.mutants) {
+            left.mutants_not_tested += usize::from(m.status == MutantStatus::NotTested);
+            let unsearched =
+                matches!(m.unwitnessed, Some(crate::witness::Unwitnessed::NotSearched { .. }));
+            left.survivors_not_searched += usize::from(unsearched);
+        }
+        left
+    }
 }
 
 /// How a mutant fared against the tests.
@@ -573,13 +637,13 @@ pub struct Totals {
 }
 
 impl Report {
-    /// [`Report::repo_prefix`] when it stays inside the repository; `""` for one that could
     /// Why the run stopped before it finished, in words: its interruption ("interrupted by
     /// SIGINT"), otherwise its time budget (the only other reason work is left undone).
     pub fn stopped_because(&self) -> &str {
         self.interrupted.as_ref().map_or("the time budget ran out", |i| i.reason.as_str())
     }
 
+    /// [`Report::repo_prefix`] when it stays inside the repository; `""` for one that could
     /// leave it (absolute, or with `.` or `..` parts: a report from an untrusted artifact).
     pub fn safe_prefix(&self) -> &str {
         let prefix = self.repo_prefix.trim_end_matches('/');
@@ -596,11 +660,16 @@ impl Report {
     /// `file` (relative to the project root) as the repository names it: under
     /// [`Report::safe_prefix`], `/`-separated.
     pub fn repo_path(&self, file: &std::path::Path) -> String {
-        let file = file.to_string_lossy().replace('\\', "/");
-        match self.safe_prefix() {
-            "" => file,
-            prefix => format!("{prefix}/{file}"),
+        Report::prefixed(self.safe_prefix(), file)
+    }
+
+    /// What the run left undone, over every function.
+    pub fn unfinished_work(&self) -> Unfinished {
+        let mut left = Unfinished::default();
+        for t in &self.targets {
+            left.add(&t.unfinished());
         }
+        left
     }
 
     /// The run's [`Totals`].
@@ -627,6 +696,11 @@ impl Report {
     pub fn merge(mut parts: Vec<Report>) -> Option<Report> {
         let mut merged = parts.first().cloned()?;
         merged.complete = parts.iter().all(|r| r.complete);
+        merged.exhausted = parts.iter().find_map(|r| r.exhausted.clone());
+        merged.unfinished = parts.iter().filter_map(|r| r.unfinished).reduce(|mut a, b| {
+            a.add(&b);
+            a
+        });
         merged.settings.shard = None;
         let mut targets: Vec<TargetReport> =
             parts.iter_mut().flat_map(|r| std::mem::take(&mut r.targets)).collect();
@@ -671,6 +745,16 @@ impl Report {
         }
     }
 
+    /// `file` (relative to the project root) under `prefix` (the project's folder in the
+    /// repository), `/`-separated: the path review comments and fingerprints use.
+    pub fn prefixed(prefix: &str, file: &Path) -> String {
+        let file = file.to_string_lossy().replace('\\', "/");
+        match prefix.trim_matches('/') {
+            "" => file,
+            p => format!("{p}/{file}"),
+        }
+    }
+
     /// The gaps, in report order, their paths under `prefix` (the project's folder in the
     /// repository).
     pub fn gaps(&self, prefix: &str) -> Vec<Gap<'_>> {
@@ -686,11 +770,7 @@ impl Report {
                 {
                     continue;
                 }
-                let file = m.file.to_string_lossy().replace('\\', "/");
-                let path = match prefix.trim_matches('/') {
-                    "" => file,
-                    p => format!("{p}/{file}"),
-                };
+                let path = Report::prefixed(prefix, &m.file);
                 let key = m.gap_fingerprint(&path, function, 0);
                 let ordinal = seen.iter().filter(|k| **k == key).count();
                 seen.push(key.clone());

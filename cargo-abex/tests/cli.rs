@@ -617,6 +617,11 @@ fn mutants_past_the_time_budget_are_listed_as_not_tested_and_the_run_says_so() {
     assert!(!stderr(&o).contains("the tests do not reach it"), "{}", stderr(&o));
     let summary = std::fs::read_to_string(dir.join(".abex/out/summary.md")).unwrap();
     assert!(summary.contains("not tested (the run stopped first)"), "{summary}");
+    assert!(summary.contains("*(the time budget ran out: "), "{summary}");
+    assert_eq!(
+        (&r["complete"], &r["exhausted"]),
+        (&Value::Bool(false), &Value::from("time budget"))
+    );
 }
 
 #[test]

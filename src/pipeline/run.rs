@@ -117,10 +117,8 @@ pub fn run(
         }
         for (&i, tr) in unit.targets.iter().zip(done?) {
             on_event(Event::Done { index: i, report: &tr });
-            // A target the deadline left unexplored is not a result to reuse.
-            if !(crate::interrupt::expired() && tr.exploration.is_none()) {
-                cache.put(&keys[i], &tr);
-            }
+            // What the deadline left unfinished is no result to reuse (`ResultCache::put`).
+            cache.put(&keys[i], &tr);
             results[i] = Some(tr);
         }
         snapshot.clear();
@@ -142,8 +140,17 @@ pub fn run(
             let reason = format!("interrupted by {}", i.name());
             unsearched(&mut report, &reason);
             report.interrupted = Some(Interrupted { signal: i.name(), reason });
+            report.unfinished = Some(report.unfinished_work());
         }
-        None => report.complete = true,
+        // Complete only when every function was explored, every mutant tested and every
+        // survivor searched: a run the time budget cut says so, with what it left.
+        None => match report.unfinished_work() {
+            left if left.is_empty() => report.complete = true,
+            left => {
+                report.exhausted = Some("time budget".into());
+                report.unfinished = Some(left);
+            }
+        },
     }
     let path = saver.path();
     saver.finish(&report)?;
@@ -220,6 +227,8 @@ fn empty_report(
         },
         complete: false,
         interrupted: None,
+        exhausted: None,
+        unfinished: None,
         reused: Reused::default(),
         targets: Vec::new(),
         llm: offline,

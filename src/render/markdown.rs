@@ -120,8 +120,13 @@ pub fn render(report: &Report) -> String {
         report.targets.iter().filter_map(|t| t.mutation.as_ref()).map(|m| m.counts.tested()).sum();
     let unfinished = match &report.interrupted {
         Some(i) => format!(" *({}: partial results)*", i.reason),
-        None if !report.complete => " *(incomplete run)*".to_string(),
-        None => String::new(),
+        None => match (&report.exhausted, &report.unfinished) {
+            (Some(what), Some(left)) => {
+                format!(" *(the {what} ran out: {}; partial results)*", left.describe())
+            }
+            _ if !report.complete => " *(incomplete run)*".to_string(),
+            _ => String::new(),
+        },
     };
     let _ = writeln!(
         out,

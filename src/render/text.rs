@@ -175,6 +175,13 @@ pub fn totals(report: &Report, opts: &TextOptions) -> String {
             "{warning} {}: the report holds what was finished; run again to resume",
             i.reason
         );
+    } else if let (Some(what), Some(left)) = (&report.exhausted, &report.unfinished) {
+        let _ = writeln!(
+            out,
+            "{warning} the {what} ran out: {}; the report is partial and the run not complete \
+             (a larger budget finishes it, reusing what was done)",
+            left.describe()
+        );
     } else if !report.complete {
         let _ = writeln!(out, "{warning} the run did not finish: the report is partial");
     }
