@@ -9,6 +9,7 @@ pub mod allowlist;
 pub mod archive;
 pub mod budget;
 pub mod cache;
+pub mod cache_key;
 pub mod exec;
 pub mod explore;
 pub mod fingerprint;

@@ -202,13 +202,16 @@ impl RunConfig {
     /// model's settings are added by the spine, the language's by its front end).
     pub fn fingerprint(&self) -> String {
         format!(
-            "{}|{}|{:?}|{}|{}|{:?}",
+            "{}|{}|{:?}|{}|{}|{:?}|{}|{:?}",
             self.pairs,
             self.seed,
             self.call_timeout,
             self.mutate,
             self.witness_evals,
-            self.test_timeout
+            self.test_timeout,
+            self.memory_limit_mib,
+            // The budget shares exploration time among functions.
+            self.time_budget,
         )
     }
 }

@@ -74,11 +74,18 @@ pub fn run(
         }
         snapshot.clear();
         let mut todo = Vec::new();
+        // Cached results with suggested tests: reported once their tests are checked again.
+        let mut reused = BTreeMap::new();
         for &i in &unit.targets {
             match cache.get(&keys[i]) {
                 Some(mut tr) => {
                     // Where the function is now (lines may have moved) comes from this run.
                     tr.target = targets[i].clone();
+                    if tr.mutation.as_ref().is_some_and(|m| !m.suggested_tests.is_empty()) {
+                        reused.insert(i, tr);
+                        todo.push(i);
+                        continue;
+                    }
                     if matches!(tr.target.drive, Drive::Supported | Drive::Via { .. }) {
                         ctx.clock.skip();
                     }
@@ -109,7 +116,7 @@ pub fn run(
                 saver.save(&report)
             }
         };
-        let resume = Resume { cache: &cache, keys: &keys };
+        let resume = Resume { cache: &cache, keys: &keys, reused: &reused };
         let done = run_unit(&mut ctx, &unit, &resume, on_event, &mut progress);
         if crate::interrupt::requested().is_some() {
             // What it gave after the interruption is no result; the snapshot is what it finished.
@@ -185,6 +192,9 @@ struct Resume<'a> {
     cache: &'a ResultCache,
     /// The results-cache key of each target.
     keys: &'a [String],
+    /// The targets whose whole result is cached, with suggested tests to check again
+    /// (`super::reuse`) before it is reported.
+    reused: &'a BTreeMap<usize, TargetReport>,
 }
 
 impl Resume<'_> {
@@ -237,10 +247,13 @@ fn empty_report(
 }
 
 /// The results-cache key of each target: the run's settings (the model's and the language's
-/// included), the tests that can reach it, and its name and source.
+/// included), every `ABEX_*` knob, what the front end says the result depends on (the code
+/// and tests behind the function, manifests, lock files, the toolchain or interpreter), and
+/// its name and source. abex's version is in every fingerprint.
 fn cache_keys(cfg: &RunConfig, front: &dyn FrontEnd, session: Option<&Session>) -> Vec<String> {
     let model = session.map(crate::llm::engine::settings_fingerprint);
-    let settings = format!("{}|{}|{model:?}", front.language(), cfg.fingerprint());
+    let knobs = crate::cache_key::env(|_| false);
+    let settings = format!("{}|{}|{model:?}|{knobs}", front.language(), cfg.fingerprint());
     front
         .targets()
         .iter()
@@ -257,8 +270,14 @@ fn cache_keys(cfg: &RunConfig, front: &dyn FrontEnd, session: Option<&Session>) 
 }
 
 /// Every mutant of `unit`'s targets, numbered from 1: rule-based, then model-written, per
-/// target; then one self-check per target.
-fn number_mutants(ctx: &mut Ctx<'_>, unit: &Unit) -> Vec<Numbered> {
+/// target; then one self-check per target. The targets of `reused` get their rule-based
+/// mutants only (enough to check their cached suggested tests; the model writes theirs only
+/// if they are analysed again, [`model_mutants`]).
+fn number_mutants(
+    ctx: &mut Ctx<'_>,
+    unit: &Unit,
+    reused: &BTreeMap<usize, TargetReport>,
+) -> Vec<Numbered> {
     let mut all = Vec::new();
     if !ctx.cfg.mutate {
         return all;
@@ -266,7 +285,7 @@ fn number_mutants(ctx: &mut Ctx<'_>, unit: &Unit) -> Vec<Numbered> {
     let mut n = 1u32;
     for &i in &unit.targets {
         let mut mutants = ctx.front.rule_mutants(i);
-        if let Some(s) = ctx.session.as_mut() {
+        if let Some(s) = ctx.session.as_mut().filter(|_| !reused.contains_key(&i)) {
             let count = s.cfg.mutants;
             mutants.extend(ctx.front.model_mutants(s, i, count, ""));
         }
@@ -282,6 +301,22 @@ fn number_mutants(ctx: &mut Ctx<'_>, unit: &Unit) -> Vec<Numbered> {
     all
 }
 
+/// The model-written mutants of `targets` (cached results whose suggested tests no longer
+/// hold), numbered after `numbered`'s.
+fn model_mutants(ctx: &mut Ctx<'_>, targets: &[usize], numbered: &[Numbered]) -> Vec<Numbered> {
+    let Some(s) = ctx.session.as_mut() else { return Vec::new() };
+    let mut n = numbered.iter().map(|m| m.n).max().unwrap_or(0) + 1;
+    let mut out = Vec::new();
+    for &i in targets {
+        let count = s.cfg.mutants;
+        for mutant in ctx.front.model_mutants(s, i, count, "") {
+            out.push(Numbered { n, target: i, mutant, self_check: false });
+            n += 1;
+        }
+    }
+    out
+}
+
 /// Saves the report with the finished targets, a unit's `partial` ones and what was reused
 /// (`force`: now, not within [`super::saver::SAVE_EVERY`]).
 type Progress<'p> = dyn FnMut(&[TargetReport], &Reused, bool) -> Result<(), RunError> + 'p;
@@ -295,7 +330,7 @@ fn run_unit(
     on_event: &mut dyn FnMut(Event<'_>),
     progress: &mut Progress<'_>,
 ) -> Result<Vec<TargetReport>, RunError> {
-    let numbered = number_mutants(ctx, unit);
+    let mut numbered = number_mutants(ctx, unit, resume.reused);
     let targets = ctx.front.targets();
     let callable = unit
         .targets
@@ -328,6 +363,35 @@ fn run_unit(
         return Ok(out.collect());
     };
     on_event(Event::Built { package: &unit.name, time: built.elapsed() });
+    // Cached results are reported once their suggested tests still kill their mutants; the
+    // others are analysed again, with the model's mutants where a model takes part.
+    let kept = super::reuse::verified(ctx, lab.as_mut(), &numbered, resume.reused, on_event)?;
+    interrupted()?;
+    let again: Vec<usize> =
+        resume.reused.keys().copied().filter(|i| !kept.contains_key(i)).collect();
+    let fresh = model_mutants(ctx, &again, &numbered);
+    if !fresh.is_empty() {
+        unless_cut(lab.add(&fresh))?;
+        numbered.extend(fresh);
+    }
+    ctx.reused.functions += kept.len();
+    for tr in kept.values() {
+        if matches!(tr.target.drive, Drive::Supported | Drive::Via { .. }) {
+            ctx.clock.skip();
+        }
+    }
+    // Numbers stay unique in the lab: a feedback round numbers its mutants after all of these.
+    let next = numbered.iter().map(|m| m.n).max().unwrap_or(0) + 1;
+    numbered.retain(|m| !kept.contains_key(&m.target));
+    let whole = unit;
+    let unit = &Unit {
+        name: whole.name.clone(),
+        targets: whole.targets.iter().copied().filter(|i| !kept.contains_key(i)).collect(),
+        vehicles: whole.vehicles.clone(),
+    };
+    if unit.targets.is_empty() {
+        return Ok(whole.targets.iter().filter_map(|i| kept.get(i).cloned()).collect());
+    }
 
     let mut reports: Vec<TargetReport> = Vec::new();
     let mut elites: Vec<Vec<Pair>> = Vec::new();
@@ -437,11 +501,13 @@ fn run_unit(
         }
         progress(&reports, &ctx.reused, false)?;
         if ctx.session.is_some() {
-            let next = numbered.iter().map(|m| m.n).max().unwrap_or(0) + 1;
             feedback::rounds(ctx, lab.as_mut(), unit, &elites, &mut reports, next, on_event)?;
         }
     }
-    Ok(reports)
+    let mut analysed: BTreeMap<usize, TargetReport> =
+        unit.targets.iter().copied().zip(reports).collect();
+    let mut kept = kept;
+    Ok(whole.targets.iter().filter_map(|i| kept.remove(i).or_else(|| analysed.remove(i))).collect())
 }
 
 /// [`RunError::Interrupted`] once the run is interrupted: what the last step gave is no result.

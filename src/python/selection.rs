@@ -1,6 +1,5 @@
 //! Which of a Python project's tests a run uses (all of them for mutants, those that name a
-//! function to show the model), a fingerprint of its tests for the results cache, and runners
-//! started ahead of time.
+//! function to show the model), and runners started ahead of time.
 
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
@@ -46,18 +45,6 @@ pub fn suite(project: &Project) -> Vec<PathBuf> {
         .chain(&project.doctests)
         .cloned()
         .collect()
-}
-
-/// A fingerprint of every test file of the project (names and contents).
-pub fn fingerprint(project: &Project) -> String {
-    let mut tests: Vec<u8> = Vec::new();
-    for t in &project.tests {
-        tests.extend_from_slice(t.display().to_string().as_bytes());
-        tests.push(0);
-        tests.extend(std::fs::read(project.root.join(t)).unwrap_or_default());
-        tests.push(0);
-    }
-    crate::cache::key(&[&tests])
 }
 
 /// What starting a runner needs, owned, so that runners can start on another thread.
