@@ -7,6 +7,7 @@
 
 pub mod allowlist;
 pub mod archive;
+pub mod bounded;
 pub mod budget;
 pub mod cache;
 pub mod cache_key;

@@ -303,7 +303,9 @@ struct ExecArgs {
     /// Time limit of one call of the function under test [default: 1s].
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     call_timeout: Option<Duration>,
-    /// Memory (address space) limit of the harness process, in MiB; 0 for none.
+    /// Memory (address space) limit of each process abex runs from the project (harness
+    /// workers, test binaries), in MiB; 0 for none. No more jobs run at once than the
+    /// machine's memory holds at this limit.
     #[arg(long, default_value_t = Defaults::MEMORY_LIMIT_MIB, value_name = "MIB")]
     memory_limit: u64,
 }

@@ -253,6 +253,18 @@ fn an_out_folder_holding_a_user_file_is_refused_and_the_file_stays_run_after_run
     assert!(dir.join("mine/.abex-out").is_file() && dir.join("mine.old/report.json").is_file());
 }
 
+#[test]
+fn more_jobs_than_the_machine_s_memory_holds_at_the_memory_limit_are_lowered_and_said() {
+    let (_tmp, dir) = support::project("simple");
+    let o = abex(&dir, &["--offline", "--function", "src/lib.rs::classify", "--jobs", "100000"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("100000 jobs at once with a memory limit of 4096 MiB each"), "{err}");
+    assert!(err.contains("abex runs ") && err.contains("hint:"), "{err}");
+    let o = abex(&dir, &["--offline", "--function", "src/lib.rs::classify", "--jobs", "1"]);
+    assert!(!stderr(&o).contains("jobs at once"), "{}", stderr(&o));
+}
+
 /// The numbers of `line` that are not inside backticks (values a function took or gave are in
 /// backticks in `summary.md`; the rest are figures).
 fn figures_of(line: &str) -> Vec<f64> {

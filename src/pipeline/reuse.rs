@@ -14,8 +14,9 @@ use crate::targets::Drive;
 
 /// Of the cached `reused` results (by target), those whose every suggested test still passes
 /// on the original and kills each mutant it lists, checked in `lab` (built with `numbered`,
-/// the rule mutants of those targets among them). The others are warned about and left out:
-/// the caller analyses them again.
+/// the mutants of those targets among them: a model's, replayed from its response cache, have
+/// the ids they had). The others are warned about and left out: the caller analyses them
+/// again.
 pub(crate) fn verified(
     ctx: &Ctx<'_>,
     lab: &mut dyn Lab,

@@ -40,6 +40,25 @@ pub fn run(
     on_event: &mut dyn FnMut(Event<'_>),
 ) -> Result<(Report, PathBuf), RunError> {
     let started = Instant::now();
+    let within;
+    let cfg = match crate::safety::jobs_within(
+        cfg.jobs,
+        cfg.memory_limit(),
+        crate::safety::machine_memory(),
+    ) {
+        jobs if jobs < cfg.jobs => {
+            let message = format!(
+                "{} jobs at once with a memory limit of {} MiB each would ask for more than this \
+                 machine's memory: abex runs {jobs} at a time\nhint: a lower memory limit lets \
+                 more run at once",
+                cfg.jobs, cfg.memory_limit_mib
+            );
+            on_event(Event::Warning { message });
+            within = RunConfig { jobs, ..cfg.clone() };
+            &within
+        }
+        _ => cfg,
+    };
     let root = front.root();
     let targets = front.targets();
     on_event(Event::Targets { root, targets });
@@ -270,14 +289,8 @@ fn cache_keys(cfg: &RunConfig, front: &dyn FrontEnd, session: Option<&Session>) 
 }
 
 /// Every mutant of `unit`'s targets, numbered from 1: rule-based, then model-written, per
-/// target; then one self-check per target. The targets of `reused` get their rule-based
-/// mutants only (enough to check their cached suggested tests; the model writes theirs only
-/// if they are analysed again, [`model_mutants`]).
-fn number_mutants(
-    ctx: &mut Ctx<'_>,
-    unit: &Unit,
-    reused: &BTreeMap<usize, TargetReport>,
-) -> Vec<Numbered> {
+/// target; then one self-check per target.
+fn number_mutants(ctx: &mut Ctx<'_>, unit: &Unit) -> Vec<Numbered> {
     let mut all = Vec::new();
     if !ctx.cfg.mutate {
         return all;
@@ -285,7 +298,7 @@ fn number_mutants(
     let mut n = 1u32;
     for &i in &unit.targets {
         let mut mutants = ctx.front.rule_mutants(i);
-        if let Some(s) = ctx.session.as_mut().filter(|_| !reused.contains_key(&i)) {
+        if let Some(s) = ctx.session.as_mut() {
             let count = s.cfg.mutants;
             mutants.extend(ctx.front.model_mutants(s, i, count, ""));
         }
@@ -301,22 +314,6 @@ fn number_mutants(
     all
 }
 
-/// The model-written mutants of `targets` (cached results whose suggested tests no longer
-/// hold), numbered after `numbered`'s.
-fn model_mutants(ctx: &mut Ctx<'_>, targets: &[usize], numbered: &[Numbered]) -> Vec<Numbered> {
-    let Some(s) = ctx.session.as_mut() else { return Vec::new() };
-    let mut n = numbered.iter().map(|m| m.n).max().unwrap_or(0) + 1;
-    let mut out = Vec::new();
-    for &i in targets {
-        let count = s.cfg.mutants;
-        for mutant in ctx.front.model_mutants(s, i, count, "") {
-            out.push(Numbered { n, target: i, mutant, self_check: false });
-            n += 1;
-        }
-    }
-    out
-}
-
 /// Saves the report with the finished targets, a unit's `partial` ones and what was reused
 /// (`force`: now, not within [`super::saver::SAVE_EVERY`]).
 type Progress<'p> = dyn FnMut(&[TargetReport], &Reused, bool) -> Result<(), RunError> + 'p;
@@ -330,7 +327,7 @@ fn run_unit(
     on_event: &mut dyn FnMut(Event<'_>),
     progress: &mut Progress<'_>,
 ) -> Result<Vec<TargetReport>, RunError> {
-    let mut numbered = number_mutants(ctx, unit, resume.reused);
+    let mut numbered = number_mutants(ctx, unit);
     let targets = ctx.front.targets();
     let callable = unit
         .targets
@@ -364,16 +361,9 @@ fn run_unit(
     };
     on_event(Event::Built { package: &unit.name, time: built.elapsed() });
     // Cached results are reported once their suggested tests still kill their mutants; the
-    // others are analysed again, with the model's mutants where a model takes part.
+    // others are analysed again.
     let kept = super::reuse::verified(ctx, lab.as_mut(), &numbered, resume.reused, on_event)?;
     interrupted()?;
-    let again: Vec<usize> =
-        resume.reused.keys().copied().filter(|i| !kept.contains_key(i)).collect();
-    let fresh = model_mutants(ctx, &again, &numbered);
-    if !fresh.is_empty() {
-        unless_cut(lab.add(&fresh))?;
-        numbered.extend(fresh);
-    }
     ctx.reused.functions += kept.len();
     for tr in kept.values() {
         if matches!(tr.target.drive, Drive::Supported | Drive::Via { .. }) {
