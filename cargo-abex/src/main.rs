@@ -409,7 +409,9 @@ fn merge(reports: &[PathBuf], out: &std::path::Path) -> ExitCode {
             }
         }
     }
-    let Some(merged) = abex::report::Report::merge(parts) else { return ExitCode::from(2) };
+    let Some(mut merged) = abex::report::Report::merge(parts) else { return ExitCode::from(2) };
+    // Each shard's figures are of its own functions: the merged report's are of all of them.
+    merged.origins = abex::provenance::origins(&merged);
     let dir = match abex::out::OutDir::prepare(out, "`--out`") {
         Ok(dir) => dir,
         Err(e) => {

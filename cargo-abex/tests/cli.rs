@@ -603,6 +603,11 @@ fn shards_merged_give_the_same_findings_as_one_run() {
     .unwrap();
     assert_eq!(merged["targets"].as_array().unwrap().len(), n1 + n2);
     assert_eq!(findings(&merged), findings(&report(&whole)));
+    // The per-origin figures are of every shard's functions.
+    let mutants = |r: &Value| -> u64 {
+        r["origins"].as_array().unwrap().iter().map(|o| o["mutants"].as_u64().unwrap()).sum()
+    };
+    assert_eq!(mutants(&merged), mutants(&report(&whole)), "{:#}", merged["origins"]);
     assert!(sharded.join(".abex/merged/summary.md").exists());
     assert!(sharded.join(".abex/merged/mutation-report.json").exists());
     // A file that is not a report is a clear error.

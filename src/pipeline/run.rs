@@ -327,7 +327,39 @@ fn run_unit(
     on_event: &mut dyn FnMut(Event<'_>),
     progress: &mut Progress<'_>,
 ) -> Result<Vec<TargetReport>, RunError> {
-    let mut numbered = number_mutants(ctx, unit);
+    // Cached results are reported once their suggested tests still kill their mutants (in a
+    // build of their own); the others are analysed with the rest.
+    let kept = match resume.reused.is_empty() {
+        true => BTreeMap::new(),
+        false => super::reuse::verify(ctx, unit, resume.reused, on_event)?,
+    };
+    interrupted()?;
+    ctx.reused.functions += kept.len();
+    for tr in kept.values() {
+        if matches!(tr.target.drive, Drive::Supported | Drive::Via { .. }) {
+            ctx.clock.skip();
+        }
+    }
+    let whole = unit;
+    let unit = &Unit {
+        name: whole.name.clone(),
+        targets: whole.targets.iter().copied().filter(|i| !kept.contains_key(i)).collect(),
+        vehicles: whole
+            .vehicles
+            .iter()
+            .copied()
+            .filter(|v| {
+                whole
+                    .targets
+                    .iter()
+                    .any(|&i| !kept.contains_key(&i) && ctx.front.vehicle(i) == Some(*v))
+            })
+            .collect(),
+    };
+    if unit.targets.is_empty() {
+        return Ok(whole.targets.iter().filter_map(|i| kept.get(i).cloned()).collect());
+    }
+    let numbered = number_mutants(ctx, unit);
     let targets = ctx.front.targets();
     let callable = unit
         .targets
@@ -360,29 +392,6 @@ fn run_unit(
         return Ok(out.collect());
     };
     on_event(Event::Built { package: &unit.name, time: built.elapsed() });
-    // Cached results are reported once their suggested tests still kill their mutants; the
-    // others are analysed again.
-    let kept = super::reuse::verified(ctx, lab.as_mut(), &numbered, resume.reused, on_event)?;
-    interrupted()?;
-    ctx.reused.functions += kept.len();
-    for tr in kept.values() {
-        if matches!(tr.target.drive, Drive::Supported | Drive::Via { .. }) {
-            ctx.clock.skip();
-        }
-    }
-    // Numbers stay unique in the lab: a feedback round numbers its mutants after all of these.
-    let next = numbered.iter().map(|m| m.n).max().unwrap_or(0) + 1;
-    numbered.retain(|m| !kept.contains_key(&m.target));
-    let whole = unit;
-    let unit = &Unit {
-        name: whole.name.clone(),
-        targets: whole.targets.iter().copied().filter(|i| !kept.contains_key(i)).collect(),
-        vehicles: whole.vehicles.clone(),
-    };
-    if unit.targets.is_empty() {
-        return Ok(whole.targets.iter().filter_map(|i| kept.get(i).cloned()).collect());
-    }
-
     let mut reports: Vec<TargetReport> = Vec::new();
     let mut elites: Vec<Vec<Pair>> = Vec::new();
     // The mutants' results an earlier run finished, by number.
@@ -491,6 +500,7 @@ fn run_unit(
         }
         progress(&reports, &ctx.reused, false)?;
         if ctx.session.is_some() {
+            let next = numbered.iter().map(|m| m.n).max().unwrap_or(0) + 1;
             feedback::rounds(ctx, lab.as_mut(), unit, &elites, &mut reports, next, on_event)?;
         }
     }
