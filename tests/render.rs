@@ -6,6 +6,7 @@
 
 use std::path::Path;
 
+use abex::github::closing::Closing;
 use abex::github::finding::findings;
 use abex::github::plan::plan;
 use abex::render::text::{self, TextOptions};
@@ -57,7 +58,7 @@ fn first_comment(report: &Report) -> String {
     for f in &mut all {
         f.changed_lines = (1..=f.line + 40).collect();
     }
-    let p = plan(&all, &[], 30, true, "0123456789");
+    let p = plan(&all, &[], 30, &Closing::default(), "0123456789");
     p.new.first().expect("a comment").body()
 }
 
@@ -213,9 +214,9 @@ fn hostile_text_in_a_report_reaches_every_surface_inert() {
     for f in &mut placed {
         f.changed_lines = (1..=f.line + 40).collect();
     }
-    let p = plan(&placed, &[], 30, true, "0123456789");
+    let p = plan(&placed, &[], 30, &Closing::default(), "0123456789");
     let comments: Vec<String> = p.new.iter().map(|c| c.body()).collect();
-    let unplaced = plan(&all, &[], 0, true, "0123456789");
+    let unplaced = plan(&all, &[], 0, &Closing::default(), "0123456789");
     let review = abex::github::post::review_body(&unplaced, &all, "0");
     let summary = markdown::render(&r);
     for (surface, text) in comments

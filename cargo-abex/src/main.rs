@@ -321,7 +321,9 @@ struct ExecArgs {
     /// Time limit of one call of the function under test [default: 1s].
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     call_timeout: Option<Duration>,
-    /// Memory (address space) limit of the harness process, in MiB; 0 for none.
+    /// Memory (address space) limit of each process abex runs from the project (harness
+    /// workers, test binaries), in MiB; 0 for none. No more jobs run at once than the
+    /// machine's memory holds at this limit.
     #[arg(long, default_value_t = Defaults::MEMORY_LIMIT_MIB, value_name = "MIB")]
     memory_limit: u64,
 }
@@ -425,9 +427,18 @@ fn merge(reports: &[PathBuf], out: &std::path::Path) -> ExitCode {
             }
         }
     }
-    let Some(merged) = abex::report::Report::merge(parts) else { return ExitCode::from(2) };
-    let written = abex::out::OutDir::prepare(out).and_then(|dir| dir.write_all(&merged));
-    if let Err(e) = written {
+    let Some(mut merged) = abex::report::Report::merge(parts) else { return ExitCode::from(2) };
+    // Each shard's figures are of its own functions: the merged report's are of all of them.
+    merged.origins = abex::provenance::origins(&merged);
+    let dir = match abex::out::OutDir::prepare(out, "`--out`") {
+        Ok(dir) => dir,
+        Err(e) => {
+            render::error(&e.to_string());
+            let io = matches!(e, abex::out::OutError::Io { .. });
+            return ExitCode::from(if io { 3 } else { 2 });
+        }
+    };
+    if let Err(e) = dir.write_all(&merged) {
         render::error(&format!("failed to write `{}`: {e}", out.display()));
         return ExitCode::from(3);
     }

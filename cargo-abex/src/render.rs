@@ -103,10 +103,7 @@ impl Terminal {
             Event::Progress { progress, .. } => {
                 if let Some(b) = &self.bar {
                     b.set_position(progress.pairs_evaluated as u64);
-                    b.set_message(format!(
-                        "· {} boundaries · QD {:.1}",
-                        progress.bc_count, progress.qd_score
-                    ));
+                    b.set_message(format!("· {} boundaries", progress.bc_count));
                 }
             }
             Event::Done { report, .. } => {

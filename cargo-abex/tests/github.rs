@@ -88,6 +88,17 @@ fn comments(gh: &FakeGitHub) -> Vec<Value> {
     gh.state.lock().unwrap().comments.clone()
 }
 
+/// A push that adds `assertion` to the fixture's test: committed, and the event and the fake's
+/// head moved to it.
+fn pin(pr: &Pr, gh: &FakeGitHub, assertion: &str) {
+    let anchor = "assert_eq!((discount(200), discount(20)), (10, 0));";
+    edit(&pr.dir, &[(anchor, &format!("{anchor}\n        {assertion}"))]);
+    git(&pr.dir, &["commit", "-q", "-am", "pin thresholds"]);
+    let head = git(&pr.dir, &["rev-parse", "HEAD"]);
+    fake::write_event(&pr.event, &head, false);
+    gh.state.lock().unwrap().head_sha = head;
+}
+
 #[test]
 fn a_pull_request_gets_one_review_and_later_runs_update_close_and_respect_suppression() {
     let pr = pull_request();
@@ -134,17 +145,7 @@ fn a_pull_request_gets_one_review_and_later_runs_update_close_and_respect_suppre
     }
 
     // Second push: the tests now pin `discount` and one threshold of `fee`.
-    edit(
-        &pr.dir,
-        &[(
-            "assert_eq!((discount(200), discount(20)), (10, 0));",
-            "assert_eq!((discount(200), discount(20)), (10, 0));\n        assert_eq!((discount(100), discount(99), fee(50)), (10, 0, 0));",
-        )],
-    );
-    git(&pr.dir, &["commit", "-q", "-am", "pin the thresholds"]);
-    let head = git(&pr.dir, &["rev-parse", "HEAD"]);
-    fake::write_event(&pr.event, &head, false);
-    gh.state.lock().unwrap().head_sha = head;
+    pin(&pr, &gh, "assert_eq!((discount(100), discount(99), fee(50)), (10, 0, 0));");
     let o = abex(&pr, &gh, &["--offline", "--post-review"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(gh.state.lock().unwrap().reviews.len(), 1, "no second review");
@@ -169,6 +170,47 @@ fn a_pull_request_gets_one_review_and_later_runs_update_close_and_respect_suppre
     assert_eq!(gh.state.lock().unwrap().reviews.len(), 1);
     // Three comments now: the list took two pages (the fake serves two a page).
     assert_eq!(gh.count("GET", "/comments"), 4);
+}
+
+#[test]
+fn a_run_the_time_budget_cut_closes_nothing_and_a_complete_one_closes_what_its_tests_kill() {
+    let pr = pull_request();
+    let head = git(&pr.dir, &["rev-parse", "HEAD"]);
+    let gh = FakeGitHub::start(&head, fake::patches(&pr.dir, "main"));
+    let o = abex(&pr, &gh, &["--offline", "--post-review"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let posted = comments(&gh);
+    assert_eq!(posted.len(), 2);
+
+    // The tests now pin `discount`; a run whose budget runs out before any mutant is tested.
+    pin(&pr, &gh, "assert_eq!((discount(100), discount(99)), (10, 0));");
+    std::fs::write(&pr.summary, "").unwrap();
+    let o = abex(&pr, &gh, &["--offline", "--post-review", "--time-budget", "300ms"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(pr.dir.join(".abex/out/report.json")).unwrap();
+    let r: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(r["complete"], false, "{r:#}");
+    assert_eq!(r["exhausted"], "time budget");
+    assert!(r["unfinished"]["mutants_not_tested"].as_u64().unwrap() > 0, "{r:#}");
+    assert!(stderr(&o).contains("the time budget ran out:"), "{}", stderr(&o));
+    assert_eq!(gh.count("PATCH", ""), 0, "a cut run edits no comment: {:#?}", gh.requests());
+    assert_eq!(comments(&gh), posted);
+    let summary = std::fs::read_to_string(&pr.summary).unwrap();
+    assert!(
+        summary.contains("left open, not closed: src/lib.rs:14: its mutant was not tested in this run (the time budget ran out)"),
+        "{summary}"
+    );
+
+    // The same code, analysed to the end: the discount's mutants are killed, its comment closed.
+    let o = abex(&pr, &gh, &["--offline", "--post-review"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let c = comments(&gh);
+    let closed: Vec<&Value> =
+        c.iter().filter(|c| c["body"].as_str().unwrap().contains("abex: closed")).collect();
+    assert_eq!(closed.len(), 1, "{c:#?}");
+    assert_eq!(closed[0]["line"], 14);
+    assert!(closed[0]["body"].as_str().unwrap().contains("the tests now kill its mutant"));
+    assert_eq!(markers(&c[0]["body"]), (3, false), "the fee's gaps stay open: {}", c[0]["body"]);
 }
 
 /// `text` with GitHub's suggestion in `body` applied on `line`: the block's lines replace it.

@@ -311,7 +311,9 @@ fn a_whole_model_run_meets_gpt5_rules_and_a_llama_cpp_server_without_falling_bac
         let mutator = origins.iter().find(|o| o["origin"] == "model mutator").unwrap();
         assert_eq!(mutator["mutants"], 1);
         let stderr = String::from_utf8_lossy(&o.stderr);
-        assert!(stderr.contains("by origin: operator"), "{stderr}");
+        assert!(explorer["qd_share"].as_f64().is_some(), "{explorer:#}");
+        let line = stderr.lines().find(|l| l.starts_with("abex: by origin (")).expect(&stderr);
+        assert!(line.contains("operator") && line.contains("model explorer"), "{line}");
     }
 }
 

@@ -34,6 +34,9 @@ pub fn step_summary(report: &Report, posting: Option<&Result<Posted, String>>) -
             for title in &p.suppressed {
                 let _ = writeln!(out, "- suppressed by a reviewer: {title}");
             }
+            for open in &p.kept_open {
+                let _ = writeln!(out, "- left open, not closed: {open}");
+            }
             for note in &p.notes {
                 let _ =
                     writeln!(out, "- note: {}", crate::render::inert::markdown_text(note, 1_000));

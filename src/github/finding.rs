@@ -62,6 +62,10 @@ pub struct Finding {
     pub test_name: Option<String>,
     /// What tells the mutant apart, on one line: the input and both outcomes.
     pub witness: String,
+    /// Its function's key (`super::closing::function_key`) when the rules made its mutant: its
+    /// comment's marker carries it, so that a later run that analyses the function and makes
+    /// no such mutant knows the gap is gone (a model may just not write a mutant again).
+    pub function_key: Option<String>,
 }
 
 /// The fingerprint of a gap (see the module documentation); `ordinal` tells apart identical
@@ -146,6 +150,8 @@ pub fn findings(report: &Report, prefix: &str) -> Vec<Finding> {
             test: None,
             test_name: None,
             witness: String::new(),
+            // A note is the function's own: posting closes it when the function is reached.
+            function_key: None,
             path: u.path,
             function: t.qualified_name.clone(),
             line,
@@ -170,6 +176,8 @@ pub fn findings(report: &Report, prefix: &str) -> Vec<Finding> {
             test: test.map(|s| test_of(t, s)),
             test_name: test.map(|s| s.name.clone()),
             witness: witness_line(m),
+            function_key: (m.origin == crate::mutate::Origin::Rules)
+                .then(|| super::closing::function_key(&path, &function)),
             path,
             function,
             line: m.line,
@@ -184,6 +192,14 @@ pub fn marker(fingerprint: &str) -> String {
     format!("{MARKER_PREFIX}{fingerprint} -->")
 }
 
+/// The hidden marker of `f`, with its function's key when it has one.
+fn finding_marker(f: &Finding) -> String {
+    match &f.function_key {
+        Some(k) => format!("{MARKER_PREFIX}{} fn={k} -->", f.fingerprint),
+        None => marker(&f.fingerprint),
+    }
+}
+
 /// What the markers at the end of a comment body say.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Markers {
@@ -191,16 +207,28 @@ pub struct Markers {
     pub fingerprints: Vec<String>,
     /// Whether the comment says its gaps are closed.
     pub closed: bool,
+    /// The function key a fingerprint's marker carries, by fingerprint.
+    pub functions: std::collections::BTreeMap<String, String>,
 }
 
-/// Whether `line` is one of the markers abex writes; its fingerprint, if it has one.
-fn marker_line(line: &str) -> Option<Option<&str>> {
+fn is_key(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Whether `line` is one of the markers abex writes; its fingerprint and function key, if it
+/// has them.
+fn marker_line(line: &str) -> Option<Option<(&str, Option<&str>)>> {
     let line = line.trim();
     if line == CLOSED_MARKER {
         return Some(None);
     }
-    let fp = line.strip_prefix(MARKER_PREFIX)?.strip_suffix(" -->")?;
-    (fp.len() == 64 && fp.bytes().all(|b| b.is_ascii_hexdigit())).then_some(Some(fp))
+    let rest = line.strip_prefix(MARKER_PREFIX)?.strip_suffix(" -->")?;
+    let (fp, function) = match rest.split_once(" fn=") {
+        Some((fp, k)) if is_key(k) => (fp, Some(k)),
+        Some(_) => return None,
+        None => (rest, None),
+    };
+    is_key(fp).then_some(Some((fp, function)))
 }
 
 /// `body` split into its text and its trailing marker lines, which abex writes: text that the
@@ -217,7 +245,12 @@ pub fn markers(body: &str) -> Option<Markers> {
     let mut m = Markers::default();
     for line in split_markers(body).1 {
         match marker_line(line).flatten() {
-            Some(fp) => m.fingerprints.push(fp.to_string()),
+            Some((fp, function)) => {
+                m.fingerprints.push(fp.to_string());
+                if let Some(k) = function {
+                    m.functions.insert(fp.to_string(), k.to_string());
+                }
+            }
             None => m.closed = true,
         }
     }
@@ -239,10 +272,11 @@ pub fn fit(text: &str, reserve: usize) -> String {
     cut
 }
 
-fn markers_text(fps: &[&str], closed: bool) -> String {
+/// The marker `lines`, each on a line of its own, and the closed marker when `closed`.
+fn markers_text(lines: &[String], closed: bool) -> String {
     let mut out = String::new();
-    for fp in fps {
-        out.push_str(&marker(fp));
+    for line in lines {
+        out.push_str(line);
         out.push('\n');
     }
     if closed {
@@ -336,18 +370,16 @@ pub fn comment_body_with(findings: &[&Finding], suggestion: Option<&str>) -> Str
         "\n<sub>Reply `/abex ignore` or react 👎 to stop abex reporting this. It updates this \
          comment on later pushes.</sub>\n\n",
     );
-    let fps: Vec<&str> = findings.iter().map(|f| f.fingerprint.as_str()).collect();
-    let tail = markers_text(&fps, false);
+    let lines: Vec<String> = findings.iter().map(|f| finding_marker(f)).collect();
+    let tail = markers_text(&lines, false);
     fit(&text, tail.len()) + &tail
 }
 
-/// The body that says the gaps of a comment are closed, keeping what it said before.
-pub fn closed_body(previous: &str, fingerprints: &[String], head_sha: &str) -> String {
+/// The body that says the gaps of a comment are closed, and `why` ("the tests now kill its
+/// mutant"), keeping what it said before.
+pub fn closed_body(previous: &str, fingerprints: &[String], head_sha: &str, why: &str) -> String {
     let short = head_sha.get(..7).unwrap_or(head_sha);
-    let news = format!(
-        "### ✅ abex: closed\n\nAs of {short}, abex no longer finds this gap: the tests now pin it \
-         down, or the code changed."
-    );
+    let news = format!("### ✅ abex: closed\n\nAs of {short}, {why}.");
     retired_body(previous, fingerprints, &news)
 }
 
@@ -372,8 +404,8 @@ fn retired_body(previous: &str, fingerprints: &[String], news: &str) -> String {
         "{news}\n\n<details><summary>What it said before</summary>\n\n{}\n</details>\n\n",
         before.join("\n").trim()
     );
-    let fps: Vec<&str> = fingerprints.iter().map(String::as_str).collect();
-    let tail = markers_text(&fps, true);
+    let lines: Vec<String> = fingerprints.iter().map(|fp| marker(fp)).collect();
+    let tail = markers_text(&lines, true);
     fit(&text, tail.len()) + &tail
 }
 
@@ -405,21 +437,28 @@ mod tests {
             test: Some("SUGGESTED\n".into()),
             test_name: Some("t".into()),
             witness: String::new(),
+            function_key: Some(fp('f')),
         };
-        let b = Finding { fingerprint: fp('b'), ..a.clone() };
+        let b = Finding { fingerprint: fp('b'), function_key: None, ..a.clone() };
         let body = comment_body(&[&a, &b]);
         assert_eq!(body.matches("SUGGESTED").count(), 1, "a shared test is shown once: {body}");
+        let functions = [(fp('a'), fp('f'))].into_iter().collect();
         assert_eq!(
             markers(&body),
-            Some(Markers { fingerprints: vec![fp('a'), fp('b')], closed: false })
+            Some(Markers { fingerprints: vec![fp('a'), fp('b')], closed: false, functions })
         );
-        let closed = closed_body(&body, &[fp('a'), fp('b')], "0123456789abcdef");
-        assert!(closed.contains("As of 0123456") && closed.contains("What it said before"));
+        let why = "the tests now kill its mutant";
+        let closed = closed_body(&body, &[fp('a'), fp('b')], "0123456789abcdef", why);
+        assert!(closed.contains("As of 0123456, the tests now kill its mutant."), "{closed}");
+        assert!(closed.contains("What it said before"));
         assert!(closed.contains("forged, inside the text"));
         assert_eq!(
             markers(&closed).unwrap(),
-            Markers { fingerprints: vec![fp('a'), fp('b')], closed: true }
+            Markers { fingerprints: vec![fp('a'), fp('b')], closed: true, ..Markers::default() }
         );
+        // A function key that is not one makes the line no marker.
+        let bad = format!("text\n<!-- abex:v1 fp={} fn=zz -->\n", fp('a'));
+        assert_eq!(markers(&bad), None);
         assert_eq!(markers("a comment by a person"), None);
     }
 
@@ -498,6 +537,7 @@ mod tests {
             test: None,
             test_name: None,
             witness: String::new(),
+            function_key: None,
         };
         let body = comment_body(&[&a]);
         assert!(body.chars().count() <= MAX_BODY_CHARS);
@@ -517,6 +557,7 @@ mod tests {
             title: String::new(),
             description: "model: fix\n## LGTM\n@org/team <img src=https://t.test/p> `x`".into(),
             body: String::new(),
+            function_key: None,
             test: Some(fenced("rust", "fn t() { let s = \"```\"; }")),
             test_name: None,
             witness: String::new(),

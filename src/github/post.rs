@@ -69,6 +69,9 @@ pub struct Posted {
     pub closed: usize,
     /// Earlier comments left as they were.
     pub unchanged: usize,
+    /// Earlier comments whose gaps this run did not report, left open, and why: `src/lib.rs:8:
+    /// its mutant was not tested in this run (the time budget ran out)`.
+    pub kept_open: Vec<String>,
     /// Titles of findings suppressed by a person.
     pub suppressed: Vec<String>,
     /// Titles of findings put in the review body, with the reason.
@@ -148,7 +151,8 @@ async fn run(report: &Report, ctx: &Context, opts: &PostOptions) -> Result<Poste
     verify(&mut client, ctx, opts).await?;
     client.learn_identity(opts.identity.as_deref()).await;
     let existing = client.comments().await?;
-    let mut p = plan(&all, &existing, opts.max_comments, report.complete, head);
+    let closing = super::closing::Closing::of(report, &prefix);
+    let mut p = plan(&all, &existing, opts.max_comments, &closing, head);
     p.attach(&opts.suggestions, &existing);
     let mut posted = Posted::default();
     // Findings an earlier review's body already listed do not call for a new review.
@@ -207,6 +211,14 @@ async fn run(report: &Report, ctx: &Context, opts: &PostOptions) -> Result<Poste
     posted.updated = p.updates.len();
     posted.closed = p.closes.len();
     posted.unchanged = p.unchanged;
+    posted.kept_open = p
+        .kept_open
+        .iter()
+        .map(|k| match k.line {
+            Some(line) => format!("{}:{line}: {}", k.path, k.why),
+            None => format!("{} (outdated): {}", k.path, k.why),
+        })
+        .collect();
     posted.suppressed = p.suppressed.iter().map(|f| f.title.clone()).collect();
     posted.in_body = p.unplaced.iter().map(|(f, why)| (f.title.clone(), why.describe())).collect();
     posted.notes = client.notes;

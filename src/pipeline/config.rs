@@ -150,6 +150,9 @@ pub struct RunConfig {
     pub diff_file: Option<PathBuf>,
     /// The output folder (default `.abex/out` at the project root).
     pub out: Option<PathBuf>,
+    /// The setting that chooses the output folder, as an error's hint names it: `` `--out` ``
+    /// for `cargo abex`, `` `--abex-out` (or `out` in `[tool.abex]`) `` for pytest.
+    pub out_flag: String,
     /// Pair budget per target.
     pub pairs: usize,
     /// Wall-time budget for the whole run.
@@ -190,6 +193,7 @@ impl RunConfig {
             base: None,
             diff_file: None,
             out: None,
+            out_flag: "`--out`".into(),
             pairs: Defaults::PAIRS,
             time_budget: None,
             seed: Defaults::SEED,
@@ -216,13 +220,16 @@ impl RunConfig {
     /// model's settings are added by the spine, the language's by its front end).
     pub fn fingerprint(&self) -> String {
         format!(
-            "{}|{}|{:?}|{}|{}|{:?}",
+            "{}|{}|{:?}|{}|{}|{:?}|{}|{:?}",
             self.pairs,
             self.seed,
             self.call_timeout,
             self.mutate,
             self.witness_evals,
-            self.test_timeout
+            self.test_timeout,
+            self.memory_limit_mib,
+            // The budget shares exploration time among functions.
+            self.time_budget,
         )
     }
 }

@@ -189,8 +189,10 @@ pub trait FrontEnd {
     fn function(&self, k: usize) -> &Target {
         &self.choice().functions[k]
     }
-    /// What besides the function, the run's settings and the model decides target `i`'s result
-    /// (the language's own settings, the tests that can reach it), for results-cache keys.
+    /// What besides the function, the run's settings and the model decides target `i`'s result,
+    /// for results-cache keys: the language's own settings, every file of the code and tests
+    /// behind it (its package or project, manifests and lock files), the toolchain or
+    /// interpreter, and the environment they read.
     fn cache_parts(&self, i: usize) -> Vec<Vec<u8>>;
     /// The text of target `i`'s file.
     fn file_text(&self, i: usize) -> &str;

@@ -12,6 +12,7 @@ mod event;
 mod exploration;
 mod feedback;
 mod front;
+mod reuse;
 mod run;
 mod saver;
 mod shard;

@@ -200,6 +200,7 @@ impl PyRunConfig {
         };
         cfg.base = self.base;
         cfg.out = self.out.map(|o| if o.is_absolute() { o } else { root.join(o) });
+        cfg.out_flag = "`--abex-out` (or `out` in `[tool.abex]`)".into();
         cfg.pairs = self.pairs.unwrap_or(Defaults::PAIRS);
         cfg.time_budget = seconds(self.time_budget_s, "time_budget_s")?;
         cfg.seed = self.seed.unwrap_or(Defaults::SEED);

@@ -2,7 +2,7 @@
 //! collected the tests once and runs them against one mutant per request, each in a fork (see
 //! the runner's own documentation for the protocol).
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
@@ -11,6 +11,10 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::exec::worker::MARKER;
+
+/// Longest answer line read from a runner: its failure texts are cut at a few KB each, but the
+/// tests that reach each function of a large suite take room.
+const MAX_LINE: usize = 64 << 20;
 
 /// A mutant as the Python side applies it: the function's new code is compiled from `source`,
 /// the mutated function alone (compiling the whole file for every mutant would cost more than
@@ -198,10 +202,12 @@ impl Runner {
         let stdout = child.stdout.take().ok_or_else(|| RunnerError::Broken("no stdout".into()))?;
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if let Some(at) = line.rfind(MARKER) {
-                    if tx.send(line[at + MARKER.len()..].to_string()).is_err() {
+            // The runner writes its answers alone on this pipe (its stdout goes to /dev/null
+            // inside), each line prefixed; a line past the cap is cut, and reads as broken.
+            for line in crate::bounded::Lines::new(stdout, MAX_LINE) {
+                let line = line.into_text();
+                if let Some(answer) = line.strip_prefix(MARKER) {
+                    if tx.send(answer.to_string()).is_err() {
                         break;
                     }
                 }

@@ -1,6 +1,5 @@
 //! Which of a Python project's tests a run uses (all of them for mutants, those that name a
-//! function to show the model), a fingerprint of its tests for the results cache, and runners
-//! started ahead of time.
+//! function to show the model), and runners started ahead of time.
 
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;

@@ -31,13 +31,13 @@ fn target_section(out: &mut String, t: &TargetReport) {
         ))
     );
     if let Some(x) = &t.exploration {
-        let _ = writeln!(
-            out,
-            "{} boundaries found in {} input pairs (QD-score {}).",
-            x.bc_count,
-            x.pairs_evaluated,
-            crate::provenance::qd_text(x.qd_score)
-        );
+        let _ = write!(out, "{} boundaries found in {} input pairs", x.bc_count, x.pairs_evaluated);
+        match crate::provenance::describe_function(x) {
+            Some(shares) => {
+                let _ = writeln!(out, "; {shares}.");
+            }
+            None => out.push_str(".\n"),
+        }
     }
     if let crate::targets::Drive::Via { caller, .. } = &t.target.drive {
         let _ = writeln!(out, "Driven through {}, which calls it.", code(caller));
@@ -108,6 +108,12 @@ fn target_section(out: &mut String, t: &TargetReport) {
     out.push('\n');
 }
 
+/// `text` with its first letter in upper case.
+fn upper_first(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or(String::new(), |c| c.to_uppercase().chain(chars).collect())
+}
+
 /// Renders the summary of `report`.
 pub fn render(report: &Report) -> String {
     let mut out = String::from("## abex\n\n");
@@ -117,8 +123,13 @@ pub fn render(report: &Report) -> String {
         report.targets.iter().filter_map(|t| t.mutation.as_ref()).map(|m| m.counts.tested()).sum();
     let unfinished = match &report.interrupted {
         Some(i) => format!(" *({}: partial results)*", i.reason),
-        None if !report.complete => " *(incomplete run)*".to_string(),
-        None => String::new(),
+        None => match (&report.exhausted, &report.unfinished) {
+            (Some(what), Some(left)) => {
+                format!(" *(the {what} ran out: {}; partial results)*", left.describe())
+            }
+            _ if !report.complete => " *(incomplete run)*".to_string(),
+            _ => String::new(),
+        },
     };
     let n = report.totals();
     let unreached = match n.unreached {
@@ -140,8 +151,8 @@ pub fn render(report: &Report) -> String {
         let _ = writeln!(out, "{}.\n", markdown_text(&llm.describe(), 2_000));
     }
     if !report.origins.is_empty() {
-        let origins = crate::provenance::describe(&report.origins);
-        let _ = writeln!(out, "By origin: {}.\n", markdown_text(&origins, 2_000));
+        let origins = crate::provenance::describe(report);
+        let _ = writeln!(out, "{}.\n", upper_first(&markdown_text(&origins, 2_000)));
     }
     if report.targets.is_empty() {
         out.push_str("> **Nothing was analysed**: no changed function was found. This is not a clean pass.\n");

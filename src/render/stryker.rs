@@ -343,6 +343,8 @@ pub fn clamp(x: i32, lo: i32, hi: i32) -> i32 {
             },
             complete: true,
             interrupted: None,
+            exhausted: None,
+            unfinished: None,
             reused: Default::default(),
             targets,
             llm: None,

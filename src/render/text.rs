@@ -168,8 +168,8 @@ pub fn totals(report: &Report, opts: &TextOptions) -> String {
         let _ = writeln!(out, "{abex} {}", truncate(&line, 2_000));
     }
     if !report.origins.is_empty() {
-        let origins = crate::provenance::describe(&report.origins);
-        let _ = writeln!(out, "{abex} by origin: {}", truncate(&origins, 2_000));
+        let origins = crate::provenance::describe(report);
+        let _ = writeln!(out, "{abex} {}", truncate(&origins, 2_000));
     }
     let r = &report.reused;
     if !r.is_empty() {
@@ -191,6 +191,13 @@ pub fn totals(report: &Report, opts: &TextOptions) -> String {
             "{warning} {}: the report holds what was finished; run again to resume",
             i.reason
         );
+    } else if let (Some(what), Some(left)) = (&report.exhausted, &report.unfinished) {
+        let _ = writeln!(
+            out,
+            "{warning} the {what} ran out: {}; the report is partial and the run not complete \
+             (a larger budget finishes it, reusing what was done)",
+            left.describe()
+        );
     } else if !report.complete {
         let _ = writeln!(out, "{warning} the run did not finish: the report is partial");
     }
@@ -203,17 +210,29 @@ pub fn totals(report: &Report, opts: &TextOptions) -> String {
     out
 }
 
+/// A boundary's program derivative for people: two decimals, and `≥1e6` from a million on (two
+/// floats a few ULPs apart give 1e14 and more, a figure that says only "adjacent inputs").
+fn pd_text(pd: f64) -> String {
+    if pd < 1e6 {
+        format!("{pd:.2}")
+    } else {
+        "≥1e6".to_string()
+    }
+}
+
 fn exploration(out: &mut String, x: &ExplorationReport, opts: &TextOptions) {
     let _ = writeln!(
         out,
-        "  {} pairs, {} calls in {:.2} s · QD-score {} · {} boundaries in {} cells",
+        "  {} pairs, {} calls in {:.2} s · {} boundaries in {} cells",
         x.pairs_evaluated,
         x.evaluations,
         x.time_ms as f64 / 1000.0,
-        crate::provenance::qd_text(x.qd_score),
         x.bc_count,
         x.cells_total
     );
+    if let Some(shares) = crate::provenance::describe_function(x) {
+        let _ = writeln!(out, "  {shares}");
+    }
     for group in [Group::VE, Group::VV, Group::EE] {
         let cells: Vec<&Cell> = x.boundaries().filter(|c| c.group == Some(group)).collect();
         if cells.is_empty() {
@@ -232,8 +251,8 @@ fn exploration(out: &mut String, x: &ExplorationReport, opts: &TextOptions) {
         for c in distinct.iter().take(opts.show) {
             let _ = writeln!(
                 out,
-                "    PD {:<5.2} {} → {}",
-                c.pd,
+                "    PD {:<5} {} → {}",
+                pd_text(c.pd),
                 truncate(&c.strings.inputs[0], 40),
                 truncate(&c.strings.outputs[0], 60)
             );

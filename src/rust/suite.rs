@@ -9,6 +9,8 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
+
+use crate::bounded::TestOutput;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -46,18 +48,12 @@ pub struct TestSuite {
 }
 
 /// Reads a child's stdout and stderr on two threads (one pipe filling up while the other is read
-/// would block the child forever); the returned function waits for both texts.
-fn drain(child: &mut std::process::Child) -> impl FnOnce() -> (String, String) {
-    fn read_all(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<String> {
-        std::thread::spawn(move || {
-            let mut s = String::new();
-            if let Some(mut p) = pipe {
-                let mut bytes = Vec::new();
-                let _ = p.read_to_end(&mut bytes);
-                s = String::from_utf8_lossy(&bytes).into_owned();
-            }
-            s
-        })
+/// would block the child forever), each kept within a bound ([`TestOutput`]: a test that prints
+/// a gigabyte costs abex no more than one that prints a line); the returned function waits for
+/// both.
+fn drain(child: &mut std::process::Child) -> impl FnOnce() -> (TestOutput, TestOutput) {
+    fn read_all(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<TestOutput> {
+        std::thread::spawn(move || pipe.map(TestOutput::read).unwrap_or_default())
     }
     let out = read_all(child.stdout.take());
     let err = read_all(child.stderr.take());
@@ -111,6 +107,21 @@ fn tail(s: &str, n: usize) -> String {
     lines[lines.len().saturating_sub(n)..].join("\n")
 }
 
+/// Longest test output [`TestResult::Fail`] keeps: the failing test's lines come first.
+const FAIL_OUTPUT: usize = 64 << 10;
+
+/// `text` cut to [`FAIL_OUTPUT`] bytes at a character boundary.
+fn at_most(mut text: String) -> String {
+    if text.len() > FAIL_OUTPUT {
+        let mut end = FAIL_OUTPUT;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+    }
+    text
+}
+
 impl TestSuite {
     /// The command running test binary `exe` with `mutant` active and libtest's `args`.
     fn command(&self, exe: &Path, mutant: Option<u32>, args: &[&str]) -> Command {
@@ -154,15 +165,16 @@ impl TestSuite {
             let _tracked = crate::interrupt::track(&child);
             let reader = drain(&mut child);
             let status = wait_until(&mut child, deadline);
-            let (out, _) = reader();
+            let out = reader().0.text();
             status?;
             let names = failed_tests(&out);
-            if !names.is_empty() {
+            if !names.is_empty() && output.len() < FAIL_OUTPUT {
                 output.push_str(&out);
+                output.push('\n');
             }
             failed.extend(names);
         }
-        Some((failed, output))
+        Some((failed, at_most(output)))
     }
 
     /// Runs the binaries in turn with `mutant` active (none: the original), stopping at the first
@@ -183,13 +195,14 @@ impl TestSuite {
             let _tracked = crate::interrupt::track(&child);
             let reader = drain(&mut child);
             let status = wait_until(&mut child, deadline);
-            let (out, err) = reader();
-            let output = out + &err;
+            let (mut out, err) = reader();
+            out.extend(err);
             match status {
                 None => return TestResult::Timeout,
                 Some(st) if !st.success() => {
+                    let output = at_most(out.text());
                     let test = first_failure(&output).unwrap_or_else(|| name.clone());
-                    return TestResult::Fail { test, output: tail(&output, 30) };
+                    return TestResult::Fail { test, output };
                 }
                 Some(_) => {}
             }
@@ -239,6 +252,7 @@ impl DocTests {
         let deadline = Instant::now() + timeout;
         let status = wait_until(&mut child, deadline);
         let (stdout, stderr) = reader();
+        let (stdout, stderr) = (stdout.text(), stderr.text());
         match status {
             None => Some(TestResult::Timeout),
             // No library, or no doc-test at all: nothing to run.
@@ -361,5 +375,25 @@ mod tests {
         let out = "running 3 tests\ntest a::ok ... ok\ntest a::bad ... FAILED\ntest b::worse ... FAILED\n";
         assert_eq!(first_failure(out).as_deref(), Some("a::bad"));
         assert_eq!(first_failure("test result: ok"), None);
+    }
+    #[test]
+    fn a_huge_test_output_keeps_the_failing_test_s_name_and_message() {
+        // libtest's output of a failing test that printed a megabyte line and 10,000 lines.
+        let mut text =
+            String::from("running 2 tests\ntest a::ok ... ok\ntest a::bad ... FAILED\n\n");
+        text.push_str("failures:\n\n---- a::bad stdout ----\n");
+        text.push_str(&"y".repeat(1 << 20));
+        text.push('\n');
+        for i in 0..10_000 {
+            text.push_str(&format!("noise {i}\n"));
+        }
+        text.push_str("\nthread 'a::bad' panicked at src/lib.rs:9:5:\nassertion `left == right` failed\n  left: 3\n right: 4\n\n\nfailures:\n    a::bad\n\ntest result: FAILED. 1 passed; 1 failed\n");
+        let out = TestOutput::read(text.as_bytes()).text();
+        assert!(out.len() < 64 << 10, "{}", out.len());
+        let failure = failure_of(&out, "a::bad");
+        assert!(failure.contains("panicked at src/lib.rs:9:5"), "{failure}");
+        assert!(failure.contains("left: 3") && failure.contains("right: 4"), "{failure}");
+        assert!(out.contains("test a::bad ... FAILED"), "{out}");
+        assert!(out.contains("lines cut"), "{out}");
     }
 }
