@@ -2,23 +2,29 @@
 # Installs `cargo-abex` for the abex GitHub Action (action.yml), kept in a script so that a test
 # can run exactly what the action does against a fake release server.
 #
-#   fetch    take ABEX_BINARY (an already built `cargo-abex`, which the tests use), or download
-#            the release archive of the action's own version for this runner, verify its SHA-256
-#            and install it; write the step outputs `installed` (true, or false when there is no
-#            such release asset) and `build-key` (the cache key of the build fallback)
+#   fetch    take ABEX_BINARY (an already built `cargo-abex`, which the tests use), or, when the
+#            action's source is a release's (see below), download that release's archive for
+#            this runner, check it against the SHA-256 the source holds and install it; write the
+#            step outputs `installed` (true, or false: build it) and `build-key` (the cache key
+#            of the build fallback)
 #   build    the fallback: build `cargo-abex` from the action's own source, into a target folder
 #            that action.yml restores and saves with actions/cache under `build-key`
-#   version  print the release version the action's ref names (nothing: a branch, build it)
+#   version  print the release version of the action's source (nothing: not a release's source)
+#   digest   print the digest of the action's source (what the release workflow records)
 #   (none)   fetch, then build when nothing was fetched
 #
-# The action's ref and repository arrive as ABEX_ACTION_REF and ABEX_ACTION_REPOSITORY (composite
-# actions see `github.action_ref` only through `env:`). ABEX_RELEASE_URL replaces the releases'
-# base URL, `https://github.com/<repository>/releases/download` (a mirror, or a test's server).
-# Exit codes: 0 installed or nothing to download; 3 a download refused (its checksum does not
-# match: never installed, never replaced by a build) or a failed build.
+# Trust comes from the action's own source, which the workflow pinned: `action/release-sums.txt`,
+# committed by the release workflow, names the version and the digest of the source the release
+# binaries were built from, and the SHA-256 of each archive. The archive is used only when the
+# source checked out has that digest (a pinned commit that is not a release's builds from
+# source, never runs an older binary) and only when its SHA-256 is the one committed (a changed
+# release asset is refused, exit 3, never built in its place). ABEX_RELEASE_URL replaces the
+# releases' base URL, `https://github.com/<ABEX_ACTION_REPOSITORY>/releases/download` (a mirror,
+# or a test's server).
 set -euo pipefail
 
 action_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+sums="$action_dir/action/release-sums.txt"
 root="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/abex"
 bin_dir="$root/bin"
 build_dir="$root/build"
@@ -33,23 +39,35 @@ publish() {
   export PATH="$bin_dir:$PATH"
 }
 
-sha256() {
-  if command -v sha256sum >/dev/null 2>&1; then sha256sum "$1"; else shasum -a 256 "$1"; fi | cut -d' ' -f1
+# SHA-256 of the files named on stdin (NUL-separated), one `<hash>  <path>` line each.
+sha256_lines() {
+  if command -v sha256sum >/dev/null 2>&1; then xargs -0 sha256sum; else xargs -0 shasum -a 256; fi
 }
 
-# The version of the action's own source ([workspace.package] in Cargo.toml, its first `version`).
+# SHA-256 of stdin.
+sha256_stdin() {
+  if command -v sha256sum >/dev/null 2>&1; then sha256sum; else shasum -a 256; fi | cut -d' ' -f1
+}
+
+sha256() { sha256_stdin < "$1"; }
+
+# The digest of the source `cargo-abex` is built from: the SHA-256 of the list of its files'
+# SHA-256s, sorted by path (the workspace manifest and lockfile, the core, the CLI, the prompts).
+digest() {
+  (cd "$action_dir" && find Cargo.toml Cargo.lock src cargo-abex/Cargo.toml cargo-abex/src prompts \
+    -type f -print0 | LC_ALL=C sort -z | sha256_lines | sha256_stdin)
+}
+
+# The version of the action's source ([workspace.package] in Cargo.toml, its first `version`).
 source_version() { sed -n 's/^version = "\(.*\)"$/\1/p' "$action_dir/Cargo.toml" | head -1; }
 
-# The release whose binary matches the action's ref: a version tag names itself; a major or
-# minor tag (`v1`, `v1.2`), a commit SHA (pinned as a release's commit) or an unknown ref takes
-# the version of the source it checked out; a branch names none (its code is not a release).
+# The release version of the action's source: the sums file names this version and this source's
+# digest; nothing otherwise.
 release_version() {
-  local ref="${ABEX_ACTION_REF:-}"
-  if [[ "$ref" =~ ^v[0-9]+\.[0-9]+\.[0-9]+ ]]; then
-    echo "${ref#v}"
-  elif [ -z "$ref" ] || [[ "$ref" =~ ^v[0-9]+(\.[0-9]+)?$ ]] || [[ "$ref" =~ ^[0-9a-f]{40}$ ]]; then
-    source_version
-  fi
+  [ -f "$sums" ] || return 0
+  local version
+  version=$(source_version)
+  if grep -qxF "source $version $(digest)" "$sums"; then echo "$version"; fi
 }
 
 # The release target of this runner (.github/workflows/release.yml builds these four).
@@ -78,38 +96,38 @@ fetch() {
     output installed true
     return
   fi
-  local version target base
+  local version target base expected
   version=$(release_version)
   target=$(release_target)
+  if [ -z "$version" ]; then
+    say "the action's source is not a release's (no sums for its version and digest in action/release-sums.txt): building abex from it"
+    output installed false
+    return
+  fi
+  expected=$(awk -v t="$target" '$1 == t { print $2 }' "$sums")
   base="${ABEX_RELEASE_URL:-}"
   if [ -z "$base" ] && [ -n "${ABEX_ACTION_REPOSITORY:-}" ]; then
     base="https://github.com/$ABEX_ACTION_REPOSITORY/releases/download"
   fi
-  if [ -z "$version" ] || [ -z "$target" ] || [ -z "$base" ]; then
-    say "no release binary for ref '${ABEX_ACTION_REF:-}' on $(uname -s) $(uname -m): building abex"
+  if [ -z "$target" ] || [ -z "$expected" ] || [ -z "$base" ]; then
+    say "no release binary of $version for $(uname -s) $(uname -m): building abex"
     output installed false
     return
   fi
   local name="cargo-abex-$target-v$version"
-  local url="${base%/}/v$version/$name.tar.gz" work status
+  local url="${base%/}/v$version/$name.tar.gz" work status actual
   work=$(mktemp -d)
-  # The checksum first: a release without one is no release to trust.
-  status=$(download "$url.sha256" "$work/$name.tar.gz.sha256")
-  if [ "$status" = 200 ]; then
-    status=$(download "$url" "$work/$name.tar.gz")
-  fi
+  status=$(download "$url" "$work/$name.tar.gz")
   if [ "$status" != 200 ]; then
     say "no release asset $url (HTTP $status): building abex from the action's source"
     rm -rf "$work"
     output installed false
     return
   fi
-  local expected actual
-  expected=$(head -c 64 "$work/$name.tar.gz.sha256" | tr 'A-F' 'a-f')
   actual=$(sha256 "$work/$name.tar.gz")
   if ! [[ "$expected" =~ ^[0-9a-f]{64}$ ]] || [ "$expected" != "$actual" ]; then
-    say "error: checksum mismatch for $url: the release says ${expected:-nothing}, the download is $actual"
-    say "refusing to install it (hint: download it again; if it persists, the release asset or its .sha256 was changed)"
+    say "error: checksum mismatch for $url: the action's source says ${expected:-nothing}, the download is $actual"
+    say "refusing to install it (hint: the release asset was changed after the release, or the sums file is wrong)"
     rm -rf "$work"
     exit 3
   fi
@@ -121,7 +139,7 @@ fetch() {
   fi
   install -m 755 "$work/$name/cargo-abex" "$bin_dir/cargo-abex"
   rm -rf "$work"
-  say "installed cargo-abex $version ($target) from $url, SHA-256 $actual verified"
+  say "installed cargo-abex $version ($target) from $url, SHA-256 $actual verified against the action's source"
   publish
   output installed true
 }
@@ -129,8 +147,11 @@ fetch() {
 build() {
   mkdir -p "$bin_dir"
   say "building cargo-abex from $action_dir (cargo install --locked)"
-  CARGO_TARGET_DIR="$build_dir" cargo install --locked --quiet --path "$action_dir/cargo-abex" \
-    --root "$root" || { say "failed to build abex from $action_dir"; exit 3; }
+  # From the action's folder: Cargo reads configuration from the working folder up, and the
+  # checkout of the pull request (the job's working folder) is not to configure this build.
+  (cd "$action_dir" && CARGO_TARGET_DIR="$build_dir" cargo install --locked --quiet \
+    --path "$action_dir/cargo-abex" --root "$root") \
+    || { say "failed to build abex from $action_dir"; exit 3; }
   publish
 }
 
@@ -138,6 +159,7 @@ case "${1:-}" in
   fetch) fetch ;;
   build) build ;;
   version) release_version ;;
+  digest) digest ;;
   "")
     outputs=$(mktemp)
     GITHUB_OUTPUT="$outputs" fetch
@@ -145,5 +167,5 @@ case "${1:-}" in
     rm -f "$outputs"
     if [ "$installed" != true ]; then build; fi
     ;;
-  *) echo "usage: $0 [fetch|build|version]" >&2; exit 2 ;;
+  *) echo "usage: $0 [fetch|build|version|digest]" >&2; exit 2 ;;
 esac

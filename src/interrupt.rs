@@ -1,5 +1,5 @@
-//! Interruption of a run (Ctrl-C, a CI job cancelled or past its limit): the front end that
-//! receives SIGINT or SIGTERM calls [`request`]; the run then stops starting work, keeps what was
+//! Interruption of a run (Ctrl-C, a CI job cancelled or past its limit, a closed terminal): the
+//! front end that receives SIGINT, SIGTERM or SIGHUP calls [`request`]; the run then stops starting work, keeps what was
 //! finished and writes its report (`"complete": false` with the reason), and the front end exits
 //! with [`Interruption::exit_code`]. Nothing here installs a signal handler: `cargo abex` does
 //! with `signal-hook`, the pytest plugin with Python's `signal` module.
@@ -38,6 +38,8 @@ static GROUPS: Mutex<Vec<(u32, bool)>> = Mutex::new(Vec::new());
 pub const SIGINT: i32 = 2;
 /// SIGTERM: what `kill` and CI runners send next.
 pub const SIGTERM: i32 = 15;
+/// SIGHUP: the terminal or the session went away.
+pub const SIGHUP: i32 = 1;
 
 /// Why a run was asked to stop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,12 +54,13 @@ impl Interruption {
         match self.signal {
             SIGINT => "SIGINT".into(),
             SIGTERM => "SIGTERM".into(),
+            SIGHUP => "SIGHUP".into(),
             n => format!("signal {n}"),
         }
     }
 
     /// The exit status of a process ended by this signal, as shells report it: 128 + the
-    /// signal's number (130 for SIGINT, 143 for SIGTERM).
+    /// signal's number (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP).
     pub fn exit_code(self) -> u8 {
         (128 + self.signal.clamp(0, 127)) as u8
     }
@@ -214,5 +217,6 @@ mod tests {
         assert_eq!(Interruption { signal: SIGINT }.exit_code(), 130);
         assert_eq!(Interruption { signal: SIGTERM }.exit_code(), 143);
         assert_eq!(Interruption { signal: SIGTERM }.name(), "SIGTERM");
+        assert_eq!(Interruption { signal: SIGHUP }.exit_code(), 129);
     }
 }

@@ -7,8 +7,10 @@
 
 pub mod allowlist;
 pub mod archive;
+pub mod bounded;
 pub mod budget;
 pub mod cache;
+pub mod cache_key;
 pub mod exec;
 pub mod explore;
 pub mod fingerprint;

@@ -13,7 +13,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use crate::archive::{Descriptor, Group, Pair};
 use crate::explore::{Exploration, QdPoint, StopReason};
 use crate::targets::diff::Base;
-use crate::targets::Target;
+use crate::targets::{Drive, Target};
 use crate::value::{stringify_input, Args, Outcome};
 
 /// Reads a distance, PD or QD-score. JSON has no infinity, and serde_json writes a non-finite
@@ -24,7 +24,7 @@ fn number_or_infinity<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> 
 }
 
 /// Version of the report format.
-pub const REPORT_VERSION: u32 = 1;
+pub const REPORT_VERSION: u32 = 2;
 
 /// The whole report of a run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -50,11 +50,19 @@ pub struct Report {
     pub selection: String,
     /// The settings that shape the result.
     pub settings: Settings,
-    /// Whether the run finished (false while it runs and after an interruption).
+    /// Whether the run finished its work: every selected function explored, every mutant
+    /// tested and every survivor searched (false while it runs, after an interruption, and
+    /// when the time budget ran out first).
     pub complete: bool,
     /// Why the run ended before it finished: the signal that interrupted it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interrupted: Option<Interrupted>,
+    /// What ran out before the run finished its work: `time budget`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exhausted: Option<String>,
+    /// What a run that did not finish left undone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unfinished: Option<Unfinished>,
     /// What the run took from the results cache instead of doing it again.
     #[serde(default, skip_serializing_if = "Reused::is_empty")]
     pub reused: Reused,
@@ -77,6 +85,44 @@ pub struct Interrupted {
     pub signal: String,
     /// In words, for people: "interrupted by SIGINT".
     pub reason: String,
+}
+
+/// What a run left undone (`Report::unfinished`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unfinished {
+    /// Mutants whose tests never ran (`not_tested`).
+    pub mutants_not_tested: usize,
+    /// Survivors whose witness search never ran (`not_searched`).
+    pub survivors_not_searched: usize,
+    /// Functions abex could call that were not explored.
+    pub functions_not_explored: usize,
+}
+
+impl Unfinished {
+    /// Whether nothing was left undone.
+    pub fn is_empty(&self) -> bool {
+        *self == Unfinished::default()
+    }
+
+    /// In words: "7 mutants not tested, 1 survivor not searched".
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        let mut say = |n: usize, one: &str, many: &str, what: &str| {
+            if n > 0 {
+                parts.push(format!("{n} {} {what}", if n == 1 { one } else { many }));
+            }
+        };
+        say(self.mutants_not_tested, "mutant", "mutants", "not tested");
+        say(self.survivors_not_searched, "survivor", "survivors", "not searched for a witness");
+        say(self.functions_not_explored, "function", "functions", "not explored");
+        parts.join(", ")
+    }
+
+    fn add(&mut self, other: &Unfinished) {
+        self.mutants_not_tested += other.mutants_not_tested;
+        self.survivors_not_searched += other.survivors_not_searched;
+        self.functions_not_explored += other.functions_not_explored;
+    }
 }
 
 /// What a run reused from the results cache (an earlier run of the same code and settings,
@@ -131,6 +177,24 @@ pub struct TargetReport {
     pub mutation: Option<MutationReport>,
 }
 
+impl TargetReport {
+    /// What of this function's work was left undone.
+    pub fn unfinished(&self) -> Unfinished {
+        let drivable = matches!(self.target.drive, Drive::Supported | Drive::Via { .. });
+        let mut left = Unfinished {
+            functions_not_explored: usize::from(drivable && self.exploration.is_none()),
+            ..Unfinished::default()
+        };
+        for m in self.mutation.iter().flat_map(|m| &m.mutants) {
+            left.mutants_not_tested += usize::from(m.status == MutantStatus::NotTested);
+            let unsearched =
+                matches!(m.unwitnessed, Some(crate::witness::Unwitnessed::NotSearched { .. }));
+            left.survivors_not_searched += usize::from(unsearched);
+        }
+        left
+    }
+}
+
 /// How a mutant fared against the tests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -147,6 +211,22 @@ pub enum MutantStatus {
     NotExercised,
     /// The run's time budget ran out before it was tested.
     NotTested,
+    /// No test reaches its function (the function with its body replaced by a raise or a panic
+    /// fails no test, or no test calls it): the tests did not judge it, so it is no gap.
+    NotReached,
+}
+
+impl MutantStatus {
+    /// What a self-check (the function's body replaced by a raise or a panic) with this
+    /// outcome shows: whether the tests reach the function (a test failed or hung, or none
+    /// did); `None` when it shows nothing (it did not build or did not run).
+    pub fn reach_shown(self) -> Option<bool> {
+        match self {
+            MutantStatus::Killed | MutantStatus::Timeout => Some(true),
+            MutantStatus::Survived | MutantStatus::NotReached => Some(false),
+            MutantStatus::Unviable | MutantStatus::NotExercised | MutantStatus::NotTested => None,
+        }
+    }
 }
 
 /// An input on which a mutant's outcome differs from the original's.
@@ -177,6 +257,10 @@ pub struct MutantReport {
     pub operator: crate::mutate::Operator,
     /// What it changes, in words.
     pub description: String,
+    /// The name cargo-mutants gives the same mutant, when it makes it (see
+    /// [`crate::mutate::Mutant::peer_name`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peer_name: Option<String>,
     /// File, relative to the project root.
     pub file: PathBuf,
     /// 1-based line and column of the change.
@@ -277,6 +361,28 @@ fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
+fn is_zero_usize(n: &usize) -> bool {
+    *n == 0
+}
+
+/// One origin's part of one function's exploration (`crate::provenance::shares`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct OriginShare {
+    /// `operator`, `bisection`, `threshold` or `model explorer`.
+    pub origin: String,
+    /// The function's archive cells whose elite it proposed.
+    pub cells: usize,
+    /// Of those, boundaries (PD > 0).
+    pub boundaries: usize,
+    /// Its share (0 to 1) of the function's QD-score; absent when the function has no
+    /// boundary. Where the QD-score is infinite, its share of the infinite cells.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qd_share: Option<f64>,
+    /// Its share (0 to 1) of the function's boundaries; absent when there is none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boundary_share: Option<f64>,
+}
+
 /// Who wrote a suggested test.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -311,6 +417,9 @@ pub struct MutantCounts {
     pub not_exercised: usize,
     /// Not tested within the time budget.
     pub not_tested: usize,
+    /// Of a function no test reaches (untested, never gaps).
+    #[serde(default)]
+    pub not_reached: usize,
 }
 
 impl MutantCounts {
@@ -326,8 +435,13 @@ impl MutantCounts {
         } else {
             String::new()
         };
+        let unreached = if self.not_reached > 0 {
+            format!(", {} untested (no test reaches the function)", self.not_reached)
+        } else {
+            String::new()
+        };
         format!(
-            "{} mutants: {} killed, {} survived ({} with a witness), {} unviable, {} timed out{budget}",
+            "{} mutants: {} killed, {} survived ({} with a witness), {} unviable, {} timed out{budget}{unreached}",
             self.total, self.killed, self.survived, self.witnessed, self.unviable, self.timeout
         )
     }
@@ -343,6 +457,7 @@ impl MutantCounts {
             MutantStatus::Timeout => self.timeout += 1,
             MutantStatus::NotExercised => self.not_exercised += 1,
             MutantStatus::NotTested => self.not_tested += 1,
+            MutantStatus::NotReached => self.not_reached += 1,
         }
         if status == MutantStatus::Survived && witnessed {
             self.witnessed += 1;
@@ -396,6 +511,10 @@ pub struct MutationReport {
     /// killed; false means the tests do not reach the function at all.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub self_check_killed: Option<bool>,
+    /// How many of the tests call the function, where the front end traces them (Python: the
+    /// runner's baseline); absent where it does not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reached_by: Option<usize>,
     /// The test command used, e.g. `cargo test` (binaries run directly).
     pub test_tool: String,
     /// Counts per outcome.
@@ -408,18 +527,34 @@ pub struct MutationReport {
     pub suggested_tests: Vec<SuggestedTest>,
 }
 
-/// The figures of one origin over a run.
+impl MutationReport {
+    /// Whether no test reaches the function: its self-check survived, so its mutants are
+    /// untested (`not_reached`), never gaps.
+    pub fn unreached(&self) -> bool {
+        self.self_check_killed == Some(false)
+    }
+}
+
+/// The figures of one origin over a run (`crate::provenance`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct OriginFigures {
     /// `operator`, `bisection`, `threshold`, `model explorer` (cells); `rules`, `model mutator`
     /// (mutants).
     pub origin: String,
-    /// Archive cells whose elite it proposed.
+    /// Archive cells whose elite it proposed, over every function.
     pub cells: usize,
     /// Of those, boundaries (PD > 0).
     pub boundaries: usize,
-    /// Σ PD over those cells.
-    pub qd_score: f64,
+    /// Functions in whose archive it holds a cell.
+    #[serde(default, skip_serializing_if = "is_zero_usize")]
+    pub functions: usize,
+    /// Its mean share (0 to 1) of a function's QD-score, over the functions with a boundary
+    /// (QD-scores are never added up across functions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qd_share: Option<f64>,
+    /// Its mean share (0 to 1) of a function's boundaries, over the same functions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boundary_share: Option<f64>,
     /// Mutants it wrote.
     pub mutants: usize,
     /// Gaps: its surviving mutants with a witness.
@@ -451,6 +586,10 @@ pub struct ExplorationReport {
     /// comparisons were traced (see `explore::Exact`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exact_pairs: Option<crate::explore::Exact>,
+    /// Each origin's cells, boundaries and shares of this function's QD-score and boundaries;
+    /// absent in reports of older versions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub origins: Vec<OriginShare>,
     /// Every archive cell, strongest first.
     pub cells: Vec<Cell>,
     /// The QD-score over evaluations: at most [`QD_HISTORY_POINTS`] points, oldest first.
@@ -536,16 +675,18 @@ pub struct Totals {
     pub mutants_tested: usize,
     /// Witnessed survivors: the gaps.
     pub gaps: usize,
+    /// Functions no test reaches (their mutants untested).
+    pub unreached: usize,
 }
 
 impl Report {
-    /// [`Report::repo_prefix`] when it stays inside the repository; `""` for one that could
     /// Why the run stopped before it finished, in words: its interruption ("interrupted by
     /// SIGINT"), otherwise its time budget (the only other reason work is left undone).
     pub fn stopped_because(&self) -> &str {
         self.interrupted.as_ref().map_or("the time budget ran out", |i| i.reason.as_str())
     }
 
+    /// [`Report::repo_prefix`] when it stays inside the repository; `""` for one that could
     /// leave it (absolute, or with `.` or `..` parts: a report from an untrusted artifact).
     pub fn safe_prefix(&self) -> &str {
         let prefix = self.repo_prefix.trim_end_matches('/');
@@ -562,11 +703,16 @@ impl Report {
     /// `file` (relative to the project root) as the repository names it: under
     /// [`Report::safe_prefix`], `/`-separated.
     pub fn repo_path(&self, file: &std::path::Path) -> String {
-        let file = file.to_string_lossy().replace('\\', "/");
-        match self.safe_prefix() {
-            "" => file,
-            prefix => format!("{prefix}/{file}"),
+        Report::prefixed(self.safe_prefix(), file)
+    }
+
+    /// What the run left undone, over every function.
+    pub fn unfinished_work(&self) -> Unfinished {
+        let mut left = Unfinished::default();
+        for t in &self.targets {
+            left.add(&t.unfinished());
         }
+        left
     }
 
     /// The run's [`Totals`].
@@ -581,6 +727,7 @@ impl Report {
                 n.mutation_on = true;
                 n.mutants_tested += m.counts.tested();
                 n.gaps += m.counts.witnessed;
+                n.unreached += usize::from(m.unreached());
             }
         }
         n
@@ -593,6 +740,11 @@ impl Report {
     pub fn merge(mut parts: Vec<Report>) -> Option<Report> {
         let mut merged = parts.first().cloned()?;
         merged.complete = parts.iter().all(|r| r.complete);
+        merged.exhausted = parts.iter().find_map(|r| r.exhausted.clone());
+        merged.unfinished = parts.iter().filter_map(|r| r.unfinished).reduce(|mut a, b| {
+            a.add(&b);
+            a
+        });
         merged.settings.shard = None;
         let mut targets: Vec<TargetReport> =
             parts.iter_mut().flat_map(|r| std::mem::take(&mut r.targets)).collect();
@@ -624,7 +776,46 @@ pub struct Gap<'a> {
     pub fingerprint: String,
 }
 
+/// A function no test reaches: one note for the function, never a gap per mutant.
+#[derive(Clone, Debug)]
+pub struct Unreached<'a> {
+    /// The function.
+    pub target: &'a TargetReport,
+    /// Its file as the repository names it.
+    pub path: String,
+    /// How many of its mutants the tests did not judge.
+    pub untested: usize,
+    /// SHA-256 (hex) of the path and the function's name: the note keeps its identity across
+    /// pushes, as a gap's fingerprint does.
+    pub fingerprint: String,
+}
+
 impl Report {
+    /// The functions no test reaches (their self-check survived), in report order, their paths
+    /// under `prefix`.
+    pub fn unreached(&self, prefix: &str) -> Vec<Unreached<'_>> {
+        let mut out = Vec::new();
+        for t in &self.targets {
+            let Some(mr) = t.mutation.as_ref().filter(|m| m.unreached()) else { continue };
+            let path = Report::prefixed(prefix, &t.target.file);
+            let fingerprint = Report::unreached_fingerprint(&path, &t.target.qualified_name);
+            out.push(Unreached { target: t, path, untested: mr.counts.not_reached, fingerprint });
+        }
+        out
+    }
+
+    /// The fingerprint of the "not reached" note of `function` in `path` (as the repository
+    /// names it): SHA-256 (hex) of both, so the note keeps its identity across pushes.
+    pub fn unreached_fingerprint(path: &str, function: &str) -> String {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        for part in ["not reached", path, function] {
+            h.update(part.as_bytes());
+            h.update([0]);
+        }
+        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    }
+
     /// The suggested test that closes mutant `m`: the one it names, wherever the unit's
     /// smallest set lists it (a function driven through another one has its tests listed
     /// there), else one of its function's that kills it.
@@ -634,6 +825,16 @@ impl Report {
         match &m.suggested_test {
             Some(name) => tests.find(|s| &s.name == name),
             None => tests.find(|s| s.kills.contains(&m.id)),
+        }
+    }
+
+    /// `file` (relative to the project root) under `prefix` (the project's folder in the
+    /// repository), `/`-separated: the path review comments and fingerprints use.
+    pub fn prefixed(prefix: &str, file: &Path) -> String {
+        let file = file.to_string_lossy().replace('\\', "/");
+        match prefix.trim_matches('/') {
+            "" => file,
+            p => format!("{p}/{file}"),
         }
     }
 
@@ -652,11 +853,7 @@ impl Report {
                 {
                     continue;
                 }
-                let file = m.file.to_string_lossy().replace('\\', "/");
-                let path = match prefix.trim_matches('/') {
-                    "" => file,
-                    p => format!("{p}/{file}"),
-                };
+                let path = Report::prefixed(prefix, &m.file);
                 let key = m.gap_fingerprint(&path, function, 0);
                 let ordinal = seen.iter().filter(|k| **k == key).count();
                 seen.push(key.clone());
@@ -707,6 +904,7 @@ impl ExplorationReport {
             bc_count: e.archive.bc_count(),
             cells_total: e.archive.len(),
             exact_pairs: e.exact,
+            origins: Vec::new(),
             cells: e.archive.elites().into_iter().map(Cell::of).collect(),
             qd_history: QdPoint::thin(&e.history, QD_HISTORY_POINTS),
         }

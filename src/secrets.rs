@@ -6,11 +6,19 @@
 //! imported. On Linux it also wipes them from the environment block the process started with,
 //! which `/proc/<pid>/environ` shows to any process of the same user (unsetting a variable
 //! leaves that block as it was). Every child process then starts without them, and
-//! `safety::scrub_env` removes any other secret-looking variable from the ones abex runs.
+//! `safety::child_env` gives the processes abex runs an allowlisted environment.
+//!
+//! [`withhold`] also takes a snapshot of the settings that say where a key goes (`ABEX_BASE_URL`,
+//! `ABEX_MODEL`, `ABEX_PRICES`) and what children see (`ABEX_PASS_ENV`): [`var`] reads them from
+//! the snapshot, so code that changes the
+//! environment later in the same process (a `conftest.py` setting `os.environ`) redirects
+//! nothing. Each call replaces the store and the snapshot with what the environment holds then
+//! (a pytest session run inside another's test starts from its own environment); nothing hands
+//! a withheld secret back.
 //!
 //! What remains: a withheld secret still lives in the memory of the process holding it, and code
 //! running in that process (a `conftest.py` under `pytest --abex`) can read that memory. For an
-//! untrusted pull request, give the run no secret at all (`docs/ci.md`, "Secrets").
+//! untrusted pull request, give the run no secret at all (`docs/ci.md`, "Threat model").
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -18,16 +26,27 @@ use std::sync::Mutex;
 /// The variables abex reads that hold a secret: the ones [`withhold`] takes.
 pub const NAMES: &[&str] = &["GITHUB_TOKEN", "GH_TOKEN", "ABEX_API_KEY", "OPENAI_API_KEY"];
 
-static WITHHELD: Mutex<BTreeMap<String, String>> = Mutex::new(BTreeMap::new());
+/// The variables that say where a key goes, what it may spend and what the project's code may
+/// see: [`withhold`] keeps a snapshot of them (and leaves them in the environment).
+pub const SETTINGS: &[&str] = &["ABEX_BASE_URL", "ABEX_MODEL", "ABEX_PRICES", "ABEX_PASS_ENV"];
+
+/// The withheld secrets and the settings' snapshot; `None` until [`withhold`] is called.
+static WITHHELD: Mutex<Option<BTreeMap<String, String>>> = Mutex::new(None);
 
 /// Moves the variables of [`NAMES`] that are set from the environment into the process's memory
-/// (read back with [`var`]) and wipes them from the environment block the process started with.
-/// Returns the names it took. Call it while the process runs a single thread (first thing in
-/// `main`, or from Python before the project's code is imported): changing the environment
-/// races with other threads reading it.
+/// (read back with [`var`]), wipes them from the environment block the process started with,
+/// and takes the snapshot of [`SETTINGS`]; what an earlier call kept is dropped. Returns the
+/// names it took. Call it while the process runs a single thread (first thing in `main`, or from
+/// Python before the project's code is imported): changing the environment races with other
+/// threads reading it.
 pub fn withhold() -> Vec<String> {
     let mut taken = Vec::new();
-    let mut kept = WITHHELD.lock().unwrap_or_else(|e| e.into_inner());
+    let mut kept = BTreeMap::new();
+    for name in SETTINGS {
+        if let Ok(value) = std::env::var(name) {
+            kept.insert((*name).to_string(), value);
+        }
+    }
     for name in NAMES {
         let Some(value) = std::env::var_os(name) else { continue };
         kept.insert((*name).to_string(), value.to_string_lossy().into_owned());
@@ -37,20 +56,18 @@ pub fn withhold() -> Vec<String> {
     if !taken.is_empty() {
         wipe_initial_environment(&taken);
     }
+    *WITHHELD.lock().unwrap_or_else(|e| e.into_inner()) = Some(kept);
     taken
 }
 
-/// Empties the store of withheld secrets and returns them (name, value), for a host process that
-/// must get its environment back: a pytest session run inside another's test (pytester).
-pub fn release() -> Vec<(String, String)> {
-    let mut kept = WITHHELD.lock().unwrap_or_else(|e| e.into_inner());
-    std::mem::take(&mut *kept).into_iter().collect()
-}
-
-/// A variable's value: the withheld secret of that name, else the environment's.
+/// A variable's value: once [`withhold`] was called, a secret or a setting of [`SETTINGS`] comes
+/// from what it kept; any other variable (and any before the call) from the environment.
 pub fn var(name: &str) -> Option<String> {
     let kept = WITHHELD.lock().unwrap_or_else(|e| e.into_inner());
-    kept.get(name).cloned().or_else(|| std::env::var(name).ok())
+    match kept.as_ref() {
+        Some(k) if NAMES.contains(&name) || SETTINGS.contains(&name) => k.get(name).cloned(),
+        _ => std::env::var(name).ok(),
+    }
 }
 
 /// Overwrites with NUL bytes every `NAME=value` entry of `names` in the environment block the
@@ -147,19 +164,26 @@ mod tests {
     }
 
     #[test]
-    fn child_releases() {
+    fn child_withholds_twice() {
         if std::env::var_os(CHILD).is_none() {
             return; // runs only as the child of the test below
         }
+        std::env::set_var("ABEX_BASE_URL", "http://trusted.test/v1");
         withhold();
-        let released = release();
-        println!("RESULT released={released:?} var={:?}", var("ABEX_API_KEY"));
+        // The process's own code changes the environment after the snapshot.
+        std::env::set_var("ABEX_BASE_URL", "http://evil.test/v1");
+        let first = (var("ABEX_API_KEY"), var("ABEX_BASE_URL"));
+        let again = withhold();
+        println!("RESULT first={first:?} again={again:?} key={:?}", var("ABEX_API_KEY"));
     }
 
     #[test]
-    fn released_secrets_are_returned_once_and_no_longer_read() {
-        let line = run_child("secrets::tests::child_releases", "k");
-        assert_eq!(line.trim(), r#"released=[("ABEX_API_KEY", "k")] var=None"#);
+    fn the_settings_are_a_snapshot_and_a_second_withhold_hands_nothing_back() {
+        let line = run_child("secrets::tests::child_withholds_twice", "k");
+        assert_eq!(
+            line.trim(),
+            r#"first=(Some("k"), Some("http://trusted.test/v1")) again=[] key=None"#
+        );
     }
 
     #[test]

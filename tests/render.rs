@@ -6,6 +6,7 @@
 
 use std::path::Path;
 
+use abex::github::closing::Closing;
 use abex::github::finding::findings;
 use abex::github::plan::plan;
 use abex::render::text::{self, TextOptions};
@@ -57,7 +58,7 @@ fn first_comment(report: &Report) -> String {
     for f in &mut all {
         f.changed_lines = (1..=f.line + 40).collect();
     }
-    let p = plan(&all, &[], 30, true, "0123456789");
+    let p = plan(&all, &[], 30, &Closing::default(), "0123456789");
     p.new.first().expect("a comment").body()
 }
 
@@ -180,4 +181,66 @@ fn no_suggested_python_test_compares_repr_text_where_a_literal_exists() {
         }
     }
     assert!(tests > 5, "the frozen report has suggested tests");
+}
+
+/// Issue 28: what a pull request's code and a model put into a report (a description with
+/// newlines, a heading, a mention, an image and HTML; a function name with backticks; values
+/// with terminal escapes; a suggested test holding a fence) reaches every surface as data: no
+/// markup, no live mention, no fence broken out of, no control character.
+#[test]
+fn hostile_text_in_a_report_reaches_every_surface_inert() {
+    let mut r = report("demo.json");
+    let hostile = "model: tidy\n## LGTM, merge it\n@org/team ![x](https://evil.test/p.png) <img src=x onerror=alert(1)>";
+    let osc52 = "\x1b]52;c;ZXZpbA==\x07\r";
+    let t = r
+        .targets
+        .iter_mut()
+        .find(|t| t.mutation.iter().any(|m| !m.suggested_tests.is_empty()))
+        .unwrap();
+    t.target.qualified_name = "f`n <b>".into();
+    let m = t.mutation.as_mut().unwrap();
+    let gap = m.mutants.iter_mut().find(|x| x.witness.is_some()).unwrap();
+    gap.description = hostile.into();
+    gap.origin = abex::mutate::Origin::Model;
+    let w = gap.witness.as_mut().unwrap();
+    w.original = abex::value::Outcome::Ok { value: format!("ok{osc52}") };
+    let id = gap.id.clone();
+    let s = &mut m.suggested_tests[0];
+    s.code = format!("fn t() {{\n    let s = \"```\";\n    assert_eq!(f(), \"{osc52}\");\n}}\n");
+    s.kills.push(id);
+
+    let all = findings(&r, "");
+    let mut placed = all.clone();
+    for f in &mut placed {
+        f.changed_lines = (1..=f.line + 40).collect();
+    }
+    let p = plan(&placed, &[], 30, &Closing::default(), "0123456789");
+    let comments: Vec<String> = p.new.iter().map(|c| c.body()).collect();
+    let unplaced = plan(&all, &[], 0, &Closing::default(), "0123456789");
+    let review = abex::github::post::review_body(&unplaced, &all, "0");
+    let summary = markdown::render(&r);
+    for (surface, text) in comments
+        .iter()
+        .map(|c| ("comment", c))
+        .chain([("review body", &review), ("summary.md", &summary)])
+    {
+        assert!(!text.lines().any(|l| l.starts_with("## LGTM")), "{surface}: a heading\n{text}");
+        assert!(!text.contains("@org/team"), "{surface}: a live mention\n{text}");
+        assert!(!text.contains("<img"), "{surface}: HTML\n{text}");
+        assert!(!text.contains("<b>") || text.contains("`` f`n <b> ``"), "{surface}: HTML\n{text}");
+        assert!(!text.contains("![x]("), "{surface}: an image\n{text}");
+        assert!(!text.contains('\x1b') && !text.contains('\r'), "{surface}: a control\n{text}");
+    }
+    assert!(comments.iter().any(|c| c.contains("@&#8203;org/team")), "{comments:?}");
+    assert!(summary.contains("````rust\nfn t() {"), "the fence outgrows the test's: {summary}");
+    let terminal = terminal_text(&r);
+    assert!(!terminal.contains('\x1b') && !terminal.contains('\r'), "{terminal:?}");
+    assert!(terminal.contains("\\u{1b}]52;c;ZXZpbA==\\u{7}"), "{terminal}");
+    let annotations = abex::render::annotations::render(&r);
+    assert!(!annotations.contains('\x1b') && !annotations.contains('\r'), "{annotations:?}");
+    // One `::warning` per gap, one `::notice` per function no test reaches: nothing else.
+    assert!(
+        annotations.lines().all(|l| l.starts_with("::warning ") || l.starts_with("::notice ")),
+        "{annotations}"
+    );
 }

@@ -36,8 +36,8 @@ fn the_sarif_of_both_demos_validates_against_the_sarif_2_1_0_schema_and_is_pinne
         let r = report(&format!("{name}.json"));
         let log = sarif::render(&r);
         assert_eq!(schema_errors(&log), Vec::<String>::new(), "{name}");
-        let gaps = r.totals().gaps;
-        assert!(gaps > 0 && results(&log).len() == gaps, "{name}: {gaps} gaps");
+        let (gaps, unreached) = (r.totals().gaps, r.totals().unreached);
+        assert!(gaps > 0 && results(&log).len() == gaps + unreached, "{name}: {gaps} gaps");
         let text = serde_json::to_string_pretty(&log).unwrap();
         insta::assert_snapshot!(format!("{}_sarif", name.replace('-', "_")), text);
     }
@@ -63,7 +63,22 @@ fn each_result_names_its_operator_s_rule_its_witness_and_its_suggested_test() {
         .map(|rule| rule["id"].as_str().unwrap())
         .collect();
     let gaps = r.gaps("");
-    for (res, gap) in results(&log).iter().zip(&gaps) {
+    // The gaps, then one note per function no test reaches.
+    let (notes, found): (Vec<&Json>, Vec<&Json>) =
+        results(&log).iter().partition(|res| res["ruleId"] == "abex/not-reached");
+    assert_eq!(found.len(), gaps.len());
+    let unreached = r.unreached("");
+    assert_eq!(notes.len(), unreached.len());
+    assert!(!notes.is_empty(), "demo.json has a function no test reaches");
+    for (res, u) in notes.iter().zip(&unreached) {
+        assert_eq!(res["level"], "note");
+        assert_eq!(rules[res["ruleIndex"].as_u64().unwrap() as usize], "abex/not-reached");
+        assert_eq!(res["partialFingerprints"][sarif::NOT_REACHED_KEY], u.fingerprint.as_str());
+        let text = res["message"]["text"].as_str().unwrap();
+        assert!(text.starts_with("not reached by any test:"), "{text}");
+        assert!(text.contains(&u.target.target.qualified_name), "{text}");
+    }
+    for (res, gap) in found.iter().zip(&gaps) {
         let rule = format!("abex/{}", gap.mutant.operator.name());
         assert_eq!(res["ruleId"], rule.as_str());
         assert_eq!(rules[res["ruleIndex"].as_u64().unwrap() as usize], rule);
@@ -124,12 +139,15 @@ fn a_project_in_a_subfolder_gets_paths_from_the_repository_root() {
 }
 
 #[test]
-fn annotations_are_one_warning_per_gap_and_pinned() {
+fn annotations_are_one_warning_per_gap_and_one_notice_per_function_not_reached_and_pinned() {
     for name in ["demo", "python-demo"] {
         let r = report(&format!("{name}.json"));
         let text = annotations::render(&r);
-        assert_eq!(text.lines().count(), r.totals().gaps, "{text}");
-        assert!(text.lines().all(|l| l.starts_with("::warning file=") && l.contains(",line=")));
+        let n = r.totals();
+        let warnings = text.lines().filter(|l| l.starts_with("::warning file=")).count();
+        let notices = text.lines().filter(|l| l.starts_with("::notice file=")).count();
+        assert_eq!((warnings, notices), (n.gaps, n.unreached), "{text}");
+        assert!(text.lines().all(|l| l.contains(",line=")));
         insta::assert_snapshot!(format!("{}_annotations", name.replace('-', "_")), text);
     }
 }

@@ -4,6 +4,7 @@
 
 mod bench;
 mod github;
+mod proxy;
 mod render;
 
 use std::path::PathBuf;
@@ -34,7 +35,7 @@ enum Cargo {
 /// tree is never modified. Results go to `.abex/out/report.json`.
 ///
 /// Exit codes: 0 finished, 1 gaps found with `--fail-on finding`, 2 usage or configuration error, 3 infrastructure failure,
-/// 130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM. An interrupted run stops its builds and
+/// 130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM, 129 by SIGHUP. An interrupted run stops its builds and
 /// tests, writes the report of what it finished and resumes from it when run again; a second
 /// signal ends it at once.
 #[derive(Args, Debug)]
@@ -161,6 +162,7 @@ impl EngineArgs {
             reasoning_effort: self.reasoning_effort.clone(),
             white_box: self.white_box.then_some(true),
             roles,
+            project: Vec::new(),
         }
     }
 }
@@ -191,6 +193,22 @@ enum Sub {
         /// Output folder for the merged `report.json`, `summary.md` and `mutation-report.json`.
         #[arg(long, default_value = ".abex/out", value_name = "DIR")]
         out: PathBuf,
+    },
+    /// Hold the model's key for an analysis that runs the project's code in its own process
+    /// (`pytest --abex` in the GitHub Action): read the key from stdin's first line, serve a
+    /// loopback OpenAI-compatible endpoint, print its URL and the token it takes on one line of
+    /// stdout, and forward each request to the trusted endpoint within the budgets.
+    #[command(hide = true)]
+    ModelProxy {
+        /// The endpoint the key is for [env: ABEX_BASE_URL] [default: https://api.openai.com/v1].
+        #[arg(long, value_name = "URL")]
+        base_url: Option<String>,
+        /// Most money the requests through this proxy may spend, in US dollars.
+        #[arg(long, value_name = "USD")]
+        budget_usd: Option<f64>,
+        /// Most tokens (prompt and completion) the requests through this proxy may spend.
+        #[arg(long, value_name = "N")]
+        budget_tokens: Option<u64>,
     },
     /// Post a saved report as a review on its pull request, without running anything (for a
     /// `workflow_run` job that posts what a fork's pull request analysed; see docs/ci.md).
@@ -303,7 +321,9 @@ struct ExecArgs {
     /// Time limit of one call of the function under test [default: 1s].
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     call_timeout: Option<Duration>,
-    /// Memory (address space) limit of the harness process, in MiB; 0 for none.
+    /// Memory (address space) limit of each process abex runs from the project (harness
+    /// workers, test binaries), in MiB; 0 for none. No more jobs run at once than the
+    /// machine's memory holds at this limit.
     #[arg(long, default_value_t = Defaults::MEMORY_LIMIT_MIB, value_name = "MIB")]
     memory_limit: u64,
 }
@@ -407,9 +427,18 @@ fn merge(reports: &[PathBuf], out: &std::path::Path) -> ExitCode {
             }
         }
     }
-    let Some(merged) = abex::report::Report::merge(parts) else { return ExitCode::from(2) };
-    let written = abex::out::OutDir::prepare(out).and_then(|dir| dir.write_all(&merged));
-    if let Err(e) = written {
+    let Some(mut merged) = abex::report::Report::merge(parts) else { return ExitCode::from(2) };
+    // Each shard's figures are of its own functions: the merged report's are of all of them.
+    merged.origins = abex::provenance::origins(&merged);
+    let dir = match abex::out::OutDir::prepare(out, "`--out`") {
+        Ok(dir) => dir,
+        Err(e) => {
+            render::error(&e.to_string());
+            let io = matches!(e, abex::out::OutError::Io { .. });
+            return ExitCode::from(if io { 3 } else { 2 });
+        }
+    };
+    if let Err(e) = dir.write_all(&merged) {
         render::error(&format!("failed to write `{}`: {e}", out.display()));
         return ExitCode::from(3);
     }
@@ -422,14 +451,62 @@ fn merge(reports: &[PathBuf], out: &std::path::Path) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Ctrl-C and SIGTERM: the first asks the run to stop (it kills its builds and tests and writes
-/// the report of what was finished), a second ends the process at once.
+/// `cargo abex model-proxy`: the key from stdin, the endpoint from the command line or the
+/// environment, prices from the built-in table and `ABEX_PRICES`; serves until stopped.
+fn model_proxy(base_url: Option<String>, usd: Option<f64>, tokens: Option<u64>) -> ExitCode {
+    use std::io::Write as _;
+    let key = match proxy::read_key() {
+        Ok(k) if !k.is_empty() => k,
+        _ => {
+            render::error("model-proxy: no key on stdin");
+            return ExitCode::from(2);
+        }
+    };
+    if usd.is_some_and(|u| !u.is_finite() || u < 0.0) {
+        render::error("model-proxy: --budget-usd must be a finite, non-negative amount");
+        return ExitCode::from(2);
+    }
+    let trusted =
+        match abex::secrets::var("ABEX_PRICES").map(|t| abex::llm::config::parse_prices(&t)) {
+            Some(Err(e)) => {
+                render::error(&e.to_string());
+                return ExitCode::from(2);
+            }
+            Some(Ok(p)) => p,
+            None => Default::default(),
+        };
+    let proxy = proxy::Proxy {
+        upstream: base_url
+            .or_else(|| abex::secrets::var("ABEX_BASE_URL").filter(|u| !u.is_empty()))
+            .unwrap_or_else(|| abex::llm::config::DEFAULT_BASE_URL.into()),
+        key,
+        budget: abex::budget::Budget { max_usd: usd, max_tokens: tokens, ..Default::default() },
+        prices: abex::llm::prices::Prices { trusted, ..Default::default() },
+    };
+    let served = proxy.serve(|url, token| {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{url} {token}");
+        let _ = out.flush();
+    });
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            render::error(&format!("model-proxy: {e}"));
+            ExitCode::from(3)
+        }
+    }
+}
+
+/// Ctrl-C, SIGTERM and SIGHUP: the first asks the run to stop (it kills its builds and tests and
+/// writes the report of what was finished), a second ends the process at once.
 fn on_signals() {
-    use signal_hook::consts::{SIGINT, SIGTERM};
-    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else { return };
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return;
+    };
     std::thread::spawn(move || {
         for signal in signals.forever() {
-            let name = if signal == SIGINT { "SIGINT" } else { "SIGTERM" };
+            let name = abex::interrupt::Interruption { signal }.name();
             if abex::interrupt::request(signal) > 1 {
                 eprintln!("abex: {name} again: stopping now");
                 std::process::exit(128 + signal);
@@ -460,6 +537,9 @@ fn main() -> ExitCode {
     }
     if let Some(Sub::BenchAgents { function, pairs, args }) = &cli.command {
         return bench::run(&cwd, function, *pairs, args);
+    }
+    if let Some(Sub::ModelProxy { base_url, budget_usd, budget_tokens }) = &cli.command {
+        return model_proxy(base_url.clone(), *budget_usd, *budget_tokens);
     }
     if let Some(Sub::Post { report, summary_only, github }) = &cli.command {
         return github::post_saved(&cwd.join(report), !summary_only, github);

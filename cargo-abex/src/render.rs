@@ -24,8 +24,10 @@ pub struct Terminal {
     in_ci: bool,
 }
 
-/// Prints an error, with its `hint:` lines highlighted.
+/// Prints an error, with its `hint:` lines highlighted; control characters in it (a build's
+/// output, a path) are written out.
 pub fn error(message: &str) {
+    let message = abex::render::inert::escape_controls(message, false);
     let mut lines = message.lines();
     if let Some(first) = lines.next() {
         eprintln!("{} {first}", style("error:").red().bold());
@@ -101,10 +103,7 @@ impl Terminal {
             Event::Progress { progress, .. } => {
                 if let Some(b) = &self.bar {
                     b.set_position(progress.pairs_evaluated as u64);
-                    b.set_message(format!(
-                        "· {} boundaries · QD {:.1}",
-                        progress.bc_count, progress.qd_score
-                    ));
+                    b.set_message(format!("· {} boundaries", progress.bc_count));
                 }
             }
             Event::Done { report, .. } => {

@@ -58,7 +58,7 @@ fn a_named_function_is_explored_and_its_real_boundaries_are_reported() {
     assert!(o.status.success(), "{}", stderr(&o));
     let r = report(&dir);
     assert_eq!(r["format"], "abex-report");
-    assert_eq!(r["version"], 1);
+    assert_eq!(r["version"], 2);
     // The defaults are the core's, the same for `pytest --abex` (pytest-abex's tests check its side).
     let defaults = &r["settings"];
     assert_eq!(defaults["call_timeout_ms"], Defaults::CALL_TIMEOUT.as_millis() as u64);
@@ -226,6 +226,93 @@ fn bad_input_is_a_clear_error_with_exit_code_2() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let err = stderr(&o);
     assert!(err.contains("does not build") && err.contains("mismatched types"), "{err}");
+}
+
+#[test]
+fn an_out_folder_holding_a_user_file_is_refused_and_the_file_stays_run_after_run() {
+    let (_tmp, dir) = support::project("simple");
+    std::fs::create_dir_all(dir.join("docs")).unwrap();
+    std::fs::write(dir.join("docs/guide.md"), "my guide\n").unwrap();
+    for _ in 0..2 {
+        let o = abex(&dir, &["--offline", "--function", "src/lib.rs::classify", "--out", "docs"]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains("guide.md") && err.contains("`--out`") && err.contains("hint:"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_to_string(dir.join("docs/guide.md")).unwrap(), "my guide\n");
+        assert!(!dir.join("docs.old").exists(), "nothing was moved aside");
+        assert_eq!(std::fs::read_dir(dir.join("docs")).unwrap().count(), 1, "nothing was added");
+    }
+    // A folder abex made is its own to replace: twice in a row, the previous run kept as `.old`.
+    for _ in 0..2 {
+        let o = abex(&dir, &["--offline", "--function", "src/lib.rs::classify", "--out", "mine"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    assert!(dir.join("mine/.abex-out").is_file() && dir.join("mine.old/report.json").is_file());
+}
+
+#[test]
+fn more_jobs_than_the_machine_s_memory_holds_at_the_memory_limit_are_lowered_and_said() {
+    let (_tmp, dir) = support::project("simple");
+    let o = abex(&dir, &["--offline", "--function", "src/lib.rs::classify", "--jobs", "100000"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("100000 jobs at once with a memory limit of 4096 MiB each"), "{err}");
+    assert!(err.contains("abex runs ") && err.contains("hint:"), "{err}");
+    let o = abex(&dir, &["--offline", "--function", "src/lib.rs::classify", "--jobs", "1"]);
+    assert!(!stderr(&o).contains("jobs at once"), "{}", stderr(&o));
+}
+
+/// The numbers of `line` that are not inside backticks (values a function took or gave are in
+/// backticks in `summary.md`; the rest are figures).
+fn figures_of(line: &str) -> Vec<f64> {
+    let prose: String = line.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+    let number = regex::Regex::new(r"[0-9][0-9.]*(e[+-]?[0-9]+)?").unwrap();
+    number.find_iter(&prose).filter_map(|m| m.as_str().trim_end_matches('.').parse().ok()).collect()
+}
+
+#[test]
+fn the_demo_s_figures_are_shares_that_add_up_per_function_and_never_astronomical() {
+    let (_tmp, dir) = support::example("demo");
+    let o = abex(&dir, &["--offline", "--all", "--no-mutants", "--seed", "1", "--pairs", "400"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary = std::fs::read_to_string(dir.join(".abex/out/summary.md")).unwrap();
+    let share = regex::Regex::new(r"(\w[\w ]*) (\d+)% / (\d+)%").unwrap();
+    let mut functions = 0;
+    let mut several = 0;
+    for line in summary.lines().filter(|l| l.contains("share of its QD-score")) {
+        let shares: Vec<(u32, u32)> = share
+            .captures_iter(line)
+            .map(|c| (c[2].parse().unwrap(), c[3].parse().unwrap()))
+            .collect();
+        assert_eq!(shares.iter().map(|s| s.0).sum::<u32>(), 100, "{line}");
+        assert_eq!(shares.iter().map(|s| s.1).sum::<u32>(), 100, "{line}");
+        functions += 1;
+        several += usize::from(shares.len() > 1);
+    }
+    assert!(functions >= 10 && several >= 1, "{summary}");
+    let run_line =
+        summary.lines().find(|l| l.starts_with("By origin (mean share")).expect(&summary);
+    let means: Vec<u32> = share.captures_iter(run_line).map(|c| c[2].parse().unwrap()).collect();
+    assert_eq!(means.iter().sum::<u32>(), 100, "{run_line}");
+    // No statistic a person reads is astronomical: not in summary.md (values in backticks
+    // aside), not in the terminal's figures (its boundary lists show values).
+    let terminal = stderr(&o);
+    let pd = regex::Regex::new(r" PD (\S+) ").unwrap();
+    let pds: Vec<String> = pd.captures_iter(&terminal).map(|c| c[1].to_string()).collect();
+    assert!(pds.len() >= 10, "{terminal}");
+    let stats = summary
+        .lines()
+        .chain(terminal.lines().filter(|l| l.contains("boundaries")))
+        .chain(pds.iter().map(String::as_str));
+    for line in stats {
+        for x in figures_of(line) {
+            assert!(x <= 1e6, "{x} in `{line}`");
+        }
+    }
+    assert!(!summary.contains("QD 2.") && !terminal.contains("QD-score 2."), "{summary}");
 }
 
 /// Validates a JUnit file against `tests/data/junit/junit-10.xsd` with `xmllint`, and checks that
@@ -414,7 +501,7 @@ fn an_interrupted_run_leaves_the_tree_alone_and_a_valid_report() {
 }
 
 #[test]
-fn a_rerun_reuses_cached_results_and_a_change_reanalyses_only_that_function() {
+fn a_rerun_reuses_cached_results_and_a_change_to_the_package_analyses_its_functions_again() {
     let (_tmp, dir) = support::project("gaps");
     let args = [
         "--offline",
@@ -430,8 +517,11 @@ fn a_rerun_reuses_cached_results_and_a_change_reanalyses_only_that_function() {
     let first = report(&dir);
     let o = abex(&dir, &args);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(!stderr(&o).contains("Building"), "a fully cached run builds nothing: {}", stderr(&o));
     let second = report(&dir);
+    // Both taken from the cache: `shipping`'s suggested test was checked again (in a build),
+    // nothing was explored or tested again (same timings).
+    assert_eq!(second["reused"]["functions"], 2, "{}", stderr(&o));
+    assert!(!stderr(&o).contains("Testing"), "{}", stderr(&o));
     for name in ["shipping", "cap"] {
         assert_eq!(
             target(&first, name)["mutation"]["mutants"],
@@ -439,15 +529,15 @@ fn a_rerun_reuses_cached_results_and_a_change_reanalyses_only_that_function() {
         );
         assert_eq!(target(&first, name)["exploration"], target(&second, name)["exploration"]);
     }
-    // Change `cap` only: `shipping` still comes from the cache (same timings), `cap` is re-run.
+    // A change to `cap`: every function of the package is analysed again (a result depends on
+    // the whole package's code: constants, helpers, types).
     let lib = dir.join("src/lib.rs");
     let text = std::fs::read_to_string(&lib).unwrap();
     std::fs::write(&lib, text.replace("x.min(10).min(20)", "x.min(10).min(30)")).unwrap();
     let o = abex(&dir, &args);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stderr(&o).contains("Building"), "{}", stderr(&o));
     let third = report(&dir);
-    assert_eq!(target(&first, "shipping")["mutation"], target(&third, "shipping")["mutation"]);
+    assert!(third.get("reused").is_none(), "{third:#}");
     let cap = target(&third, "cap")["mutation"]["mutants"].as_array().unwrap().clone();
     assert!(cap.iter().any(|m| m["original"] == "30"), "cap was re-analysed: {cap:?}");
 }
@@ -515,12 +605,75 @@ fn shards_merged_give_the_same_findings_as_one_run() {
     .unwrap();
     assert_eq!(merged["targets"].as_array().unwrap().len(), n1 + n2);
     assert_eq!(findings(&merged), findings(&report(&whole)));
+    // The per-origin figures are of every shard's functions.
+    let mutants = |r: &Value| -> u64 {
+        r["origins"].as_array().unwrap().iter().map(|o| o["mutants"].as_u64().unwrap()).sum()
+    };
+    assert_eq!(mutants(&merged), mutants(&report(&whole)), "{:#}", merged["origins"]);
     assert!(sharded.join(".abex/merged/summary.md").exists());
     assert!(sharded.join(".abex/merged/mutation-report.json").exists());
     // A file that is not a report is a clear error.
     let o = abex(&sharded, &["merge", "Cargo.toml"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("Cargo.toml"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_function_no_test_reaches_is_one_note_and_none_of_its_survivors_is_a_gap() {
+    let (_tmp, dir) = support::project("gaps");
+    let lib = dir.join("src/lib.rs");
+    let text = std::fs::read_to_string(&lib).unwrap();
+    let lonely = "\n/// No test calls it.\npub fn lonely(x: u8) -> u8 {\n    if x > 9 {\n        9\n    } else {\n        x\n    }\n}\n";
+    std::fs::write(&lib, format!("{text}{lonely}")).unwrap();
+    let o = abex(
+        &dir,
+        &[
+            "--offline",
+            "--function",
+            "src/lib.rs::lonely",
+            "--pairs",
+            "200",
+            "--fail-on",
+            "finding",
+        ],
+    );
+    // Not a gap, so `--fail-on finding` does not fail the run.
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = report(&dir);
+    let m = &target(&r, "lonely")["mutation"];
+    assert_eq!(m["self_check_killed"], false, "{m:#}");
+    let mutants = m["mutants"].as_array().unwrap();
+    assert!(!mutants.is_empty());
+    assert!(
+        mutants.iter().all(|x| x["status"] == "not_reached" && x["witness"].is_null()),
+        "{m:#}"
+    );
+    assert_eq!(m["counts"]["not_reached"], mutants.len());
+    assert_eq!(
+        (m["counts"]["survived"].as_u64(), m["counts"]["witnessed"].as_u64()),
+        (Some(0), Some(0))
+    );
+    assert!(m["suggested_tests"].as_array().unwrap().is_empty(), "{m:#}");
+    let err = stderr(&o);
+    assert_eq!(
+        err.matches("not reached by any test: no test fails when `lonely` panics").count(),
+        1,
+        "{err}"
+    );
+    assert!(!err.contains("GAP"), "{err}");
+    let summary = std::fs::read_to_string(dir.join(".abex/out/summary.md")).unwrap();
+    assert_eq!(summary.matches("**Not reached by any test**").count(), 1, "{summary}");
+    assert!(!summary.contains("**Gap**"), "{summary}");
+    let sarif: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join(".abex/out/abex.sarif")).unwrap())
+            .unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{results:#?}");
+    assert_eq!(results[0]["ruleId"], "abex/not-reached");
+    let junit = std::fs::read_to_string(dir.join(".abex/out/junit.xml")).unwrap();
+    assert!(junit.contains("NotReached") && !junit.contains("SurvivedMutant"), "{junit}");
+    assert!(!junit.contains("no gap"), "a function no test reaches is no pass: {junit}");
+    assert_valid_junit(&dir.join(".abex/out/junit.xml"));
 }
 
 #[test]
@@ -544,6 +697,11 @@ fn mutants_past_the_time_budget_are_listed_as_not_tested_and_the_run_says_so() {
     assert!(!stderr(&o).contains("the tests do not reach it"), "{}", stderr(&o));
     let summary = std::fs::read_to_string(dir.join(".abex/out/summary.md")).unwrap();
     assert!(summary.contains("not tested (the run stopped first)"), "{summary}");
+    assert!(summary.contains("*(the time budget ran out: "), "{summary}");
+    assert_eq!(
+        (&r["complete"], &r["exhausted"]),
+        (&Value::Bool(false), &Value::from("time budget"))
+    );
 }
 
 #[test]

@@ -88,6 +88,17 @@ fn comments(gh: &FakeGitHub) -> Vec<Value> {
     gh.state.lock().unwrap().comments.clone()
 }
 
+/// A push that adds `assertion` to the fixture's test: committed, and the event and the fake's
+/// head moved to it.
+fn pin(pr: &Pr, gh: &FakeGitHub, assertion: &str) {
+    let anchor = "assert_eq!((discount(200), discount(20)), (10, 0));";
+    edit(&pr.dir, &[(anchor, &format!("{anchor}\n        {assertion}"))]);
+    git(&pr.dir, &["commit", "-q", "-am", "pin thresholds"]);
+    let head = git(&pr.dir, &["rev-parse", "HEAD"]);
+    fake::write_event(&pr.event, &head, false);
+    gh.state.lock().unwrap().head_sha = head;
+}
+
 #[test]
 fn a_pull_request_gets_one_review_and_later_runs_update_close_and_respect_suppression() {
     let pr = pull_request();
@@ -134,17 +145,7 @@ fn a_pull_request_gets_one_review_and_later_runs_update_close_and_respect_suppre
     }
 
     // Second push: the tests now pin `discount` and one threshold of `fee`.
-    edit(
-        &pr.dir,
-        &[(
-            "assert_eq!((discount(200), discount(20)), (10, 0));",
-            "assert_eq!((discount(200), discount(20)), (10, 0));\n        assert_eq!((discount(100), discount(99), fee(50)), (10, 0, 0));",
-        )],
-    );
-    git(&pr.dir, &["commit", "-q", "-am", "pin the thresholds"]);
-    let head = git(&pr.dir, &["rev-parse", "HEAD"]);
-    fake::write_event(&pr.event, &head, false);
-    gh.state.lock().unwrap().head_sha = head;
+    pin(&pr, &gh, "assert_eq!((discount(100), discount(99), fee(50)), (10, 0, 0));");
     let o = abex(&pr, &gh, &["--offline", "--post-review"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(gh.state.lock().unwrap().reviews.len(), 1, "no second review");
@@ -169,6 +170,47 @@ fn a_pull_request_gets_one_review_and_later_runs_update_close_and_respect_suppre
     assert_eq!(gh.state.lock().unwrap().reviews.len(), 1);
     // Three comments now: the list took two pages (the fake serves two a page).
     assert_eq!(gh.count("GET", "/comments"), 4);
+}
+
+#[test]
+fn a_run_the_time_budget_cut_closes_nothing_and_a_complete_one_closes_what_its_tests_kill() {
+    let pr = pull_request();
+    let head = git(&pr.dir, &["rev-parse", "HEAD"]);
+    let gh = FakeGitHub::start(&head, fake::patches(&pr.dir, "main"));
+    let o = abex(&pr, &gh, &["--offline", "--post-review"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let posted = comments(&gh);
+    assert_eq!(posted.len(), 2);
+
+    // The tests now pin `discount`; a run whose budget runs out before any mutant is tested.
+    pin(&pr, &gh, "assert_eq!((discount(100), discount(99)), (10, 0));");
+    std::fs::write(&pr.summary, "").unwrap();
+    let o = abex(&pr, &gh, &["--offline", "--post-review", "--time-budget", "300ms"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(pr.dir.join(".abex/out/report.json")).unwrap();
+    let r: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(r["complete"], false, "{r:#}");
+    assert_eq!(r["exhausted"], "time budget");
+    assert!(r["unfinished"]["mutants_not_tested"].as_u64().unwrap() > 0, "{r:#}");
+    assert!(stderr(&o).contains("the time budget ran out:"), "{}", stderr(&o));
+    assert_eq!(gh.count("PATCH", ""), 0, "a cut run edits no comment: {:#?}", gh.requests());
+    assert_eq!(comments(&gh), posted);
+    let summary = std::fs::read_to_string(&pr.summary).unwrap();
+    assert!(
+        summary.contains("left open, not closed: src/lib.rs:14: its mutant was not tested in this run (the time budget ran out)"),
+        "{summary}"
+    );
+
+    // The same code, analysed to the end: the discount's mutants are killed, its comment closed.
+    let o = abex(&pr, &gh, &["--offline", "--post-review"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let c = comments(&gh);
+    let closed: Vec<&Value> =
+        c.iter().filter(|c| c["body"].as_str().unwrap().contains("abex: closed")).collect();
+    assert_eq!(closed.len(), 1, "{c:#?}");
+    assert_eq!(closed[0]["line"], 14);
+    assert!(closed[0]["body"].as_str().unwrap().contains("the tests now kill its mutant"));
+    assert_eq!(markers(&c[0]["body"]), (3, false), "the fee's gaps stay open: {}", c[0]["body"]);
 }
 
 /// `text` with GitHub's suggestion in `body` applied on `line`: the block's lines replace it.
@@ -429,8 +471,9 @@ fn posting_checks_the_pull_request_owns_only_its_comments_and_never_doubles_a_re
 }
 
 /// The action's `run.sh`, as `action.yml` runs it: `install` (here linking the binary the tests
-/// built, through `ABEX_BINARY`), then `run` with the inputs as `ABEX_*` variables.
-fn action(pr: &Pr, gh: &FakeGitHub, inputs: &[(&str, &str)]) -> Output {
+/// built, through `ABEX_BINARY`), then `subcommand` (`analyse` or `post`) with the inputs as
+/// `ABEX_*` variables. `analyse` gets no token, `post` gets `GITHUB_TOKEN` and the report's folder.
+fn action(pr: &Pr, gh: &FakeGitHub, subcommand: &str, inputs: &[(&str, &str)]) -> Output {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../action/run.sh");
     let temp = pr.dir.parent().unwrap().join("runner");
     std::fs::create_dir_all(&temp).unwrap();
@@ -442,7 +485,13 @@ fn action(pr: &Pr, gh: &FakeGitHub, inputs: &[(&str, &str)]) -> Output {
             .env("PATH", path)
             .env("RUNNER_TEMP", &temp)
             .env("GITHUB_PATH", &github_path)
+            .env("GITHUB_EVENT_NAME", "pull_request")
             .env("ABEX_BINARY", env!("CARGO_BIN_EXE_cargo-abex"));
+        if arg == "analyse" {
+            cmd.env_remove("GITHUB_TOKEN");
+        } else {
+            cmd.env("ABEX_REPORT_DIR", pr.dir.join(".abex/out"));
+        }
         for (k, v) in inputs {
             cmd.env(k, v);
         }
@@ -455,11 +504,13 @@ fn action(pr: &Pr, gh: &FakeGitHub, inputs: &[(&str, &str)]) -> Output {
     let added = std::fs::read_to_string(&github_path).unwrap();
     let mut dirs: Vec<PathBuf> = added.lines().map(PathBuf::from).collect();
     dirs.extend(std::env::split_paths(&path));
-    step("run", &std::env::join_paths(dirs).unwrap())
+    step(subcommand, &std::env::join_paths(dirs).unwrap())
 }
 
-/// `action.yml` parses, runs `action/run.sh` in bash, hands every input to the script, and takes
-/// its outputs from the run step's outputs that `cargo abex` writes.
+/// `action.yml` parses, runs `action/install.sh` and `action/run.sh` in bash (`exec`ed into, so
+/// signals reach abex), hands every input to the script through `env:` only, gives the token to
+/// the posting step alone, and takes its outputs from the steps that `cargo abex` writes them
+/// from.
 fn check_action_metadata() {
     use yaml_rust2::{Yaml, YamlLoader};
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -473,9 +524,10 @@ fn check_action_metadata() {
     assert_eq!(
         runs,
         [
-            r#""$GITHUB_ACTION_PATH/action/install.sh" fetch"#,
-            r#""$GITHUB_ACTION_PATH/action/install.sh" build"#,
-            r#""$GITHUB_ACTION_PATH/action/run.sh" run"#
+            r#"exec "$GITHUB_ACTION_PATH/action/install.sh" fetch"#,
+            r#"exec "$GITHUB_ACTION_PATH/action/install.sh" build"#,
+            r#"exec "$GITHUB_ACTION_PATH/action/run.sh" analyse"#,
+            r#"exec "$GITHUB_ACTION_PATH/action/run.sh" post"#
         ]
     );
     // The build fallback and its cache run only when no release binary was installed.
@@ -488,48 +540,94 @@ fn check_action_metadata() {
     for step in steps.iter().filter(|s| !s["run"].is_badvalue()) {
         assert_eq!(step["shell"].as_str(), Some("bash"), "composite run steps need a shell");
     }
-    let run = steps.iter().find(|s| s["id"].as_str() == Some("run")).unwrap();
-    let env = run["env"].as_hash().unwrap();
     let inputs = action["inputs"].as_hash().unwrap();
     for (name, _) in inputs {
         let name = name.as_str().unwrap();
         let used = format!("inputs.{name} ");
         assert!(
             text.contains(&format!("${{{{ {used}}}}}"))
-                || text.contains(&format!("inputs.{name} ==")),
+                || text.contains(&format!("inputs.{name} =="))
+                || text.contains(&format!("inputs.{name} ||")),
             "input {name} is not used"
         );
     }
-    for (var, value) in env {
-        let (var, value) = (var.as_str().unwrap(), value.as_str().unwrap());
-        if var == "ABEX_ACTION_REF" {
-            // The action's own ref (a version tag names its release), not an input.
-            assert_eq!(value, "${{ github.action_ref }}");
-            continue;
+    let mut passed = std::collections::BTreeSet::new();
+    for id in ["analyse", "post"] {
+        let step = steps.iter().find(|s| s["id"].as_str() == Some(id)).unwrap();
+        let env = step["env"].as_hash().unwrap();
+        for (var, value) in env {
+            let (var, value) = (var.as_str().unwrap(), value.as_str().unwrap());
+            passed.insert(var.to_string());
+            if var == "ABEX_REPORT_DIR" {
+                assert_eq!(value, "${{ runner.temp }}/abex-report");
+                continue;
+            }
+            let input = value.trim_start_matches("${{ inputs.").trim_end_matches(" }}");
+            assert!(
+                inputs.contains_key(&Yaml::String(input.into())),
+                "{var} comes from no input: {value}"
+            );
+            if var.starts_with("ABEX_") {
+                assert!(script.contains(var) || docs_mention(var), "run.sh does not read {var}");
+            }
         }
-        let input = value.trim_start_matches("${{ inputs.").trim_end_matches(" }}");
-        assert!(
-            inputs.contains_key(&Yaml::String(input.into())),
-            "{var} comes from no input: {value}"
-        );
-        if var.starts_with("ABEX_") {
-            assert!(script.contains(var) || docs_mention(var), "run.sh does not read {var}");
-        }
+        // The analysis, which runs the pull request's code, never holds the token.
+        let token = env.contains_key(&Yaml::String("GITHUB_TOKEN".into()));
+        assert_eq!(token, id == "post", "{id}: GITHUB_TOKEN");
     }
     for word in script.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
         if word.len() > 5 && word.starts_with("ABEX_") && word != "ABEX_BINARY" {
-            assert!(
-                env.contains_key(&Yaml::String(word.into())),
-                "action.yml does not pass {word}"
-            );
+            assert!(passed.contains(word), "action.yml does not pass {word}");
         }
     }
     for (name, output) in action["outputs"].as_hash().unwrap() {
         let name = name.as_str().unwrap();
         assert_eq!(
             output["value"].as_str(),
-            Some(&*format!("${{{{ steps.run.outputs.{name} }}}}"))
+            Some(&*format!("${{{{ steps.analyse.outputs.{name} || steps.post.outputs.{name} }}}}"))
         );
+    }
+}
+
+/// Issue 28: a `${{ }}` expression is never written into a `run:` script, where a value with a
+/// quote or `$(…)` would run as shell: every value reaches `run:` through `env:`. Checked in
+/// `action.yml`, the example workflows and the project's own.
+#[test]
+fn no_expression_is_interpolated_into_a_run_script() {
+    use yaml_rust2::{Yaml, YamlLoader};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = vec![root.join("action.yml")];
+    for dir in ["examples/workflows", ".github/workflows"] {
+        for entry in std::fs::read_dir(root.join(dir)).into_iter().flatten().flatten() {
+            files.push(entry.path());
+        }
+    }
+    fn runs<'a>(y: &'a Yaml, out: &mut Vec<&'a str>) {
+        match y {
+            Yaml::Hash(h) => {
+                for (k, v) in h {
+                    match (k.as_str(), v.as_str()) {
+                        (Some("run"), Some(script)) => out.push(script),
+                        _ => runs(v, out),
+                    }
+                }
+            }
+            Yaml::Array(a) => a.iter().for_each(|v| runs(v, out)),
+            _ => {}
+        }
+    }
+    let mut scripts = Vec::new();
+    let docs: Vec<Vec<Yaml>> = files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "yml" || e == "yaml"))
+        .map(|f| YamlLoader::load_from_str(&std::fs::read_to_string(f).unwrap()).unwrap())
+        .collect();
+    for doc in docs.iter().flatten() {
+        runs(doc, &mut scripts);
+    }
+    assert!(scripts.len() >= 10, "only {} run scripts found", scripts.len());
+    for s in scripts {
+        assert!(!s.contains("${{"), "a `${{{{ }}}}` expression in a run script:\n{s}");
     }
 }
 
@@ -573,16 +671,23 @@ fn docs_mention(var: &str) -> bool {
 }
 
 #[test]
-fn the_action_s_run_steps_post_the_review_and_skip_posting_for_a_fork() {
+fn the_action_analyses_without_a_token_then_posts_and_skips_posting_for_a_fork() {
     check_action_metadata();
     let pr = pull_request();
     // The base branch comes from `origin`, which the script fetches when it is missing.
     git(&pr.dir, &["remote", "add", "origin", "."]);
     let head = git(&pr.dir, &["rev-parse", "HEAD"]);
     let gh = FakeGitHub::start(&head, fake::patches(&pr.dir, "main"));
-    let inputs =
-        [("ABEX_BASE_REF", "main"), ("ABEX_FRONT_END", "auto"), ("ABEX_MAX_COMMENTS", "1")];
-    let o = action(&pr, &gh, &inputs);
+    let inputs = [("ABEX_BASE_REF", "main"), ("ABEX_FRONT_END", "auto")];
+    let o = action(&pr, &gh, "analyse", &inputs);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(gh.requests().is_empty(), "the analysis talks to GitHub: {:#?}", gh.requests());
+    let outputs = std::fs::read_to_string(&pr.outputs).unwrap();
+    assert!(outputs.contains("findings=6\n") && outputs.contains("posted=false\n"), "{outputs}");
+    assert!(outputs.contains("cost-usd=0.0000\n"), "{outputs}");
+    assert!(pr.dir.join(".abex/out/event.json").exists(), "the event travels with the report");
+
+    let o = action(&pr, &gh, "post", &[("ABEX_MAX_COMMENTS", "1")]);
     assert!(o.status.success(), "{}", stderr(&o));
     let reviews = gh.state.lock().unwrap().reviews.clone();
     assert_eq!(reviews.len(), 1);
@@ -590,18 +695,207 @@ fn the_action_s_run_steps_post_the_review_and_skip_posting_for_a_fork() {
     let body = reviews[0]["body"].as_str().unwrap();
     assert_eq!(body.matches("over this run's cap on new comments").count(), 3, "{body}");
     let outputs = std::fs::read_to_string(&pr.outputs).unwrap();
-    assert!(outputs.contains("findings=6\n") && outputs.contains("posted=true\n"), "{outputs}");
-    assert!(outputs.contains("cost-usd=0.0000\n"), "{outputs}");
+    assert!(outputs.contains("posted=true\n"), "{outputs}");
     assert!(std::fs::read_to_string(&pr.summary).unwrap().contains("1 comment(s) posted"));
-    assert!(pr.dir.join(".abex/out/event.json").exists(), "the event travels with the report");
 
-    // A fork's pull request: analysed, summarised, not posted; fail-on finding fails the job.
+    // Inputs that are not what they claim are refused before anything runs.
+    for (input, value) in [
+        ("ABEX_TIME_BUDGET", "$(touch pwned)"),
+        ("ABEX_TIME_BUDGET", "10m; id"),
+        ("ABEX_BUDGET_USD", "1e9"),
+        ("ABEX_FAIL_ON", "always"),
+        ("ABEX_BASE_REF", "--upload-pack=touch pwned"),
+    ] {
+        let o = action(&pr, &gh, "analyse", &[(input, value)]);
+        assert_eq!(o.status.code(), Some(2), "{input}={value}: {}", stderr(&o));
+        assert!(stderr(&o).contains("error: the input"), "{}", stderr(&o));
+        assert!(!pr.dir.join("pwned").exists());
+    }
+
+    // A fork's pull request: analysed and summarised; a job that `needs:` the analysis (its
+    // token is read-only) does not post; fail-on finding fails it.
     fake::write_event(&pr.event, &head, true);
     let gh = FakeGitHub::start(&head, fake::patches(&pr.dir, "main"));
-    let o = action(&pr, &gh, &[("ABEX_BASE_REF", "main"), ("ABEX_FAIL_ON", "finding")]);
+    let o = action(&pr, &gh, "analyse", &[("ABEX_BASE_REF", "main"), ("ABEX_FAIL_ON", "finding")]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(gh.requests().is_empty(), "{:#?}", gh.requests());
+    let o = action(&pr, &gh, "post", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(writes(&gh).is_empty(), "{:#?}", gh.requests());
     assert!(stderr(&o).contains("comes from a fork"), "{}", stderr(&o));
     let summary = std::fs::read_to_string(&pr.summary).unwrap();
     assert!(summary.contains("Not posted: the pull request comes from a fork"), "{summary}");
+}
+
+/// Issue 28: on `pull_request_target`, `workflow_run` or `issue_comment` (which run with the
+/// repository's secrets and a write token), the analysis refuses a checkout that is not the
+/// workflow's own commit, unless `allow-untrusted-code-with-secrets` says otherwise.
+#[test]
+fn the_analysis_refuses_a_pull_request_s_checkout_in_a_privileged_workflow() {
+    let pr = pull_request();
+    git(&pr.dir, &["remote", "add", "origin", "."]);
+    let head = git(&pr.dir, &["rev-parse", "HEAD"]);
+    let gh = FakeGitHub::start(&head, fake::patches(&pr.dir, "main"));
+    let base = git(&pr.dir, &["rev-parse", "main"]);
+    for event in ["pull_request_target", "workflow_run", "issue_comment"] {
+        let inputs = [("GITHUB_EVENT_NAME", event), ("GITHUB_SHA", base.as_str())];
+        let o = action(&pr, &gh, "analyse", &inputs);
+        assert_eq!(o.status.code(), Some(2), "{event}: {}", stderr(&o));
+        assert!(stderr(&o).contains("refused: this"), "{}", stderr(&o));
+        assert!(!pr.dir.join(".abex/out/report.json").exists(), "{event}: it ran");
+    }
+    // The workflow's own commit is no pull request's code.
+    let own = [("GITHUB_EVENT_NAME", "pull_request_target"), ("GITHUB_SHA", head.as_str())];
+    let o = action(&pr, &gh, "analyse", &[own[0], own[1], ("ABEX_BASE_REF", "main")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = action(
+        &pr,
+        &gh,
+        "analyse",
+        &[
+            ("GITHUB_EVENT_NAME", "pull_request_target"),
+            ("GITHUB_SHA", base.as_str()),
+            ("ABEX_ALLOW_UNTRUSTED", "true"),
+            ("ABEX_BASE_REF", "main"),
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// Issue 28: a review that GitHub answers with 502 but lists 0, 3 or 30 s later is posted
+/// exactly once (the poster looks for its run's nonce in the list for about a minute before it
+/// sends the review again). Here at a tenth of the time: the waits between looks and the delays
+/// are scaled down together.
+#[test]
+fn a_review_answered_with_502_and_listed_0_3_or_30_s_later_is_posted_exactly_once() {
+    let report: abex::report::Report = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/reports/demo.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let tenth = |d: std::time::Duration| d / 10;
+    let opts = abex::github::PostOptions {
+        landing_waits: abex::github::api::LANDING_WAITS.iter().copied().map(tenth).collect(),
+        ..abex::github::PostOptions::default()
+    };
+    let head = "a".repeat(40);
+    for delay_s in [0, 3, 30] {
+        let gh = FakeGitHub::start(&head, Default::default());
+        {
+            let mut s = gh.state.lock().unwrap();
+            s.fail_next_review_after_landing = true;
+            s.landing_delay = tenth(std::time::Duration::from_secs(delay_s));
+        }
+        let posted = abex::github::post(&report, &gh.context(&head), &opts).expect("posted");
+        assert!(posted.review_id.is_some(), "{delay_s} s");
+        assert_eq!(gh.count("POST", "/reviews"), 1, "{delay_s} s: sent again");
+        assert_eq!(gh.state.lock().unwrap().reviews.len(), 1, "{delay_s} s");
+        assert!(
+            posted.notes.iter().any(|n| n.contains("the review had landed")),
+            "{:?}",
+            posted.notes
+        );
+    }
+    // Never listed within the minute: sent once more, once.
+    let gh = FakeGitHub::start(&head, Default::default());
+    {
+        let mut s = gh.state.lock().unwrap();
+        s.fail_next_review_after_landing = true;
+        s.landing_delay = std::time::Duration::from_secs(3600);
+    }
+    let posted =
+        abex::github::post(&report, &gh.context(&head), &opts).expect("posted on the second try");
+    assert_eq!(gh.count("POST", "/reviews"), 2);
+    assert!(posted.notes.iter().any(|n| n.contains("sent once more")), "{:?}", posted.notes);
+}
+
+/// Issue 28: a 👎 or an `/abex ignore` reply counts only from someone with write access to the
+/// repository: the pull request's author from a fork cannot silence what abex says.
+#[test]
+fn suppression_counts_only_from_people_with_write_access() {
+    let pr = pull_request();
+    let head = git(&pr.dir, &["rev-parse", "HEAD"]);
+    let gh = FakeGitHub::start(&head, fake::patches(&pr.dir, "main"));
+    let o = abex(&pr, &gh, &["--offline", "--post-review"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let c = comments(&gh);
+    assert_eq!(c.len(), 2);
+    // The author (a contributor from a fork) 👎s one comment and replies `/abex ignore` to the
+    // other; a push moves the code, which would otherwise leave both as they are.
+    gh.react_as(c[0]["id"].as_u64().unwrap(), "-1", "author");
+    gh.reply_as(c[1]["id"].as_u64().unwrap(), "/abex ignore", "author", "CONTRIBUTOR");
+    let o = abex(&pr, &gh, &["--offline", "--post-review"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("0 suppressed"), "{}", stderr(&o));
+    // A maintainer's 👎 and a collaborator's reply do count.
+    gh.state.lock().unwrap().permissions.insert("maintainer".into(), "admin".into());
+    gh.react_as(c[0]["id"].as_u64().unwrap(), "-1", "maintainer");
+    gh.reply_as(c[1]["id"].as_u64().unwrap(), "/abex ignore", "helper", "COLLABORATOR");
+    let o = abex(&pr, &gh, &["--offline", "--post-review"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("6 suppressed"), "{}", stderr(&o));
+}
+
+/// Issue 28: the safe pattern is the default everywhere a workflow is shown (the examples, the
+/// README's quick start, docs/ci.md): every checkout leaves no credentials behind
+/// (`persist-credentials: false`), a job that checks out the pull request writes nothing
+/// (`contents: read` only, the Action in `analyse` mode), and the job that can post
+/// (`pull-requests: write`) checks out no pull request and analyses nothing.
+#[test]
+fn every_workflow_shown_analyses_without_credentials_and_posts_from_a_job_that_runs_nothing() {
+    use yaml_rust2::{Yaml, YamlLoader};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut workflows: Vec<(String, String)> = Vec::new();
+    for entry in std::fs::read_dir(root.join("examples/workflows")).unwrap().flatten() {
+        let text = std::fs::read_to_string(entry.path()).unwrap();
+        workflows.push((entry.path().display().to_string(), text));
+    }
+    for doc in ["README.md", "docs/ci.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        let blocks: Vec<&str> =
+            text.split("```yaml\n").skip(1).map(|b| b.split("\n```").next().unwrap()).collect();
+        let whole: Vec<&&str> = blocks.iter().filter(|b| b.contains("\njobs:")).collect();
+        assert!(!whole.is_empty(), "{doc} shows no whole workflow");
+        workflows.extend(whole.iter().map(|b| (doc.to_string(), b.to_string())));
+    }
+    let mut posting_jobs = 0;
+    for (file, text) in &workflows {
+        let docs = YamlLoader::load_from_str(text).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let w = &docs[0];
+        for (name, job) in w["jobs"].as_hash().unwrap() {
+            let name = name.as_str().unwrap();
+            let steps = job["steps"].as_vec().unwrap();
+            let perms = |k: &str| {
+                job["permissions"][k].as_str().or(w["permissions"][k].as_str()).unwrap_or("none")
+            };
+            let checkouts: Vec<&Yaml> = steps
+                .iter()
+                .filter(|s| s["uses"].as_str().is_some_and(|u| u.starts_with("actions/checkout@")))
+                .collect();
+            for c in &checkouts {
+                assert_eq!(
+                    c["with"]["persist-credentials"].as_bool(),
+                    Some(false),
+                    "{file} job {name}: a checkout keeps the token in .git/config"
+                );
+            }
+            let checks_out_pr = checkouts.iter().any(|c| c["with"]["repository"].is_badvalue());
+            let analyses = steps.iter().any(|s| {
+                s["with"]["mode"].as_str() == Some("analyse")
+                    || s["run"].as_str().is_some_and(|r| r.contains("cargo abex --"))
+            });
+            if perms("pull-requests") == "write" {
+                posting_jobs += 1;
+                assert!(!checks_out_pr && !analyses, "{file} job {name}: posts and runs the PR");
+            }
+            if checks_out_pr || analyses {
+                assert_eq!(perms("contents"), "read", "{file} job {name}");
+                for k in ["pull-requests", "security-events", "actions", "checks"] {
+                    assert_eq!(perms(k), "none", "{file} job {name}: {k} with the PR's code");
+                }
+            }
+        }
+    }
+    assert!(posting_jobs >= 4, "{posting_jobs} posting jobs");
 }

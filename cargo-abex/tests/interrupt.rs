@@ -206,6 +206,22 @@ fn sigterm_during_the_build_exits_143_and_leaves_no_compiler_running() {
     assert_eq!(support::snapshot(&dir), before, "the user's tree changed");
 }
 
+/// Issue 28: a closed terminal or session (SIGHUP) stops the run like SIGINT, with 129 (it
+/// used to end the process without a report).
+#[test]
+fn sighup_exits_129_with_the_report_of_what_was_finished() {
+    let (tmp, dir) = support::project("gaps");
+    let log = log_of(&tmp);
+    let mut child = start(&dir, &log);
+    wait_for(&dir, &log, |r, _| explored(r) >= 1);
+    signal(&child, "-HUP");
+    assert_eq!(exit_code(&mut child), Some(129), "{}", std::fs::read_to_string(&log).unwrap());
+    let r = read_report(&dir).expect("a report that parses");
+    assert_eq!(r["complete"], false);
+    assert_eq!(r["interrupted"]["signal"], "SIGHUP");
+    assert_nothing_left(&dir);
+}
+
 #[test]
 fn sigint_during_the_witness_search_keeps_every_tested_mutant_and_claims_no_gap_it_did_not_prove() {
     let (tmp, dir) = support::project("gaps");
@@ -327,7 +343,9 @@ fn a_build_still_running_when_the_time_budget_runs_out_is_killed_and_the_run_end
     );
     assert!(o.status.success(), "{stderr}");
     let r = read_report(&dir).expect("a report that parses");
-    assert_eq!(r["complete"], true, "the run ends normally: {r:#}");
+    // It ends normally, but it is not complete: the budget left every mutant untested.
+    assert_eq!(r["complete"], false, "{r:#}");
+    assert_eq!(r["exhausted"], "time budget", "{r:#}");
     assert!(r["interrupted"].is_null());
     let all: Vec<&Value> = mutants(&r).collect();
     assert!(!all.is_empty(), "every function is still listed, with its mutants: {r:#}");

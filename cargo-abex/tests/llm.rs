@@ -311,7 +311,109 @@ fn a_whole_model_run_meets_gpt5_rules_and_a_llama_cpp_server_without_falling_bac
         let mutator = origins.iter().find(|o| o["origin"] == "model mutator").unwrap();
         assert_eq!(mutator["mutants"], 1);
         let stderr = String::from_utf8_lossy(&o.stderr);
-        assert!(stderr.contains("by origin: operator"), "{stderr}");
+        assert!(explorer["qd_share"].as_f64().is_some(), "{explorer:#}");
+        let line = stderr.lines().find(|l| l.starts_with("abex: by origin (")).expect(&stderr);
+        assert!(line.contains("operator") && line.contains("model explorer"), "{line}");
+    }
+}
+
+/// `cargo abex` with the API key `KEY` in its environment and the endpoint, if any, on its
+/// command line (as the Action passes them).
+fn abex_with_key(dir: &Path, url: Option<&str>, args: &[&str]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-abex"));
+    cmd.args(["abex", "--function", "src/lib.rs::classify"]);
+    if let Some(url) = url {
+        cmd.args(["--base-url", url]);
+    }
+    cmd.args(args)
+        .current_dir(dir)
+        .env_remove("GITHUB_BASE_REF")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ABEX_BASE_URL")
+        .env_remove("ABEX_MODEL")
+        .env_remove("ABEX_PRICES")
+        .env("ABEX_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+const KEY: &str = "sk-abex-test-key-5e1d";
+
+#[test]
+fn a_project_file_never_sends_the_key_to_its_endpoint() {
+    let (_tmp, dir) = support::project("simple");
+    let s = FakeLlm::start(|c| planner(c).unwrap_or_else(pairs));
+    // The pull request's abex.toml names its own endpoint; the key is in the environment.
+    std::fs::write(dir.join("abex.toml"), format!("[llm]\nbase_url = \"{}\"\n", s.base_url))
+        .unwrap();
+    let o = abex_with_key(&dir, None, &["--no-mutants"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("refused: `") && stderr.contains("abex.toml` key `llm.base_url`"),
+        "{stderr}"
+    );
+    assert_eq!(s.count(), 0, "the file's endpoint got a request");
+    // The same through Cargo.toml's metadata.
+    std::fs::remove_file(dir.join("abex.toml")).unwrap();
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    let metadata = format!("\n[package.metadata.abex.llm]\nbase_url = \"{}\"\n", s.base_url);
+    std::fs::write(dir.join("Cargo.toml"), manifest + &metadata).unwrap();
+    let o = abex_with_key(&dir, None, &["--no-mutants"]);
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(s.count(), 0);
+    // Named on the command line, the endpoint gets the key.
+    let o = abex_with_key(&dir, Some(&s.base_url), &["--no-mutants", "--explorer-calls", "1"]);
+    ok(&o);
+    assert!(s.count() > 0);
+    assert!(s.authorizations().iter().all(|a| a == &format!("Bearer {KEY}")));
+}
+
+#[test]
+fn project_prices_of_zero_or_nan_do_not_loosen_a_money_budget_and_a_negative_timeout_is_an_error() {
+    // $0.01 at gpt-5-mini's built-in prices; the project's table says its tokens are free.
+    let run = |prices: Option<&str>| {
+        let (_tmp, dir) = support::project("simple");
+        if let Some(p) = prices {
+            std::fs::write(dir.join("abex.toml"), p).unwrap();
+        }
+        let s = FakeLlm::start(|c| planner(c).unwrap_or_else(pairs));
+        let args = ["--no-mutants", "--budget-usd", "0.01", "--explorer-calls", "40"];
+        let o = abex_with_key(&dir, Some(&s.base_url), &args);
+        (o, s.count(), dir.join(".abex/out/report.json"), _tmp)
+    };
+    let (o, built_in, path, _t) = run(None);
+    ok(&o);
+    let llm = serde_json::from_str::<Value>(&std::fs::read_to_string(path).unwrap()).unwrap()
+        ["llm"]
+        .clone();
+    assert_eq!(llm["fallbacks"], json!(["money budget spent"]), "{llm:#}");
+    let free = "[llm.prices.\"gpt-5-mini\"]\ninput = 0.0\noutput = 0.0\n";
+    let (o, zero, path, _t) = run(Some(free));
+    ok(&o);
+    assert_eq!(zero, built_in, "a zero price in the project's file bought more requests");
+    let llm = serde_json::from_str::<Value>(&std::fs::read_to_string(path).unwrap()).unwrap()
+        ["llm"]
+        .clone();
+    let usd = llm["total"]["usd"].as_f64().unwrap();
+    assert!(usd > 0.0 && usd <= 0.01, "{llm:#}");
+    for (bad, named) in [
+        (
+            "[llm.prices.\"gpt-5-mini\"]\ninput = nan\noutput = 0.0\n",
+            "llm.prices.\"gpt-5-mini\".input",
+        ),
+        (
+            "[llm.prices.\"gpt-5-mini\"]\ninput = -1.0\noutput = 0.0\n",
+            "llm.prices.\"gpt-5-mini\".input",
+        ),
+        ("[llm]\ntimeout_s = -1\n", "llm.timeout_s"),
+    ] {
+        let (o, requests, ..) = run(Some(bad));
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {stderr}");
+        assert!(stderr.contains("abex.toml") && stderr.contains(named), "{bad}: {stderr}");
+        assert_eq!(requests, 0);
     }
 }
 
@@ -533,4 +635,61 @@ fn no_test_of_the_hostile_corpus_runs_in_a_model_run() {
     assert!(ran.is_empty(), "hostile tests ran: {ran:?}");
     let tests = r["targets"][0]["mutation"]["suggested_tests"].as_array().unwrap();
     assert!(!tests.is_empty() && tests.iter().all(|t| t["origin"] == "offline"), "{tests:#?}");
+}
+
+/// A raw HTTP POST of `body` to `url` (`http://127.0.0.1:PORT/path`) with `Authorization:
+/// Bearer token`; returns the status.
+fn post_json(url: &str, token: &str, body: &Value) -> u16 {
+    use std::io::{Read, Write};
+    let rest = url.strip_prefix("http://").unwrap();
+    let (host, path) = rest.split_once('/').unwrap();
+    let mut s = std::net::TcpStream::connect(host).unwrap();
+    let body = body.to_string();
+    write!(
+        s,
+        "POST /{path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    let _ = s.read_to_string(&mut answer);
+    answer.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0)
+}
+
+/// Issue 28: the model proxy of the Action's pytest path takes the key on stdin, forwards only
+/// requests that carry its token, sends the key only to the endpoint it was given, and refuses
+/// (402, never forwarded) a request whose worst case does not fit in its budget.
+#[test]
+fn the_model_proxy_holds_the_key_checks_its_token_and_keeps_the_budget() {
+    use std::io::{BufRead, Write};
+    let upstream = FakeLlm::start(|_| pairs());
+    let mut proxy = Command::new(env!("CARGO_BIN_EXE_cargo-abex"))
+        .args(["abex", "model-proxy", "--base-url", &upstream.base_url, "--budget-usd", "0.01"])
+        .env_remove("ABEX_API_KEY")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ABEX_BASE_URL")
+        .env_remove("ABEX_PRICES")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    writeln!(proxy.stdin.take().unwrap(), "{KEY}").unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(proxy.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let (url, token) = line.trim().split_once(' ').expect("URL TOKEN");
+    assert!(url.starts_with("http://127.0.0.1:") && token.starts_with("abex-proxy-"), "{line}");
+    let endpoint = format!("{url}/chat/completions");
+    let request = |max: u64| {
+        json!({"model": "gpt-5-mini", "max_completion_tokens": max,
+               "messages": [{"role": "user", "content": "Propose pairs."}]})
+    };
+    assert_eq!(post_json(&endpoint, "a-guess", &request(100)), 401);
+    assert_eq!(upstream.count(), 0);
+    assert_eq!(post_json(&endpoint, token, &request(100)), 200);
+    assert_eq!(upstream.authorizations(), [format!("Bearer {KEY}")]);
+    // 100,000 answer tokens at gpt-5-mini's $2/M is $0.20: past the $0.01 budget, not sent.
+    assert_eq!(post_json(&endpoint, token, &request(100_000)), 402);
+    assert_eq!(upstream.count(), 1);
+    let _ = proxy.kill();
+    let _ = proxy.wait();
 }

@@ -18,10 +18,12 @@ use support::llama::LlamaServer;
 fn a_model_run_on_the_demo_crate_against_a_real_local_server() {
     let Some(mut server) = LlamaServer::start() else { return };
     let (_tmp, dir) = support::example("demo");
-    // Short answers keep a 135M model on two loaded cores to seconds a call; its price is 0.
+    // Short answers keep a 135M model on two loaded cores to seconds a call; its price is 0
+    // (a run without a key may take it from the file). The file may only lower the time limit
+    // of a request: the command line raises it.
     std::fs::write(
         dir.join("abex.toml"),
-        "[llm]\nmax_tokens = 256\ntimeout_s = 90\nretries = 1\n[llm.prices.smollm2]\ninput = 0.0\noutput = 0.0\n",
+        "[llm]\nmax_tokens = 256\nretries = 1\n[llm.prices.smollm2]\ninput = 0.0\noutput = 0.0\n",
     )
     .unwrap();
     let budget_tokens: u64 = 40_000;
@@ -31,6 +33,7 @@ fn a_model_run_on_the_demo_crate_against_a_real_local_server() {
         .args(["--model", "smollm2", "--budget-usd", "0.01"])
         .args(["--budget-tokens", &budget_tokens.to_string()])
         .args(["--llm-mutants", "1", "--explorer-calls", "2", "--time-budget", "8m"])
+        .args(["--llm-timeout", "90s"])
         .current_dir(&dir)
         .env_remove("GITHUB_BASE_REF")
         .env_remove("ABEX_API_KEY")

@@ -6,7 +6,6 @@
 #[path = "../../tests/support/github.rs"]
 mod fake;
 
-use abex::github::event::{Context, PullRequest};
 use abex::github::post::{post, PostOptions};
 use abex::report::Report;
 use fake::FakeGitHub;
@@ -66,20 +65,6 @@ fn report(gaps: &[(usize, usize)]) -> Report {
     serde_json::from_value(r).unwrap()
 }
 
-fn context(gh: &FakeGitHub, head: &str) -> Context {
-    Context {
-        pull_request: PullRequest {
-            owner: "octo".into(),
-            repo: "shop".into(),
-            number: 1,
-            head_sha: head.into(),
-            from_fork: false,
-        },
-        api_url: gh.uri(),
-        token: "token".into(),
-    }
-}
-
 fn options() -> PostOptions {
     PostOptions { identity: Some("github-actions[bot]".into()), ..Default::default() }
 }
@@ -98,7 +83,7 @@ fn twenty_gaps_closed_by_six_tests_get_six_comments_on_six_lines_and_a_later_pus
     let patch = format!("@@ -0,0 +1,40 @@\n{}", "+x\n".repeat(40));
     let head = "a".repeat(40);
     let gh = FakeGitHub::start(&head, [(file.clone(), patch)].into());
-    let posted = post(&r, &context(&gh, &head), &options()).unwrap();
+    let posted = post(&r, &gh.context(&head), &options()).unwrap();
     assert_eq!((posted.created, posted.placed), (6, 20), "{posted:?}");
     let comments = gh.state.lock().unwrap().comments.clone();
     assert_eq!(comments.len(), 6);
@@ -127,7 +112,7 @@ fn twenty_gaps_closed_by_six_tests_get_six_comments_on_six_lines_and_a_later_pus
         all.iter().copied().filter(|&(k, l)| !(k == 1 && (l == 22 || l == 23)) && k != 5).collect();
     let head2 = "b".repeat(40);
     gh.state.lock().unwrap().head_sha = head2.clone();
-    let posted = post(&report(&fewer), &context(&gh, &head2), &options()).unwrap();
+    let posted = post(&report(&fewer), &gh.context(&head2), &options()).unwrap();
     assert_eq!((posted.created, posted.updated, posted.closed, posted.unchanged), (0, 1, 1, 4));
     assert_eq!(gh.count("PATCH", &comments[1]["id"].to_string()), 1);
     let after = gh.state.lock().unwrap().comments.clone();

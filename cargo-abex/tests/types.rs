@@ -120,3 +120,27 @@ fn functions_taking_structs_enums_generics_receivers_and_durations_are_explored_
 
     assert_eq!(support::snapshot(&dir), before, "the user's tree changed");
 }
+
+/// A `#![no_std]` crate whose API takes `core::net` addresses: the harness builds (it brings
+/// its own `extern crate std;`), both functions are explored with addresses built as recipes,
+/// and the port's boundary gap is proven with a witness written as a person writes it.
+#[test]
+fn a_no_std_crate_taking_net_addresses_is_explored_and_proven() {
+    let (_tmp, dir) = support::project("nostd");
+    let before = support::snapshot(&dir);
+    let bin = env!("CARGO_BIN_EXE_cargo-abex");
+    let (r, text) = support::abex_report(bin, &dir, &["--offline", "--all", "--seed", "1"]);
+    for f in ["is_private_ten", "privileged"] {
+        let t = find(&r, f);
+        assert_eq!(t["drive"]["status"], "supported", "{f}: {text}");
+        assert!(t["exploration"]["pairs_evaluated"].as_u64().unwrap() > 0, "{f}: {text}");
+    }
+    let (_, witnessed) = proven(find(&r, "privileged"));
+    let port = witnessed
+        .iter()
+        .find(|m| m["replacement"] == "addr.port() <= 1024")
+        .unwrap_or_else(|| panic!("`<` -> `<=` is not proven: {text}"));
+    let input = port["witness"]["input"][0].to_string();
+    assert!(input.contains("SocketAddr::V4") && input.contains("1024"), "{input}");
+    assert_eq!(support::snapshot(&dir), before, "the project was changed");
+}

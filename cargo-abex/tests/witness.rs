@@ -274,3 +274,95 @@ fn a_gap_whose_original_panics_gets_a_should_panic_test() {
     );
     assert_eq!(test["kills"], serde_json::json!([arm["id"]]));
 }
+
+/// Every string inside a witness's input (recipes' arguments and lists included).
+fn strings_in(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::String(s) => out.push(s.clone()),
+        Value::Array(xs) => xs.iter().for_each(|x| strings_in(x, out)),
+        Value::Object(o) => o.values().for_each(|x| strings_in(x, out)),
+        _ => {}
+    }
+}
+
+/// Checks that the witnesses and suggested tests of report `r` are what a person would write:
+/// witness strings of printable ASCII only, suggested tests without a character a person would
+/// not type; returns how many witnesses it read.
+fn check_readable(r: &Value, text: &str) -> usize {
+    let mut read = 0;
+    for t in r["targets"].as_array().unwrap() {
+        for m in t["mutation"]["mutants"].as_array().unwrap() {
+            let Some(w) = m["witness"].as_object() else { continue };
+            read += 1;
+            let mut strings = Vec::new();
+            strings_in(&w["input"], &mut strings);
+            for s in strings {
+                let plain = s.chars().all(|c| (' '..='~').contains(&c));
+                assert!(plain, "a witness a person would not write: {s:?} in {m}");
+            }
+        }
+        for test in t["mutation"]["suggested_tests"].as_array().unwrap() {
+            let code = test["code"].as_str().unwrap();
+            let odd: Vec<char> =
+                code.chars().filter(|&c| c != '\n' && !abex::witness::typable(c)).collect();
+            assert!(odd.is_empty(), "{odd:?} in a suggested test: {code}\n{text}");
+        }
+    }
+    read
+}
+
+/// Witnesses a person would write, end to end on examples/demo: no witness holds a character
+/// outside printable ASCII, no suggested test a character a person would not type, and the
+/// random strings and huge numbers the search found are gone (`parse_port`'s `> 65535` is
+/// witnessed by five digits, one of them not `0`; `next_date`'s `12` → `11` by year 0).
+#[test]
+fn witnesses_and_suggested_tests_on_the_demo_are_what_a_person_writes() {
+    let (_tmp, dir) = support::example("demo");
+    let bin = env!("CARGO_BIN_EXE_cargo-abex");
+    let (r, text) = support::abex_report(bin, &dir, &["--offline", "--all", "--seed", "1"]);
+    assert!(check_readable(&r, &text) >= 40, "{text}");
+    let witness_of = |function: &str, description: &str| -> Value {
+        let t = r["targets"].as_array().unwrap().iter().find(|t| t["name"] == function).unwrap();
+        let m = t["mutation"]["mutants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["description"] == description && m["witness"].is_object());
+        m.unwrap_or_else(|| panic!("no witness of {description} in {function}: {text}"))["witness"]
+            ["input"]
+            .clone()
+    };
+    let port = witness_of("parse_port", "replace `>` with `==`");
+    let port = port[0].as_str().unwrap();
+    assert_eq!((port.len(), port.chars().filter(|&c| c != '0').count()), (5, 1), "{port}");
+    assert_eq!(witness_of("next_date", "replace `12` with `11`"), serde_json::json!([0, 11, 30]));
+}
+
+/// String-shape guards, end to end (fixture `shapes`): every survivor behind
+/// `s.len() > 2 && s.starts_with('"') && s.ends_with('"')` and behind
+/// `s.starts_with('[') && s.ends_with(']') && s.len() >= 2` is witnessed on seeds 1 to 5, from
+/// the strings the guards' constants shape (`""`, `"a"`, `[]`), except one equivalent mutant:
+/// `s.len() >= 2` → `s.len() >= 1` in `list_items`, since a string that starts with `[` and
+/// ends with `]` has at least two characters. The witnesses are what a person writes.
+#[test]
+fn survivors_behind_string_shape_guards_are_witnessed_on_every_seed() {
+    let bin = env!("CARGO_BIN_EXE_cargo-abex");
+    for seed in ["1", "2", "3", "4", "5"] {
+        let (_tmp, dir) = support::project("shapes");
+        let (r, text) = support::abex_report(bin, &dir, &["--offline", "--all", "--seed", seed]);
+        check_readable(&r, &text);
+        let all = survivors(&r);
+        assert!(all.len() >= 20, "seed {seed}: {text}");
+        for (function, original, replacement, m) in all {
+            let equivalent = function == "list_items" && original == "2" && replacement == "1";
+            if equivalent {
+                assert!(m["witness"].is_null(), "seed {seed}: {m}");
+            } else {
+                assert!(
+                    m["witness"].is_object(),
+                    "seed {seed}: {function}: {original} -> {replacement} unwitnessed: {m}"
+                );
+            }
+        }
+    }
+}

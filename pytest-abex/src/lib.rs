@@ -59,16 +59,18 @@ fn interrupt(signal: i32) -> usize {
 
 /// Publishes a report on GitHub Actions, as `cargo abex --post-review` does from its own run:
 /// posts the review when `post` (in-run: never on a fork's pull request), appends the job summary
-/// to `GITHUB_STEP_SUMMARY` and the step outputs to `GITHUB_OUTPUT` when they are set. Returns
-/// `(notes, warnings)`: what was done, and what failed (a failed post is a warning, never an
-/// exception).
+/// to `GITHUB_STEP_SUMMARY` and the step outputs to `GITHUB_OUTPUT` when they are set, and copies
+/// the event next to the report. Returns `(notes, warnings, annotations)`: what was done, what
+/// failed (a failed post is a warning, never an exception), and in a GitHub Actions step
+/// (`GITHUB_ACTIONS=true`) the `::warning` workflow commands of the gaps, one a line, for the
+/// plugin to print.
 #[pyfunction]
 fn publish(
     py: Python<'_>,
     report: &str,
     report_path: &str,
     post: bool,
-) -> PyResult<(Vec<String>, Vec<String>)> {
+) -> PyResult<(Vec<String>, Vec<String>, String)> {
     let report: abex::report::Report = serde_json::from_str(report)
         .map_err(|e| AbexError::new_err(format!("invalid abex report: {e}")))?;
     let env_path = |k: &str| std::env::var_os(k).filter(|p| !p.is_empty()).map(PathBuf::from);
@@ -98,7 +100,10 @@ fn publish(
         Some(Err(e)) => warnings.push(format!("failed to post the review: {e}")),
         None => {}
     }
-    Ok((notes, warnings))
+    let in_actions = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
+    let annotations =
+        if in_actions { abex::render::annotations::render(&report) } else { String::new() };
+    Ok((notes, warnings, annotations))
 }
 
 /// The terminal text of a report (JSON), as `cargo abex` prints it: a block per function, then
@@ -135,19 +140,13 @@ fn defaults() -> String {
 }
 
 /// Moves the secrets abex uses (`GITHUB_TOKEN`, `GH_TOKEN`, `ABEX_API_KEY`, `OPENAI_API_KEY`)
-/// from the process's environment into the core, where only the core reads them, and wipes them
-/// from the environment block `/proc/self/environ` shows (`abex::secrets`). Returns the names
-/// taken; the plugin then removes them from `os.environ`, Python's own copy.
+/// from the process's environment into the core, where only the core reads them, wipes them
+/// from the environment block `/proc/self/environ` shows, and takes a snapshot of the settings
+/// that say where a key goes (`abex::secrets`). Returns the names taken; the plugin then removes
+/// them from `os.environ`, Python's own copy. Nothing in this module hands a secret back.
 #[pyfunction]
 fn withhold_secrets() -> Vec<String> {
     abex::secrets::withhold()
-}
-
-/// Empties the core's store of withheld secrets and returns them as `{name: value}`: for a pytest
-/// session run inside another's test (pytester), whose host gets its environment back.
-#[pyfunction]
-fn release_secrets() -> std::collections::HashMap<String, String> {
-    abex::secrets::release().into_iter().collect()
 }
 
 /// The abex version of the core.
@@ -164,7 +163,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(render_text, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(withhold_secrets, m)?)?;
-    m.add_function(wrap_pyfunction!(release_secrets, m)?)?;
     m.add_function(wrap_pyfunction!(defaults, m)?)?;
     m.add("AbexError", m.py().get_type::<AbexError>())?;
     Ok(())

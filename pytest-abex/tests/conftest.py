@@ -1,3 +1,4 @@
+import os
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,27 @@ _OUTSIDE = (
 def _loopback_only(monkeypatch):
     for name in _OUTSIDE:
         monkeypatch.delenv(name, raising=False)
+
+
+# What `pytest --abex` moves out of `os.environ` (`abex::secrets::NAMES`).
+_SECRETS = ("GITHUB_TOKEN", "GH_TOKEN", "ABEX_API_KEY", "OPENAI_API_KEY")
+
+
+@pytest.fixture(autouse=True)
+def _secrets_back_after_an_inner_session(monkeypatch):
+    """A session that pytester runs in this process under ``--abex`` moves the secrets out of
+    ``os.environ``, as it must (the plugin hands nothing back); the test that ran it gets them
+    back afterwards, as it would have kept them had the session run in a process of its own."""
+    inline_run = pytest.Pytester.inline_run
+
+    def run(self, *args, **kwargs):
+        saved = {k: os.environ[k] for k in _SECRETS if k in os.environ}
+        try:
+            return inline_run(self, *args, **kwargs)
+        finally:
+            os.environ.update(saved)
+
+    monkeypatch.setattr(pytest.Pytester, "inline_run", run)
 
 
 @pytest.fixture

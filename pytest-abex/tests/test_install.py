@@ -1,7 +1,9 @@
 """The GitHub Action's install step (`action/install.sh`) against a fake release server on
-loopback: the release archive of the action's version for this runner is downloaded, verified
-and used, with no compiler on PATH; a checksum mismatch is refused; a missing asset falls back to
-the build, whose `cargo` here is a shim that records its calls."""
+loopback, run from a copy of the action's source (its `action/release-sums.txt` is what a
+release commit holds): the release archive is downloaded, checked against the SHA-256 the source
+holds and used, with no compiler on PATH; a checksum mismatch is refused; a source that is not
+the release's (a pinned commit after it) or a missing asset falls back to the build, whose
+`cargo` here is a shim that records its calls."""
 
 import hashlib
 import io
@@ -43,6 +45,35 @@ def source_version():
     return re.search(r'^version = "(.+)"$', (REPO / "Cargo.toml").read_text(), re.M).group(1)
 
 
+@pytest.fixture
+def action(tmp_path):
+    """A copy of the action's source, as GitHub checks a pinned action out (no `.git`): the files
+    install.sh digests, and `action/`."""
+    dest = tmp_path / "action-src"
+    dest.mkdir()
+    for name in ("Cargo.toml", "Cargo.lock"):
+        shutil.copy(REPO / name, dest / name)
+    for name in ("src", "prompts", "action"):
+        shutil.copytree(REPO / name, dest / name)
+    (dest / "cargo-abex").mkdir()
+    shutil.copy(REPO / "cargo-abex" / "Cargo.toml", dest / "cargo-abex" / "Cargo.toml")
+    shutil.copytree(REPO / "cargo-abex" / "src", dest / "cargo-abex" / "src")
+    return dest
+
+
+def digest(action):
+    run = subprocess.run(["bash", str(action / "action" / "install.sh"), "digest"], capture_output=True, text=True)
+    assert run.returncode == 0 and re.fullmatch(r"[0-9a-f]{64}", run.stdout.strip()), run.stderr
+    return run.stdout.strip()
+
+
+def release_sums(action, sums, version=None, source=None):
+    """Writes the sums file a release commit holds: `sums` is {target: sha256}."""
+    lines = [f"source {version or source_version()} {source or digest(action)}"]
+    lines += [f"{target} {sha}" for target, sha in sums.items()]
+    (action / "action" / "release-sums.txt").write_text("# release sums\n" + "\n".join(lines) + "\n")
+
+
 class Releases:
     """A release server on 127.0.0.1 serving a folder laid out as GitHub's
     `releases/download/<tag>/<asset>`; it records the paths asked for."""
@@ -65,9 +96,9 @@ class Releases:
         self.thread.start()
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
 
-    def publish(self, version, target, program, checksum=None):
-        """Attaches `cargo-abex-<target>-v<version>.tar.gz` holding `program` as the binary, with
-        its `.sha256` (or `checksum` instead of the right one)."""
+    def publish(self, version, target, program):
+        """Attaches `cargo-abex-<target>-v<version>.tar.gz` holding `program` as the binary (and
+        its `.sha256`, which the Action does not trust); returns the archive's SHA-256."""
         name = f"cargo-abex-{target}-v{version}"
         buf = io.BytesIO()
         with tarfile.open(fileobj=buf, mode="w:gz") as tar:
@@ -79,8 +110,9 @@ class Releases:
         tag.mkdir(exist_ok=True)
         archive = tag / f"{name}.tar.gz"
         archive.write_bytes(buf.getvalue())
-        digest = checksum if checksum is not None else hashlib.sha256(buf.getvalue()).hexdigest()
+        digest = hashlib.sha256(buf.getvalue()).hexdigest()
         (tag / f"{name}.tar.gz.sha256").write_text(f"{digest}  {archive.name}\n")
+        return digest
 
     def close(self):
         self.server.shutdown()
@@ -171,66 +203,88 @@ def compiler_calls(runner):
     return log.read_text().splitlines() if log.exists() else []
 
 
-def test_the_release_binary_of_the_action_s_version_is_installed_and_used_without_a_compiler(
-    runner, releases, tmp_path
+def test_the_release_binary_of_the_action_s_source_is_installed_and_used_without_a_compiler(
+    runner, releases, action, tmp_path
 ):
     host = host_target()
-    for target in TARGETS:
-        releases.publish("9.8.7", target, fake_binary(f"release 9.8.7 {target}"))
-    # Another version's release, which the tag v9.8.7 must not take.
-    releases.publish("9.8.6", host, fake_binary("release 9.8.6"))
+    version = source_version()
+    sums = {t: releases.publish(version, t, fake_binary(f"release {version} {t}")) for t in TARGETS}
+    release_sums(action, sums)
+    install_sh = action / "action" / "install.sh"
 
-    run = install(runner, "fetch", ABEX_ACTION_REF="v9.8.7", ABEX_RELEASE_URL=releases.url + "/")
+    run = install(runner, "fetch", script=install_sh, ABEX_RELEASE_URL=releases.url + "/")
     assert run.returncode == 0, run.stderr
-    assert "SHA-256" in run.stderr and "verified" in run.stderr, run.stderr
+    assert "verified against the action's source" in run.stderr, run.stderr
     assert outputs(runner)["installed"] == "true"
     assert re.fullmatch(r"abex-build-\w+-\w+-[0-9a-f]{64}", outputs(runner)["build-key"])
-    name = f"cargo-abex-{host}-v9.8.7.tar.gz"
-    assert releases.requests == [f"/v9.8.7/{name}.sha256", f"/v9.8.7/{name}"]
+    name = f"cargo-abex-{host}-v{version}.tar.gz"
+    assert releases.requests == [f"/v{version}/{name}"], "the .sha256 asset is never trusted"
     installed = runner["bin"] / "cargo-abex"
     assert subprocess.run([installed], capture_output=True, text=True, env=runner["env"]).stdout == (
-        f"release 9.8.7 {host}\n"
+        f"release {version} {host}\n"
     )
     assert (tmp_path / "github_path").read_text().splitlines() == [str(runner["bin"])]
     assert compiler_calls(runner) == [], "no compiler may run when the release binary exists"
     (tmp_path / "calls.log").unlink()
 
-    # The Action's run step finds it through GITHUB_PATH and runs it (the cargo front end).
+    # The Action's analyse step finds it through GITHUB_PATH and runs it (the cargo front end).
     project = tmp_path / "project"
     project.mkdir()
     (project / "Cargo.toml").write_text('[package]\nname = "p"\nversion = "0.1.0"\n')
     env = dict(runner["env"], PATH=os.pathsep.join([str(runner["bin"]), runner["env"]["PATH"]]))
-    run = subprocess.run(["bash", str(RUN), "run"], cwd=project, env=env, capture_output=True, text=True)
+    run_sh = action / "action" / "run.sh"
+    run = subprocess.run(["bash", str(run_sh), "analyse"], cwd=project, env=env, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     calls = (tmp_path / "calls.log").read_text().splitlines()
-    assert calls == [f"release 9.8.7 {host} abex --offline --fail-on never --max-comments 30"], calls
+    assert calls == [f"release {version} {host} abex --offline --fail-on never"], calls
     assert compiler_calls(runner) == []
 
 
-@pytest.mark.parametrize(
-    "checksum",
-    ["0" * 64, "", "not a checksum"],
-    ids=["wrong", "empty", "malformed"],
-)
-def test_a_checksum_mismatch_is_refused_with_a_clear_error_and_never_built_instead(
-    runner, releases, checksum
+@pytest.mark.parametrize("committed", ["0" * 64, "", "not a checksum"], ids=["wrong", "empty", "malformed"])
+def test_an_archive_whose_sha256_is_not_the_one_the_source_holds_is_refused_and_never_built_instead(
+    runner, releases, action, committed
 ):
     host = host_target()
-    releases.publish("9.8.7", host, fake_binary("tampered"), checksum=checksum)
-
-    run = install(runner, ABEX_ACTION_REF="v9.8.7", ABEX_RELEASE_URL=releases.url)
+    # The asset and its own .sha256 agree; the action's source says otherwise.
+    releases.publish(source_version(), host, fake_binary("tampered"))
+    release_sums(action, {host: committed} if committed else {h: "0" * 64 for h in TARGETS if h != host})
+    run = install(runner, script=action / "action" / "install.sh", ABEX_RELEASE_URL=releases.url)
+    if not committed:
+        # No sum for this runner: no archive is trusted, abex is built.
+        assert run.returncode == 0, run.stderr
+        assert releases.requests == [] and len(compiler_calls(runner)) == 1
+        return
     assert run.returncode == 3, run.stderr
-    assert "checksum mismatch" in run.stderr, run.stderr
-    assert "refusing to install" in run.stderr, run.stderr
+    assert "checksum mismatch" in run.stderr and "refusing to install" in run.stderr, run.stderr
     assert not (runner["bin"] / "cargo-abex").exists()
     assert compiler_calls(runner) == [], "a mismatch must not fall back to a build"
     assert "installed" not in outputs(runner)
 
 
-def test_without_a_release_asset_the_action_builds_from_its_own_source(runner, releases):
-    host_target()
-    # The server has no v9.8.7 release: 404 for the checksum.
-    run = install(runner, "fetch", ABEX_ACTION_REF="v9.8.7", ABEX_RELEASE_URL=releases.url)
+def test_a_pinned_commit_that_is_not_the_release_s_source_builds_from_its_source(runner, releases, action):
+    """The source changed after the release (a later commit pinned by its SHA, the same version
+    in Cargo.toml): its digest is not the release's, so the release binary (older code) is never
+    downloaded; abex is built from the source that was pinned."""
+    host = host_target()
+    version = source_version()
+    release_sums(action, {host: releases.publish(version, host, fake_binary("older code"))})
+    (action / "src" / "lib.rs").write_text((action / "src" / "lib.rs").read_text() + "\n// a later commit\n")
+    install_sh = action / "action" / "install.sh"
+    assert install(runner, "version", script=install_sh).stdout == ""
+    run = install(runner, "fetch", script=install_sh, ABEX_RELEASE_URL=releases.url)
+    assert run.returncode == 0, run.stderr
+    assert "not a release's" in run.stderr, run.stderr
+    assert outputs(runner)["installed"] == "false"
+    assert releases.requests == []
+    # Another version's sums (the same source, an older release's line) are not this source's.
+    release_sums(action, {host: "0" * 64}, version="0.0.1")
+    assert install(runner, "version", script=install_sh).stdout == ""
+
+
+def test_without_a_release_asset_the_action_builds_from_its_own_source(runner, releases, action):
+    host = host_target()
+    release_sums(action, {host: "1" * 64})
+    run = install(runner, "fetch", script=action / "action" / "install.sh", ABEX_RELEASE_URL=releases.url)
     assert run.returncode == 0, run.stderr
     assert "HTTP 404" in run.stderr, run.stderr
     assert outputs(runner)["installed"] == "false"
@@ -239,63 +293,44 @@ def test_without_a_release_asset_the_action_builds_from_its_own_source(runner, r
 
     # action.yml then restores the cache under build-key and runs the build step.
     build_dir = Path(runner["env"]["RUNNER_TEMP"]) / "abex" / "build"
-    run = install(runner, "build")
+    run = install(runner, "build", script=action / "action" / "install.sh")
     assert run.returncode == 0, run.stderr
     root = runner["bin"].parent
     assert compiler_calls(runner) == [
-        f"cargo install --locked --quiet --path {REPO / 'cargo-abex'} --root {root} "
+        f"cargo install --locked --quiet --path {action / 'cargo-abex'} --root {root} "
         f"CARGO_TARGET_DIR={build_dir}"
     ]
     assert (runner["bin"] / "cargo-abex").exists()
     assert str(runner["bin"]) in (runner["tmp"] / "github_path").read_text().splitlines()
 
 
-def test_run_sh_install_fetches_then_builds_only_when_nothing_was_fetched(runner, releases):
+def test_run_sh_install_fetches_then_builds_only_when_nothing_was_fetched(runner, releases, action):
     host = host_target()
     version = source_version()
-    # A major tag takes the version of the action's source: no asset yet, so it builds.
-    run = install(runner, "install", script=RUN, ABEX_ACTION_REF="v1", ABEX_RELEASE_URL=releases.url)
+    run_sh = action / "action" / "run.sh"
+    # The repository's own source holds no release's sums yet: it builds.
+    run = install(runner, "install", script=run_sh, ABEX_RELEASE_URL=releases.url)
     assert run.returncode == 0, run.stderr
-    assert releases.requests == [f"/v{version}/cargo-abex-{host}-v{version}.tar.gz.sha256"]
+    assert releases.requests == []
     assert len(compiler_calls(runner)) == 1
 
-    # Once the release exists, the same step downloads it and compiles nothing.
-    releases.publish(version, host, fake_binary("release"))
+    # At the release commit, the same step downloads the archive and compiles nothing.
+    release_sums(action, {host: releases.publish(version, host, fake_binary("release"))})
     runner["compiler_log"].unlink()
-    run = install(runner, "install", script=RUN, ABEX_ACTION_REF="v1", ABEX_RELEASE_URL=releases.url)
+    run = install(runner, "install", script=run_sh, ABEX_RELEASE_URL=releases.url)
     assert run.returncode == 0, run.stderr
     assert compiler_calls(runner) == []
     assert subprocess.run([runner["bin"] / "cargo-abex"], capture_output=True, text=True).stdout == "release\n"
 
 
-@pytest.mark.parametrize(
-    "ref, expected",
-    [
-        ("v9.8.7", "9.8.7"),
-        ("v2.0.0-rc.1", "2.0.0-rc.1"),
-        ("v1", "source"),
-        ("v1.4", "source"),
-        ("", "source"),
-        ("0123456789abcdef0123456789abcdef01234567", "source"),
-        ("main", ""),
-        ("feature/v1", ""),
-    ],
-)
-def test_the_release_version_follows_the_action_s_ref(runner, ref, expected):
-    run = install(runner, "version", ABEX_ACTION_REF=ref)
-    assert run.returncode == 0, run.stderr
-    assert run.stdout.strip() == (source_version() if expected == "source" else expected)
+def test_the_repository_s_own_sums_name_no_release_of_this_source(runner):
+    """Until a release commit writes it, `action/release-sums.txt` names nothing: a workflow
+    pinned to any other commit builds abex."""
+    run = install(runner, "version")
+    assert run.returncode == 0 and run.stdout == "", run.stdout + run.stderr
 
 
-def test_a_branch_ref_downloads_nothing_and_builds(runner, releases):
-    host_target()
-    run = install(runner, "fetch", ABEX_ACTION_REF="main", ABEX_RELEASE_URL=releases.url)
-    assert run.returncode == 0, run.stderr
-    assert outputs(runner)["installed"] == "false"
-    assert releases.requests == []
-
-
-def test_binstall_the_release_workflow_and_install_sh_agree_on_the_archives(runner, releases):
+def test_binstall_the_release_workflow_and_install_sh_agree_on_the_archives(runner):
     """`cargo binstall` (cargo-abex's metadata), the release workflow that makes the archives and
     install.sh that fetches them name the same files, for the same targets."""
     tomllib = pytest.importorskip("tomllib")
@@ -330,7 +365,8 @@ def test_binstall_the_release_workflow_and_install_sh_agree_on_the_archives(runn
     ]:
         assert line in workflow, line
 
-    releases.publish("9.8.7", host, fake_binary("release"))
-    run = install(runner, "fetch", ABEX_ACTION_REF="v9.8.7", ABEX_RELEASE_URL=releases.url)
-    assert run.returncode == 0, run.stderr
-    assert releases.requests[-1] == f"/v9.8.7/{archive}"
+    for line in [
+        'for archive in assets/cargo-abex-*-v"$VERSION".tar.gz; do',
+        'echo "source $VERSION $(bash action/install.sh digest)"',
+    ]:
+        assert line in workflow, line

@@ -246,7 +246,9 @@ def test_a_test_run_still_going_when_the_time_budget_runs_out_is_killed_and_the_
     assert took < 40, f"a test run went on past the budget: {took:.0f} s\n{out}"
     assert result.ret == 0, out
     rep = read_report(pytester.path)
-    assert rep["complete"] is True and "interrupted" not in rep, rep
+    # It ends normally, but it is not complete: the budget left every mutant untested.
+    assert rep["complete"] is False and "interrupted" not in rep, rep
+    assert rep["exhausted"] == "time budget" and rep["unfinished"]["mutants_not_tested"] > 0, rep
     mutants = [m for t in rep["targets"] for m in (t.get("mutation") or {}).get("mutants", [])]
     assert mutants and all(m["status"] == "not_tested" for m in mutants), mutants
     assert "not tested (the run stopped first)" in out, out

@@ -64,6 +64,7 @@ class FakeLlm:
         self.strict = strict
         self.refused = 0
         self.log = []
+        self.authorizations = []
         self.lock = threading.Lock()
         fake = self
 
@@ -91,6 +92,7 @@ class FakeLlm:
                     nth = sum(1 for r, _ in fake.log if r == role)
                     n = len(fake.log)
                     fake.log.append((role, body))
+                    fake.authorizations.append(self.headers.get("Authorization"))
                 if role == "tester":
                     prompt = body["messages"][-1]["content"]
                     test = fake.tester(prompt) if fake.tester else "not a test ("
@@ -407,7 +409,10 @@ def test_post_review_posts_the_findings_on_the_pull_request(project, monkeypatch
         github.close()
 
 
-def test_model_options_come_from_the_ini_file_too(project, marker):
+def test_model_options_come_from_the_ini_file_too(project, marker, monkeypatch):
+    # Without a key the ini file may name the (loopback) endpoint; with one it may not (see
+    # test_the_project_s_files_cannot_redirect_the_key_or_pass_a_bad_number).
+    monkeypatch.delenv("ABEX_API_KEY")
     fake = FakeLlm(scripted(marker))
     try:
         project.makeini(
@@ -487,9 +492,10 @@ def test_no_answer_of_the_hostile_corpus_runs(project, tmp_path):
     fake = FakeLlm(script)
     try:
         (project.path / "pyproject.toml").write_text(
-            f"[tool.abex.llm]\nmutants = {-(-len(corpus) // 3)}\nexplorer_calls = 1\nmax_tokens = 400\n"
+            "[tool.abex.llm]\nexplorer_calls = 1\nmax_tokens = 400\n"
         )
-        result = run_abex(project, fake)
+        # A project file may only lower the count of model mutants: the command line raises it.
+        result = run_abex(project, fake, "--abex-llm-mutants", str(-(-len(corpus) // 3)))
         result.assert_outcomes(passed=1)
         rep = report(project)
         assert rep["llm"]["mutants_refused"] == len(corpus), rep["llm"]
@@ -550,5 +556,39 @@ def test_the_testers_test_is_repaired_until_it_kills_and_a_hostile_one_never_run
         assert survivor["id"] in model[0]["kills"]
         # Every other survivor's Tester answered with `os.system`: refused unrun each time.
         assert rep["llm"]["tests_refused"] == len(prompts) - len(at_100), rep["llm"]
+    finally:
+        fake.close()
+
+
+def test_the_project_s_files_cannot_redirect_the_key_or_pass_a_bad_number(project):
+    """With the key in the environment, an endpoint named by ``pytest.ini`` (its ``abex_*`` key or
+    its ``addopts``) or ``[tool.abex]`` never gets a request: the run stops with a configuration
+    error naming the file and the key. A negative time budget there is such an error too."""
+    fake = FakeLlm(lambda role, nth, n: (500, "never asked", []))
+    try:
+        pyproject = project.path / "pyproject.toml"
+        for ini, named in [
+            (f"abex_base_url = {fake.base_url}", "key `abex_base_url`"),
+            (f"addopts = --abex-base-url={fake.base_url}", "key `addopts --abex-base-url`"),
+        ]:
+            project.makeini(f"[pytest]\npythonpath = .\n{ini}\n")
+            result = run_abex(project, None)
+            out = result.stdout.str() + result.stderr.str()
+            assert result.ret == 2, out
+            assert "refused: `" in out and named in out, out
+        project.makeini("[pytest]\npythonpath = .\n")
+        pyproject.write_text(f'[tool.abex]\nbase_url = "{fake.base_url}"\n')
+        result = run_abex(project, None)
+        out = result.stdout.str() + result.stderr.str()
+        assert result.ret == 2 and "key `tool.abex.base_url`" in out, out
+        assert fake.log == []
+        # On the command line, the same endpoint is the user's: it gets the key.
+        pyproject.write_text("[tool.abex.llm]\nmutants = 0\nexplorer_calls = 1\n")
+        run_abex(project, fake)
+        assert fake.log, "the command line's endpoint was not asked"
+        project.makeini("[pytest]\npythonpath = .\nabex_time_budget = -1\n")
+        result = run_abex(project, None, "--abex-offline")
+        out = result.stdout.str() + result.stderr.str()
+        assert result.ret == 2 and "key `abex_time_budget`" in out and "-1" in out, out
     finally:
         fake.close()

@@ -277,3 +277,20 @@ def test_a_decorator_that_reads_the_argument_names_still_finds_them_while_abex_t
                  for line in x["diff"].splitlines() if line.startswith("+ ")}
     value, _, high = witnessed["return low <= value < high"]
     assert value == high, witnessed
+
+
+def test_an_out_folder_holding_a_user_file_is_refused_naming_the_option(project):
+    docs = project.path / "docs"
+    docs.mkdir()
+    (docs / "guide.md").write_text("my guide\n")
+    for _ in range(2):
+        result = project.runpytest(
+            "-p", "no:cacheprovider", "--abex", "--abex-function", "pricing.py::bulk_discount",
+            "--abex-offline", "--abex-out", "docs",
+        )
+        out = result.stdout.str() + result.stderr.str()
+        assert result.ret != 0, out
+        assert "guide.md" in out and "--abex-out" in out and "[tool.abex]" in out, out
+        assert (docs / "guide.md").read_text() == "my guide\n"
+        assert sorted(p.name for p in docs.iterdir()) == ["guide.md"]
+        assert not (project.path / "docs.old").exists()

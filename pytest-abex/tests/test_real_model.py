@@ -70,7 +70,7 @@ def test_a_model_run_on_the_python_demo_against_a_real_local_server(llama_server
     project = tmp_path / "python-demo"
     shutil.copytree(DEMO, project, ignore=shutil.ignore_patterns(".abex", "__pycache__"))
     with open(project / "pyproject.toml", "a") as f:
-        f.write("\n[tool.abex.llm]\nmax_tokens = 256\ntimeout_s = 90\nretries = 1\nmutants = 1\nexplorer_calls = 2\n"
+        f.write("\n[tool.abex.llm]\nmax_tokens = 256\nretries = 1\nmutants = 1\nexplorer_calls = 2\n"
                 "[tool.abex.llm.prices.smollm2]\ninput = 0.0\noutput = 0.0\n")
     for args in (["init", "-q", "-b", "main"], ["add", "-A"],
                  ["-c", "user.name=abex", "-c", "user.email=abex@example.com", "commit", "-q", "-m", "demo"]):
@@ -82,7 +82,7 @@ def test_a_model_run_on_the_python_demo_against_a_real_local_server(llama_server
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--abex",
          "--abex-function", "src/shop/pricing.py::bulk_discount", "--abex-base-url", base,
          "--abex-model", "smollm2", "--abex-budget-usd", "0.01", "--abex-budget-tokens", str(budget_tokens),
-         "--abex-pairs", "300", "--abex-time-budget", "480"],
+         "--abex-pairs", "300", "--abex-time-budget", "480", "--abex-llm-timeout", "90"],
         cwd=project, env=env, capture_output=True, text=True, timeout=900,
     )
     out = result.stdout + result.stderr

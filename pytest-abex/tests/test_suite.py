@@ -98,3 +98,63 @@ def test_a_test_file_that_does_not_collect_in_the_runner_is_left_out_with_a_warn
     (t,) = json.loads((project.path / ".abex" / "out" / "report.json").read_text())["targets"]
     assert "left out, as they do not collect in abex's runner: tests/test_outside.py" in t["mutation"]["test_tool"]
     assert t["mutation"]["self_check_killed"] is True
+
+
+class _Capture:
+    """Keeps what the plugin hands the core, computed at the end of the session."""
+
+    def __init__(self):
+        self.settings = None
+
+    def pytest_sessionfinish(self, session):
+        from pytest_abex import suite
+
+        self.settings = suite.settings(session)
+
+
+def test_the_runner_gets_the_sessions_node_ids_and_effective_options_less_what_cannot_run_there(pytester, monkeypatch):
+    pytester.makepyfile(**{"tests/checks_a": "def test_one():\n    pass\n\ndef test_two():\n    pass\n"})
+    pytester.makeconftest(
+        "def pytest_addoption(parser):\n"
+        "    parser.addoption('--level', action='store', default='1')\n"
+        "    parser.addoption('--fast', action='store_true')\n"
+        "    parser.addoption('--html', action='store', dest='htmlpath')\n"  # as pytest-html
+    )
+    pytester.makeini("[pytest]\naddopts = -p xdist -n 0 --level 3 -rA\n")
+    monkeypatch.setenv("PYTEST_ADDOPTS", "--import-mode=importlib -W error::UserWarning")
+    capture = _Capture()
+    result = pytester.inline_run(
+        "tests/checks_a.py", "-k", "two", "--lf", "-x", "--fast", "-vv", "-p", "no:randomly",
+        "--basetemp", str(pytester.path / "tmp"), "--ignore", "tests/old",
+        "--html", str(pytester.path / "report.html"), plugins=[capture],
+    )
+    result.assertoutcome(passed=1)
+    s = capture.settings
+    assert s["node_ids"] == ["tests/checks_a.py::test_two"]
+    assert s["paths"] == ["tests/checks_a.py"]
+    assert s["test_files"] == ["tests/checks_a.py"] and s["doctest_files"] == []
+    args = s["pytest_args"]
+    # The session's own options, from the ini's addopts, PYTEST_ADDOPTS and the command line.
+    for kept in ("--level=3", "-r", "A", "--import-mode=importlib", "-W", "error::UserWarning", "--fast",
+                 "-v", "--ignore=tests/old", "--rootdir=."):
+        assert kept in args, (kept, args)
+    assert args.count("-v") == 2
+    # What cannot run in the runner, or what the node ids already apply, is left out.
+    # (A report file a plugin writes would land in the user's tree.)
+    for gone in ("-n", "--lf", "-x", "-k", "two", "xdist", "no:randomly", "--basetemp", "--html"):
+        assert not any(a == gone or a.startswith(gone + "=") for a in args), (gone, args)
+    assert args[args.index("-c") + 1] == "tox.ini"
+
+
+def test_a_module_named_with_pyargs_is_handed_over_as_a_module_name(pytester, monkeypatch):
+    pytester.makepyfile(**{"mypkg/__init__": "", "mypkg/test_it": "def test_it():\n    pass\n"})
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    # Started in a subfolder: a path would be rebased onto the rootdir, a module name is not.
+    pytester.mkdir("sub")
+    monkeypatch.chdir(pytester.path / "sub")
+    capture = _Capture()
+    result = pytester.inline_run("--pyargs", "mypkg.test_it", plugins=[capture])
+    result.assertoutcome(passed=1)
+    assert capture.settings["paths"] == ["mypkg.test_it"]
+    assert "--pyargs" in capture.settings["pytest_args"]
+    assert capture.settings["node_ids"] == ["mypkg/test_it.py::test_it"]

@@ -315,10 +315,35 @@ impl<'ast> Visit<'ast> for Checker<'_> {
         if !pure::RUST_ATTRIBUTES.contains(&name.as_str()) && !self.uses.paths.contains(&name) {
             self.refuse(format!("it adds the attribute `#[{name}]`"));
         }
+        // An attribute's arguments are read by the compiler (`#[doc = include_str!(…)]` reads a
+        // file at build time, a macro there runs any proc macro): only names and literals.
+        let plain = match &a.meta {
+            syn::Meta::Path(_) => true,
+            syn::Meta::NameValue(nv) => matches!(nv.value, syn::Expr::Lit(_)),
+            syn::Meta::List(l) => plain_meta(l.tokens.clone()),
+        };
+        if !plain {
+            self.refuse(format!(
+                "it gives the attribute `#[{name}]` arguments that are not names and literals"
+            ));
+        }
     }
     fn visit_item(&mut self, _: &'ast syn::Item) {
         self.refuse("it defines an item inside the function".into());
     }
+}
+
+/// Whether an attribute's argument list holds only names, literals, `,`, `=`, `::`, `-` and
+/// parenthesised lists of the same (`allow(clippy::x)`, `should_panic(expected = "…")`,
+/// `cfg(not(test))`): no macro call, block or other expression.
+fn plain_meta(tokens: TokenStream) -> bool {
+    tokens.into_iter().all(|t| match t {
+        TokenTree::Ident(_) | TokenTree::Literal(_) => true,
+        TokenTree::Punct(p) => matches!(p.as_char(), ',' | '=' | ':' | '-'),
+        TokenTree::Group(g) => {
+            g.delimiter() == proc_macro2::Delimiter::Parenthesis && plain_meta(g.stream())
+        }
+    })
 }
 
 /// A function item, free or associated: its attributes, signature and body.
@@ -417,6 +442,29 @@ mod tests {
             "assert!(n > -10, \"n = {}\", n); \"zero\"",
         ] {
             assert_eq!(check_rust(ORIGINAL, &body(b)), Ok(()), "{b}");
+        }
+    }
+
+    #[test]
+    fn attributes_take_names_and_literals_never_a_macro() {
+        let test = |attrs: &str| {
+            let t = format!("{attrs}\nfn t() {{ assert_eq!(classify(1), \"small\"); }}");
+            check_rust_test(ORIGINAL, &["#[test]\nfn e() { classify(0); }"], &t)
+        };
+        for ok in [
+            "#[test]\n#[should_panic(expected = \"boom\")]",
+            "#[test]\n#[allow(clippy::bool_assert_comparison, unused)]",
+            "#[test]\n#[cfg(not(miri))]\n#[doc = \"checks 1\"]",
+        ] {
+            assert_eq!(test(ok), Ok(()), "{ok}");
+        }
+        for bad in [
+            "#[test]\n#[doc = include_str!(\"/etc/passwd\")]",
+            "#[test]\n#[should_panic(expected = concat!(env!(\"HOME\")))]",
+            "#[test]\n#[doc = { 1 }]",
+        ] {
+            let e = test(bad).unwrap_err();
+            assert!(e.contains("arguments that are not names and literals"), "{bad}: {e}");
         }
     }
 

@@ -1,8 +1,11 @@
 //! The long-lived worker process and its JSON-lines protocol, shared by every language.
 //!
 //! Requests are lines `[target_id,[arg0,arg1,…]]` on the worker's stdin. The worker answers each
-//! with one line on stdout, prefixed by [`MARKER`] so that whatever the code under test prints is
-//! told apart: `{"ok":"…"}`, `{"err":["Type","message"]}`, `{"panic":"…"}`, `{"bad":"…"}` (the
+//! with one line, prefixed by [`MARKER`], on a channel of its own: a pipe it gets as file
+//! descriptor [`ANSWER_FD`] (named in `ABEX_ANSWER_FD`), never its stdout, so that what the code
+//! under test prints (stdout goes nowhere, stderr to a short tail kept for errors) can never
+//! forge an answer. An answer line longer than [`MAX_LINE`] is cut and read as unreadable.
+//! The answers: `{"ok":"…"}`, `{"err":["Type","message"]}`, `{"panic":"…"}`, `{"bad":"…"}` (the
 //! arguments could not be decoded) or `{"timeout":true}` (then the worker exits). A worker that
 //! can interrupt a call and carry on (the Python one) answers `{"timed_out":true}` instead and
 //! stays up. It first announces itself with `{"abex_harness":1}`. A worker in probe mode (a
@@ -14,7 +17,7 @@
 //! outcome is `crash`, and the rest of the batch goes on in a fresh worker. Every process runs
 //! with secrets removed from its environment and with a memory limit.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -27,6 +30,15 @@ use crate::value::{Args, Outcome, Value};
 
 /// Prefix of every protocol line a worker writes.
 pub const MARKER: &str = "@abex@";
+
+/// The file descriptor a worker writes its answers on.
+pub const ANSWER_FD: i32 = 3;
+
+/// The environment variable that names [`ANSWER_FD`] to the worker.
+pub const ANSWER_FD_ENV: &str = "ABEX_ANSWER_FD";
+
+/// Longest answer line read (a worker cuts each text it sends at 4 KiB).
+pub const MAX_LINE: usize = 1 << 20;
 
 /// How to start a worker and what limits it runs under.
 #[derive(Clone, Debug)]
@@ -95,13 +107,20 @@ impl Worker {
 
     fn start(&mut self) -> Result<(), ExecError> {
         let mut cmd = Command::new(&self.spec.program);
+        let command = format!("{} {}", self.spec.program.display(), self.spec.args.join(" "));
+        let spawn = |source| ExecError::Spawn { command: command.clone(), source };
+        // The answers' own channel (both ends close-on-exec; the child's copy is not).
+        let (answers, answer_end) = crate::safety::pipe().map_err(spawn)?;
         cmd.args(&self.spec.args)
             .current_dir(&self.spec.cwd)
             .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
+            .stdout(Stdio::null())
             .stderr(Stdio::piped())
+            .env(ANSWER_FD_ENV, ANSWER_FD.to_string())
             .env("ABEX_CALL_TIMEOUT_MS", self.spec.call_timeout.as_millis().to_string())
             .env("RUST_BACKTRACE", "0");
+        #[cfg(unix)]
+        crate::safety::pass_fd(&mut cmd, std::os::fd::AsRawFd::as_raw_fd(&answer_end), ANSWER_FD);
         for (k, v) in &self.spec.env {
             cmd.env(k, v);
         }
@@ -110,19 +129,20 @@ impl Worker {
             crate::safety::limit_memory(&mut cmd, bytes);
         }
         crate::safety::own_group(&mut cmd);
-        let command = format!("{} {}", self.spec.program.display(), self.spec.args.join(" "));
-        let mut child = cmd.spawn().map_err(|source| ExecError::Spawn { command, source })?;
+        let mut child = cmd.spawn().map_err(spawn)?;
+        // Only the child writes answers now: the reader sees the end when it exits.
+        drop(answer_end);
+        drop(cmd);
         let tracked = crate::interrupt::track_worker(&child);
         self.starts += 1;
         let stdin = child.stdin.take().ok_or_else(|| ExecError::Protocol("no stdin".into()))?;
-        let stdout = child.stdout.take().ok_or_else(|| ExecError::Protocol("no stdout".into()))?;
         let stderr_pipe = child.stderr.take();
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
-            for line in BufReader::with_capacity(1 << 16, stdout).lines() {
-                let Ok(line) = line else { break };
-                if let Some(at) = line.rfind(MARKER) {
-                    if tx.send(line[at + MARKER.len()..].to_string()).is_err() {
+            for line in crate::bounded::Lines::new(answers, MAX_LINE) {
+                let line = line.into_text();
+                if let Some(answer) = line.strip_prefix(MARKER) {
+                    if tx.send(answer.to_string()).is_err() {
                         break;
                     }
                 }
@@ -187,10 +207,11 @@ impl Worker {
                     self.stop();
                     Answer::TimedOut
                 }
-                None => Answer::Outcome(
-                    Outcome::Crash { detail: format!("unreadable answer `{line}`") },
-                    None,
-                ),
+                None => {
+                    let start: String = line.chars().take(200).collect();
+                    let detail = format!("unreadable answer `{start}`");
+                    Answer::Outcome(Outcome::Crash { detail }, None)
+                }
             },
             Err(RecvTimeoutError::Timeout) => {
                 // The worker's own watchdog did not fire: kill it from here.

@@ -34,15 +34,19 @@ pub fn step_summary(report: &Report, posting: Option<&Result<Posted, String>>) -
             for title in &p.suppressed {
                 let _ = writeln!(out, "- suppressed by a reviewer: {title}");
             }
+            for open in &p.kept_open {
+                let _ = writeln!(out, "- left open, not closed: {open}");
+            }
             for note in &p.notes {
-                let _ = writeln!(out, "- note: {note}");
+                let _ =
+                    writeln!(out, "- note: {}", crate::render::inert::markdown_text(note, 1_000));
             }
         }
         Err(e) => {
             let _ = writeln!(
                 out,
                 "Not posted: {}\n\nThe report is intact in the artifact.",
-                e.lines().next().unwrap_or(e)
+                crate::render::inert::markdown_text(e.lines().next().unwrap_or(e), 1_000)
             );
         }
     }

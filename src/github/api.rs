@@ -5,7 +5,8 @@
 //! times, waiting at most `max_wait` per retry.
 //!
 //! octocrab's own retry layer is left out (its `retry` feature): it would wait on any
-//! `Retry-After` without a cap.
+//! `Retry-After` without a cap. A review that failed with a server error is not simply sent
+//! again: it may have landed and show in the list only later ([`Client::create_review`]).
 //!
 //! The review is sent with abex's own request struct: octocrab's `ReviewComment` is a response
 //! model that code outside octocrab cannot build.
@@ -117,6 +118,24 @@ struct ApiComment {
     in_reply_to_id: Option<u64>,
     reactions: Option<Reactions>,
     user: Option<User>,
+    #[serde(default)]
+    author_association: Option<String>,
+}
+
+/// Whether an `author_association` is one of someone with write access to the repository.
+fn can_write(association: Option<&str>) -> bool {
+    matches!(association, Some("OWNER" | "MEMBER" | "COLLABORATOR"))
+}
+
+#[derive(Deserialize)]
+struct ApiReaction {
+    content: String,
+    user: Option<User>,
+}
+
+#[derive(Deserialize)]
+struct ApiPermission {
+    permission: String,
 }
 
 #[derive(Deserialize)]
@@ -157,8 +176,6 @@ struct ApiReview {
     id: u64,
     #[serde(default)]
     body: Option<String>,
-    #[serde(default)]
-    commit_id: Option<String>,
     user: Option<User>,
 }
 
@@ -184,13 +201,37 @@ pub struct ReviewComment {
 pub struct ReviewRequest<'a> {
     /// The pull request's head commit.
     pub commit_id: &'a str,
-    /// The review's own text.
+    /// The review's own text; it holds [`run_marker`] of `nonce`.
     pub body: &'a str,
     /// Always `COMMENT`: without an event the review stays pending and invisible.
     pub event: &'static str,
     /// The inline comments.
     pub comments: &'a [ReviewComment],
+    /// The run's nonce, by which the review is found in the list after a server error.
+    #[serde(skip)]
+    pub nonce: &'a str,
 }
+
+/// The hidden line that names the run a review comes from, in its body.
+pub fn run_marker(nonce: &str) -> String {
+    format!("<!-- abex:v1 run={nonce} -->")
+}
+
+/// A fresh nonce for one posting run: 128 random bits, in hex.
+pub fn new_nonce() -> String {
+    format!("{:032x}", rand::random::<u128>())
+}
+
+/// How long to wait, one wait after another, for a review that failed with a server error to
+/// show in the list before it is sent again: about a minute in all.
+pub const LANDING_WAITS: [Duration; 6] = [
+    Duration::from_secs(1),
+    Duration::from_secs(2),
+    Duration::from_secs(4),
+    Duration::from_secs(8),
+    Duration::from_secs(15),
+    Duration::from_secs(30),
+];
 
 /// A GitHub client for one pull request.
 pub struct Client {
@@ -201,6 +242,11 @@ pub struct Client {
     pub identity: String,
     /// What happened along the way that a person may want to know (retries).
     pub notes: Vec<String>,
+    /// The waits between looks at the review list after a server error
+    /// ([`Client::create_review`]); [`LANDING_WAITS`] by default.
+    pub landing_waits: Vec<Duration>,
+    /// Whether a login has write access to the repository, as learnt.
+    writers: HashMap<String, bool>,
 }
 
 impl Client {
@@ -216,7 +262,15 @@ impl Client {
             .build()
             .map_err(|e| ApiError::new(&what, e))?;
         let identity = ACTIONS_LOGIN.to_string();
-        Ok(Client { gh, pr: ctx.pull_request.clone(), max_wait, identity, notes: Vec::new() })
+        Ok(Client {
+            gh,
+            pr: ctx.pull_request.clone(),
+            max_wait,
+            identity,
+            notes: Vec::new(),
+            landing_waits: LANDING_WAITS.to_vec(),
+            writers: HashMap::new(),
+        })
     }
 
     fn route(&self, tail: &str) -> String {
@@ -289,22 +343,80 @@ impl Client {
         Ok(items)
     }
 
-    /// Every review comment on the pull request.
+    /// Every review comment on the pull request. An abex comment's 👎 reactions count only
+    /// those of people with write access to the repository ([`Client::can_write`]).
     pub async fn comments(&mut self) -> Result<Vec<Existing>, ApiError> {
         let route = self.route(&format!("pulls/{}/comments", self.pr.number));
         let list: Vec<ApiComment> = self.all(route).await?;
-        Ok(list
-            .into_iter()
-            .map(|c| Existing {
+        let mut out = Vec::with_capacity(list.len());
+        for c in list {
+            let mine = c.user.as_ref().is_some_and(|u| u.login == self.identity);
+            let mut thumbs_down = c.reactions.map_or(0, |r| r.thumbs_down);
+            if mine && thumbs_down > 0 {
+                thumbs_down = self.thumbs_down_by_writers(c.id).await;
+            }
+            out.push(Existing {
                 id: c.id,
                 path: c.path,
                 line: c.line,
                 body: c.body,
                 in_reply_to: c.in_reply_to_id,
-                thumbs_down: c.reactions.map_or(0, |r| r.thumbs_down),
-                mine: c.user.is_some_and(|u| u.login == self.identity),
-            })
-            .collect())
+                thumbs_down,
+                author_can_write: can_write(c.author_association.as_deref()),
+                mine,
+            });
+        }
+        Ok(out)
+    }
+
+    /// How many people with write access reacted 👎 to comment `id`; a failure to tell counts
+    /// none (a note says so).
+    async fn thumbs_down_by_writers(&mut self, id: u64) -> u64 {
+        let route = self.route(&format!("pulls/comments/{id}/reactions"));
+        let reactions: Vec<ApiReaction> = match self.all(route).await {
+            Ok(r) => r,
+            Err(e) => {
+                self.notes.push(format!("👎 on comment {id} not counted: {e}"));
+                return 0;
+            }
+        };
+        let mut logins: Vec<String> = reactions
+            .into_iter()
+            .filter(|r| r.content == "-1")
+            .filter_map(|r| r.user)
+            .map(|u| u.login)
+            .collect();
+        logins.sort();
+        logins.dedup();
+        let mut n = 0;
+        for login in logins {
+            if self.can_write(&login).await {
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// Whether `login` has write access to the repository (`admin`, `maintain` or `write`), from
+    /// `GET …/collaborators/{login}/permission`; no when GitHub does not say.
+    pub async fn can_write(&mut self, login: &str) -> bool {
+        if let Some(known) = self.writers.get(login) {
+            return *known;
+        }
+        let route = self.route(&format!("collaborators/{login}/permission"));
+        let what = format!("GET {route}");
+        let gh = self.gh.clone();
+        let answer: Result<ApiPermission, _> =
+            self.retrying(&what, || gh.get(&route, None::<&()>)).await;
+        let writes = match answer {
+            Ok(p) => matches!(p.permission.as_str(), "admin" | "maintain" | "write"),
+            Err(e) => {
+                self.notes.push(format!("the permission of `{login}` is unknown: {e}"));
+                false
+            }
+        };
+        self.writers.insert(login.to_string(), writes);
+        writes
     }
 
     /// The bodies of the pull request's reviews that the posting identity wrote.
@@ -357,33 +469,54 @@ impl Client {
     }
 
     /// Creates a review (event `COMMENT`); returns its id. A server error may come after the
-    /// review landed, so before trying again it looks for a review of the posting identity with
-    /// the same commit and body, and takes that one if there is.
+    /// review landed, and GitHub may list it only seconds later: the list is searched for the
+    /// review by the posting identity that holds the run's nonce at once and after each of
+    /// [`Client::landing_waits`] (about a minute in all), and only when none shows is the review
+    /// sent once more (and searched for again after a second server error). A review is never
+    /// posted twice while GitHub lists it within that minute.
     pub async fn create_review(&mut self, req: &ReviewRequest<'_>) -> Result<u64, ApiError> {
         let route = self.route(&format!("pulls/{}/reviews", self.pr.number));
         let what = format!("POST {route}");
         let gh = self.gh.clone();
-        let mut attempts = 0;
+        let mut sent = 0;
         loop {
-            attempts += 1;
+            sent += 1;
             let err = match self.retrying_on(&what, false, || gh.post(&route, Some(req))).await {
                 Ok(Created { id }) => return Ok(id),
                 Err(e @ ApiError::Status { status: 500.., .. }) => e,
                 Err(e) => return Err(e),
             };
-            let landed = self.own_reviews().await?.into_iter().find(|r| {
-                r.commit_id.as_deref() == Some(req.commit_id) && r.body.as_deref() == Some(req.body)
-            });
-            if let Some(r) = landed {
-                self.notes.push(format!("{what}: {err}; the review had landed (id {})", r.id));
-                return Ok(r.id);
+            let waits = self.landing_waits.clone();
+            let mut waited = Duration::ZERO;
+            for wait in std::iter::once(Duration::ZERO).chain(waits) {
+                tokio::time::sleep(wait).await;
+                waited += wait;
+                if let Some(id) = self.landed(req.nonce).await? {
+                    self.notes.push(format!(
+                        "{what}: {err}; the review had landed (id {id}, listed after {:.0} s)",
+                        waited.as_secs_f64()
+                    ));
+                    return Ok(id);
+                }
             }
-            if attempts >= 3 {
+            if sent >= 2 {
                 return Err(err);
             }
-            self.notes.push(format!("{what}: {err}; no review landed, retried after 1 s"));
-            tokio::time::sleep(Duration::from_secs(1)).await;
+            self.notes.push(format!(
+                "{what}: {err}; no review listed after {:.0} s, sent once more",
+                waited.as_secs_f64()
+            ));
         }
+    }
+
+    /// The id of the posting identity's review whose body holds the run marker of `nonce`.
+    async fn landed(&mut self, nonce: &str) -> Result<Option<u64>, ApiError> {
+        let marker = run_marker(nonce);
+        let own = self.own_reviews().await?;
+        Ok(own
+            .into_iter()
+            .find(|r| r.body.as_deref().is_some_and(|b| b.contains(&marker)))
+            .map(|r| r.id))
     }
 
     /// Replaces the body of review comment `id`.

@@ -4,6 +4,7 @@
 
 pub mod actions;
 pub mod api;
+pub mod closing;
 pub mod event;
 pub mod finding;
 pub mod plan;

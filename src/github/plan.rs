@@ -5,10 +5,13 @@
 //! Placement: a finding goes on its mutant's line when that line changed, else on the nearest
 //! changed line of its function, else into the review body. At most one comment per line: a
 //! finding whose line already holds an abex comment joins that comment. A 👎 reaction on an abex
-//! comment, or a reply whose line reads `/abex ignore`, suppresses every fingerprint in it.
+//! comment, or a reply whose line reads `/abex ignore`, suppresses every fingerprint in it, when
+//! it comes from someone with write access to the repository (the pull request's author from a
+//! fork cannot silence what abex says about their change).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use super::closing::{Closing, Fate};
 use super::finding::{
     closed_body, comment_body, comment_body_with, markers, moved_body, Finding, Markers,
 };
@@ -28,8 +31,12 @@ pub struct Existing {
     pub body: String,
     /// The comment it replies to.
     pub in_reply_to: Option<u64>,
-    /// 👎 reactions.
+    /// 👎 reactions of people with write access to the repository (see
+    /// [`super::api::Client::comments`]).
     pub thumbs_down: u64,
+    /// Whether its author has write access to the repository (`author_association` `OWNER`,
+    /// `MEMBER` or `COLLABORATOR`): only such a reply's `/abex ignore` counts.
+    pub author_can_write: bool,
     /// Whether the posting identity wrote it: only then can it be abex's (a marker in anyone
     /// else's comment is text, never a claim).
     pub mine: bool,
@@ -88,6 +95,19 @@ pub struct Edit {
     pub body: String,
 }
 
+/// An earlier comment left open although this run did not report its gaps.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KeptOpen {
+    /// Comment id.
+    pub id: u64,
+    /// Its file.
+    pub path: String,
+    /// Its line, unless GitHub marked it outdated.
+    pub line: Option<u64>,
+    /// Why it stays open.
+    pub why: String,
+}
+
 /// What a posting run does.
 #[derive(Clone, Debug, Default)]
 pub struct Plan {
@@ -99,6 +119,9 @@ pub struct Plan {
     pub closes: Vec<Edit>,
     /// Earlier comments that stay as they are.
     pub unchanged: usize,
+    /// Earlier comments whose gaps this run did not find, left open all the same, and why (a
+    /// mutant not tested in this run, one that still survives, a function not analysed).
+    pub kept_open: Vec<KeptOpen>,
     /// Findings a person suppressed.
     pub suppressed: Vec<Finding>,
     /// Findings that go into the review body.
@@ -109,12 +132,13 @@ fn ignores(body: &str) -> bool {
     body.lines().any(|l| l.trim().to_ascii_lowercase().starts_with("/abex ignore"))
 }
 
-/// Plans a run. `complete` is false for an interrupted run, which closes nothing.
+/// Plans a run. `closing` says which earlier gaps this run closes: a comment is closed only
+/// when each of its gaps' mutants was tested in this run and killed, or no longer exists.
 pub fn plan(
     findings: &[Finding],
     existing: &[Existing],
     max_new: usize,
-    complete: bool,
+    closing: &Closing,
     head_sha: &str,
 ) -> Plan {
     let own: Vec<(&Existing, Markers)> = existing
@@ -124,7 +148,9 @@ pub fn plan(
         .collect();
     let mut suppressed_fps: HashSet<&str> = HashSet::new();
     for (c, m) in &own {
-        let replied = existing.iter().any(|r| r.in_reply_to == Some(c.id) && ignores(&r.body));
+        let replied = existing
+            .iter()
+            .any(|r| r.in_reply_to == Some(c.id) && r.author_can_write && ignores(&r.body));
         if c.thumbs_down > 0 || replied {
             suppressed_fps.extend(m.fingerprints.iter().map(String::as_str));
         }
@@ -248,9 +274,39 @@ pub fn plan(
                 out.closes
                     .push(Edit { id: c.id, body: moved_body(&c.body, &m.fingerprints, head_sha) });
             }
-            None if !m.closed && complete => {
-                out.closes
-                    .push(Edit { id: c.id, body: closed_body(&c.body, &m.fingerprints, head_sha) });
+            None if !m.closed => {
+                let fates = m
+                    .fingerprints
+                    .iter()
+                    .map(|fp| closing.fate(fp, m.functions.get(fp).map(String::as_str)));
+                let mut why = None;
+                for fate in fates {
+                    match fate {
+                        Fate::Closed(w) => {
+                            why.get_or_insert(Ok(w));
+                        }
+                        Fate::Open(w) => {
+                            why = Some(Err(w));
+                            break;
+                        }
+                    }
+                }
+                match why {
+                    Some(Ok(why)) => out.closes.push(Edit {
+                        id: c.id,
+                        body: closed_body(&c.body, &m.fingerprints, head_sha, why),
+                    }),
+                    Some(Err(why)) => {
+                        out.unchanged += 1;
+                        out.kept_open.push(KeptOpen {
+                            id: c.id,
+                            path: c.path.clone(),
+                            line: c.line,
+                            why,
+                        });
+                    }
+                    None => out.unchanged += 1,
+                }
             }
             None => out.unchanged += 1,
         }
@@ -306,19 +362,34 @@ impl Plan {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::MutantStatus;
+
+    /// A run that closes nothing.
+    fn none() -> Closing {
+        Closing::default()
+    }
+
+    /// A run in which the mutants of the findings named `cs` were tested and killed.
+    fn killed(cs: &[&str]) -> Closing {
+        let fps: Vec<String> = cs.iter().map(|c| c.repeat(64)).collect();
+        Closing::with(fps.iter().map(|f| (f.as_str(), MutantStatus::Killed)), &[], None)
+    }
 
     fn finding(c: char, line: usize, changed: &[usize]) -> Finding {
         Finding {
+            kind: super::super::finding::Kind::Gap,
             fingerprint: std::iter::repeat_n(c, 64).collect(),
             path: "src/lib.rs".into(),
             function: "f".into(),
             line,
             changed_lines: changed.to_vec(),
             title: format!("gap {c}"),
+            description: format!("gap {c}"),
             body: format!("gap {c}\n"),
             test: None,
             test_name: None,
             witness: String::new(),
+            function_key: None,
         }
     }
 
@@ -344,7 +415,7 @@ mod tests {
             replacement: "    }\n    fn t() {}".into(),
             tests: vec!["t".into()],
         };
-        let mut p = plan(std::slice::from_ref(&a), &[], 30, true, "h");
+        let mut p = plan(std::slice::from_ref(&a), &[], 30, &none(), "h");
         p.attach(std::slice::from_ref(&s), &[]);
         assert_eq!((p.new[0].line, p.new[0].suggestion.as_ref()), (30, Some(&s)));
         let body = p.new[0].body();
@@ -352,7 +423,7 @@ mod tests {
         assert!(!body.contains("```rust"), "{body}");
         // An abex comment already on that line: the comment stays on its line, with the code.
         let there = posted(9, 30, &[&finding('b', 30, &[30])]);
-        let mut p = plan(&[a], std::slice::from_ref(&there), 30, true, "h");
+        let mut p = plan(&[a], std::slice::from_ref(&there), 30, &none(), "h");
         p.attach(&[s], &[there]);
         assert_eq!(p.new[0].line, 5);
         assert!(p.new[0].suggestion.is_none());
@@ -363,7 +434,7 @@ mod tests {
         let a = finding('a', 8, &[8]);
         // Another user pasted abex's comment (markers and all): abex neither closes nor joins it.
         let forged = Existing { mine: false, ..posted(1, 8, &[&finding('e', 8, &[8])]) };
-        let p = plan(std::slice::from_ref(&a), std::slice::from_ref(&forged), 30, true, "s");
+        let p = plan(std::slice::from_ref(&a), std::slice::from_ref(&forged), 30, &none(), "s");
         assert!(p.closes.is_empty() && p.updates.is_empty(), "{p:?}");
         assert_eq!(
             p.new,
@@ -375,7 +446,7 @@ mod tests {
             }]
         );
         // The same comment by the posting identity would have been closed.
-        let p = plan(&[], &[Existing { mine: true, ..forged }], 30, true, "s");
+        let p = plan(&[], &[Existing { mine: true, ..forged }], 30, &killed(&["e"]), "s");
         assert_eq!(p.closes.len(), 1);
     }
 
@@ -384,7 +455,7 @@ mod tests {
         let (a, b) = (finding('a', 12, &[12]), finding('b', 20, &[20]));
         let outdated = Existing { line: None, ..posted(1, 8, &[&a]) };
         let gone = Existing { line: None, ..posted(2, 9, &[&finding('e', 9, &[9])]) };
-        let p = plan(&[a.clone(), b.clone()], &[outdated, gone], 30, true, "0123456789");
+        let p = plan(&[a.clone(), b.clone()], &[outdated, gone], 30, &killed(&["e"]), "0123456789");
         let new: Vec<(usize, &str)> =
             p.new.iter().map(|n| (n.line, n.findings[0].title.as_str())).collect();
         assert_eq!(new, vec![(12, "gap a"), (20, "gap b")]);
@@ -402,12 +473,12 @@ mod tests {
             finding('c', 11, &[8, 12]),
             finding('d', 3, &[]),
         );
-        let p = plan(&[a.clone(), b.clone(), c.clone(), d.clone()], &[], 30, true, "s");
+        let p = plan(&[a.clone(), b.clone(), c.clone(), d.clone()], &[], 30, &none(), "s");
         let placed: Vec<(usize, usize)> =
             p.new.iter().map(|n| (n.line, n.findings.len())).collect();
         assert_eq!(placed, vec![(8, 2), (12, 1)]);
         assert_eq!(p.unplaced, vec![(d, Unplaced::NoChangedLine)]);
-        let p = plan(&[a, c.clone()], &[], 1, true, "s");
+        let p = plan(&[a, c.clone()], &[], 1, &none(), "s");
         assert_eq!(p.new.len(), 1);
         assert_eq!(p.unplaced, vec![(c, Unplaced::OverCap)]);
     }
@@ -422,7 +493,7 @@ mod tests {
         ];
         // b is fixed, c unchanged, e is gone; a new finding on line 8 joins comment 1.
         let n = finding('n', 8, &[8]);
-        let p = plan(&[a.clone(), c, n.clone()], &existing, 30, true, "0123456789");
+        let p = plan(&[a.clone(), c, n.clone()], &existing, 30, &killed(&["e"]), "0123456789");
         assert!(p.new.is_empty());
         assert_eq!(p.updates, vec![Edit { id: 1, body: comment_body(&[&a, &n]) }]);
         assert_eq!(p.closes.len(), 1);
@@ -430,9 +501,49 @@ mod tests {
         assert!(markers(&p.closes[0].body).unwrap().closed);
         assert_eq!(p.unchanged, 1);
         // An interrupted run closes nothing; a closed comment stays closed.
-        assert!(plan(&[], &existing, 30, false, "s").closes.is_empty());
+        assert!(plan(&[], &existing, 30, &none(), "s").closes.is_empty());
         let closed = Existing { body: p.closes[0].body.clone(), ..existing[2].clone() };
-        assert!(plan(&[], &[closed], 30, true, "s").closes.is_empty());
+        assert!(plan(&[], &[closed], 30, &killed(&["e"]), "s").closes.is_empty());
+    }
+
+    #[test]
+    fn a_comment_is_closed_only_when_its_mutants_were_killed_in_this_run_or_are_gone() {
+        let e = finding('e', 30, &[30]);
+        let with_key = Finding { function_key: Some("f".repeat(64)), ..e.clone() };
+        let posted_e = posted(3, 30, &[&e]);
+        let posted_keyed = posted(4, 30, &[&with_key]);
+        let fp = "e".repeat(64);
+        // The time budget left its mutant untested: left open, and why.
+        let cut = Closing::with(
+            [(fp.as_str(), MutantStatus::NotTested)],
+            &[],
+            Some("the time budget ran out"),
+        );
+        let p = plan(&[], std::slice::from_ref(&posted_e), 30, &cut, "s");
+        assert!(p.closes.is_empty(), "{p:?}");
+        assert_eq!(p.unchanged, 1);
+        assert_eq!(p.kept_open.len(), 1);
+        assert!(
+            p.kept_open[0].why.contains("not tested in this run (the time budget ran out)"),
+            "{p:?}"
+        );
+        // Still surviving (no witness this time): open.
+        let alive = Closing::with([(fp.as_str(), MutantStatus::Survived)], &[], None);
+        let p = plan(&[], std::slice::from_ref(&posted_e), 30, &alive, "s");
+        assert!(p.closes.is_empty() && p.kept_open[0].why.contains("still passes"), "{p:?}");
+        // Killed in this run: closed, and the comment says so.
+        let p = plan(&[], std::slice::from_ref(&posted_e), 30, &killed(&["e"]), "0123456789");
+        assert_eq!(p.closes.len(), 1);
+        assert!(p.closes[0].body.contains("the tests now kill its mutant"), "{}", p.closes[0].body);
+        // Absent: gone only where its marker names a function this run analysed.
+        let analysed = Closing::with([], &["f".repeat(64)], None);
+        let p = plan(&[], &[posted_e.clone(), posted_keyed.clone()], 30, &analysed, "0123456789");
+        assert_eq!(p.closes.iter().map(|c| c.id).collect::<Vec<_>>(), vec![4]);
+        assert!(p.closes[0].body.contains("no longer exists in the code"));
+        assert!(p.kept_open[0].why.contains("absence proves nothing"), "{p:?}");
+        let elsewhere = Closing::with([], &["0".repeat(64)], None);
+        let p = plan(&[], &[posted_keyed], 30, &elsewhere, "s");
+        assert!(p.closes.is_empty() && p.kept_open[0].why.contains("not analysed"), "{p:?}");
     }
 
     #[test]
@@ -444,23 +555,54 @@ mod tests {
             id: 5,
             in_reply_to: Some(2),
             body: "False positive.\n/abex ignore".into(),
+            author_can_write: true,
             ..Default::default()
         };
-        let existing = [first, posted(2, 9, &[&b]), reply];
-        let p = plan(&[a.clone(), b.clone()], &existing, 30, true, "s");
-        assert_eq!(p.suppressed, vec![a, b]);
+        let existing = [first, posted(2, 9, &[&b]), reply.clone()];
+        let p = plan(&[a.clone(), b.clone()], &existing, 30, &none(), "s");
+        assert_eq!(p.suppressed, vec![a.clone(), b.clone()]);
         assert!(p.new.is_empty() && p.updates.is_empty() && p.closes.is_empty());
         assert_eq!(p.unchanged, 2);
+        // The same reply by someone without write access (the pull request's author from a
+        // fork) suppresses nothing.
+        let outsider = Existing { author_can_write: false, ..reply };
+        let existing = [posted(2, 9, &[&b]), outsider];
+        assert!(plan(&[b], &existing, 30, &none(), "s").suppressed.is_empty());
     }
 
     #[test]
     fn anchors_outside_github_s_diff_move_to_the_review_body() {
         let (a, c) = (finding('a', 8, &[8]), finding('c', 20, &[20]));
-        let mut p = plan(&[a, c.clone()], &[], 30, true, "s");
+        let mut p = plan(&[a, c.clone()], &[], 30, &none(), "s");
         let allowed = HashMap::from([("src/lib.rs".to_string(), HashSet::from([7, 8, 9]))]);
         assert_eq!(p.drop_anchors(&allowed), 1);
         assert_eq!(p.new.len(), 1);
         assert_eq!(p.unplaced, vec![(c, Unplaced::OutsideDiff)]);
+    }
+
+    #[test]
+    fn a_not_reached_note_closes_only_once_a_test_reaches_its_function() {
+        let note =
+            Finding { kind: super::super::finding::Kind::NotReached, ..finding('e', 8, &[8]) };
+        let existing = [posted(7, 8, &[&note])];
+        let fp = note.fingerprint.clone();
+        // Still not reached, or its self-check not tested (a cut run): it stays.
+        let p = plan(&[], &existing, 30, &none().with_note(&fp, false), "s");
+        assert!(p.closes.is_empty(), "{p:?}");
+        assert!(
+            p.kept_open.first().is_some_and(|k| k.why.contains("reaches its function")),
+            "{p:?}"
+        );
+        let p = plan(&[], &existing, 30, &none(), "s");
+        assert!(p.closes.is_empty(), "{p:?}");
+        // A test now reaches it: closed, and said so (not "the tests now kill its mutant").
+        let p = plan(&[], &existing, 30, &none().with_note(&fp, true), "0123456789");
+        assert_eq!(p.closes.len(), 1, "{p:?}");
+        assert!(
+            p.closes[0].body.contains("a test now reaches its function"),
+            "{}",
+            p.closes[0].body
+        );
     }
 
     #[test]
@@ -479,7 +621,7 @@ mod tests {
             with('e', 9, "t3"),
             with('f', 12, "t1"),
         ];
-        let p = plan(&all, &[], 30, true, "s");
+        let p = plan(&all, &[], 30, &none(), "s");
         let placed: Vec<(usize, Vec<&str>)> = p
             .new
             .iter()

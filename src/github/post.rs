@@ -3,13 +3,15 @@
 //! closed, suppressed findings left alone, and everything that cannot go on a line in the
 //! review's body. A run with nothing new (no new comment, no finding that an earlier review's
 //! body did not list) posts no review. The report is only read; a failure here never touches it.
+//! Each run's review carries a nonce, by which a review that GitHub answered with a server error
+//! is found once it lands instead of being posted again.
 
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use super::api::{ApiError, Client, ReviewComment, ReviewRequest};
+use super::api::{new_nonce, run_marker, ApiError, Client, ReviewComment, ReviewRequest};
 use super::event::Context;
-use super::finding::{findings, fit, marker, markers, Finding};
+use super::finding::{findings, fit, marker, markers, Finding, Kind};
 use super::plan::{plan, Plan};
 use crate::report::Report;
 
@@ -33,6 +35,9 @@ pub struct PostOptions {
     /// Suggestion blocks that add the suggested tests in one click (see
     /// [`super::suggestion`]); [`super::publish`] makes them in the run's own checkout.
     pub suggestions: Vec<super::suggestion::TestSuggestion>,
+    /// The waits between looks for a review that failed with a server error
+    /// ([`Client::create_review`]); [`super::api::LANDING_WAITS`] by default (tests shorten them).
+    pub landing_waits: Vec<Duration>,
 }
 
 impl Default for PostOptions {
@@ -44,6 +49,7 @@ impl Default for PostOptions {
             expect_head_sha: None,
             identity: None,
             suggestions: Vec::new(),
+            landing_waits: super::api::LANDING_WAITS.to_vec(),
         }
     }
 }
@@ -63,6 +69,9 @@ pub struct Posted {
     pub closed: usize,
     /// Earlier comments left as they were.
     pub unchanged: usize,
+    /// Earlier comments whose gaps this run did not report, left open, and why: `src/lib.rs:8:
+    /// its mutant was not tested in this run (the time budget ran out)`.
+    pub kept_open: Vec<String>,
     /// Titles of findings suppressed by a person.
     pub suppressed: Vec<String>,
     /// Titles of findings put in the review body, with the reason.
@@ -85,17 +94,22 @@ pub enum PostError {
     Runtime(std::io::Error),
 }
 
-/// The review's own text: counts, and every finding that is not on a line (with its marker, so
-/// that a later run does not post the same list again).
-pub fn review_body(p: &Plan, all: &[Finding]) -> String {
-    let mut out = String::from("## abex\n\n");
+/// The review's own text: the run's marker (`nonce`), counts, and every finding that is not on a
+/// line (with its marker, so that a later run does not post the same list again).
+pub fn review_body(p: &Plan, all: &[Finding], nonce: &str) -> String {
+    let mut out = format!("## abex\n{}\n\n", run_marker(nonce));
+    let gaps: Vec<&Finding> = all.iter().filter(|f| f.kind == Kind::Gap).collect();
     let functions: std::collections::BTreeSet<&str> =
-        all.iter().map(|f| f.function.as_str()).collect();
+        gaps.iter().map(|f| f.function.as_str()).collect();
+    let unreached = match all.len() - gaps.len() {
+        0 => String::new(),
+        k => format!(" {k} function(s) not reached by any test (one note each, no gap)."),
+    };
     let _ = writeln!(
         out,
         "{} gap(s) the tests do not pin down in {} function(s): {} new comment(s), {} updated, \
-         {} closed.",
-        all.len(),
+         {} closed.{unreached}",
+        gaps.len(),
         functions.len(),
         p.new.len(),
         p.updates.len(),
@@ -104,10 +118,12 @@ pub fn review_body(p: &Plan, all: &[Finding]) -> String {
     if !p.unplaced.is_empty() {
         out.push_str("\n### Not on a line\n\n");
         for (f, why) in &p.unplaced {
+            // Inside `<summary>` Markdown is not read: the title's parts as HTML text.
+            let title = format!("{}:{} {}: {}", f.path, f.line, f.function, f.description);
             let _ = writeln!(
                 out,
                 "<details><summary>{} ({})</summary>\n\n{}\n</details>\n",
-                f.title.replace('<', "&lt;"),
+                crate::render::inert::html_text(&title, crate::render::inert::MAX_INLINE),
                 why.describe(),
                 f.body
             );
@@ -129,11 +145,14 @@ async fn run(report: &Report, ctx: &Context, opts: &PostOptions) -> Result<Poste
     let prefix = opts.path_prefix.clone().unwrap_or_else(|| report.safe_prefix().to_string());
     let all = findings(report, &prefix);
     let mut client = Client::new(ctx, opts.max_wait)?;
+    client.landing_waits = opts.landing_waits.clone();
+    let nonce = new_nonce();
     let head = &ctx.pull_request.head_sha;
     verify(&mut client, ctx, opts).await?;
     client.learn_identity(opts.identity.as_deref()).await;
     let existing = client.comments().await?;
-    let mut p = plan(&all, &existing, opts.max_comments, report.complete, head);
+    let closing = super::closing::Closing::of(report, &prefix);
+    let mut p = plan(&all, &existing, opts.max_comments, &closing, head);
     p.attach(&opts.suggestions, &existing);
     let mut posted = Posted::default();
     // Findings an earlier review's body already listed do not call for a new review.
@@ -157,12 +176,13 @@ async fn run(report: &Report, ctx: &Context, opts: &PostOptions) -> Result<Poste
                     body: c.body(),
                 })
                 .collect();
-            let body = review_body(&p, &all);
+            let body = review_body(&p, &all, &nonce);
             let req = ReviewRequest {
                 commit_id: head,
                 body: &body,
                 event: "COMMENT",
                 comments: &comments,
+                nonce: &nonce,
             };
             match client.create_review(&req).await {
                 Ok(id) => {
@@ -191,6 +211,14 @@ async fn run(report: &Report, ctx: &Context, opts: &PostOptions) -> Result<Poste
     posted.updated = p.updates.len();
     posted.closed = p.closes.len();
     posted.unchanged = p.unchanged;
+    posted.kept_open = p
+        .kept_open
+        .iter()
+        .map(|k| match k.line {
+            Some(line) => format!("{}:{line}: {}", k.path, k.why),
+            None => format!("{} (outdated): {}", k.path, k.why),
+        })
+        .collect();
     posted.suppressed = p.suppressed.iter().map(|f| f.title.clone()).collect();
     posted.in_body = p.unplaced.iter().map(|(f, why)| (f.title.clone(), why.describe())).collect();
     posted.notes = client.notes;

@@ -1,6 +1,7 @@
 //! The GitHub end of a run, for every front end: post the review when asked, append the job
-//! summary, write the step outputs. Nothing here fails the run: each problem comes back as a
-//! warning for the front end to show, and the report is only read.
+//! summary, write the step outputs, and (in the analysing run) put the pull request's event next
+//! to the report, for the job that posts it from the artifact. Nothing here fails the run: each
+//! problem comes back as a warning for the front end to show, and the report is only read.
 
 use std::path::{Path, PathBuf};
 
@@ -57,7 +58,11 @@ pub fn outputs(report: &Report, report_path: &Path, posted: bool) -> Vec<(&'stat
 pub fn publish(report: &Report, report_path: &Path, what: &Publish) -> Published {
     let posting = what.post.then(|| {
         let ctx = Context::from_env(what.event.as_deref()).map_err(|e| e.to_string())?;
-        if what.in_run && ctx.pull_request.from_fork {
+        // A fork's `pull_request` run (the analysis, or a job that `needs:` it) has a read-only
+        // token; a `workflow_run` job posts for it.
+        let pull_request_run =
+            std::env::var("GITHUB_EVENT_NAME").is_ok_and(|e| e == "pull_request");
+        if (what.in_run || pull_request_run) && ctx.pull_request.from_fork {
             return Err("the pull request comes from a fork, whose token cannot post\nhint: post \
                         from a `workflow_run` workflow with `cargo abex post` (docs/ci.md)"
                 .to_string());
@@ -74,6 +79,17 @@ pub fn publish(report: &Report, report_path: &Path, what: &Publish) -> Published
         post(report, &ctx, &options).map_err(|e| e.to_string())
     });
     let mut warnings = Vec::new();
+    if what.in_run {
+        let event = what.event.clone().or_else(|| {
+            std::env::var_os("GITHUB_EVENT_PATH").filter(|p| !p.is_empty()).map(PathBuf::from)
+        });
+        if let Some(event) = event.filter(|e| e.is_file()) {
+            let copy = report_path.with_file_name("event.json");
+            if let Err(e) = std::fs::copy(&event, &copy) {
+                warnings.push(format!("failed to copy the event to `{}`: {e}", copy.display()));
+            }
+        }
+    }
     if let Some(path) = &what.step_summary {
         let text = actions::step_summary(report, posting.as_ref());
         if let Err(e) = actions::append_step_summary(path, &text) {

@@ -5,7 +5,8 @@
 //! messages, the answer's declared shape and `max_tokens`) and holds the answer's JSON and its
 //! usage, in a versioned envelope. Writes go to a temporary file in the same folder and are
 //! renamed into place, so two concurrent runs never read a torn entry (the last writer wins, with
-//! the same content for the same key). A cache failure never fails a run.
+//! the same content for the same key). A cache failure never fails a run, and an entry git
+//! tracks (one a pull request committed) is never read.
 
 use std::path::{Path, PathBuf};
 
@@ -33,12 +34,15 @@ pub struct Entry {
 /// The response cache of a project.
 pub struct ResponseCache {
     dir: PathBuf,
+    /// Its files that git tracks (a pull request can commit answers): never read.
+    tracked: std::collections::BTreeSet<PathBuf>,
 }
 
 impl ResponseCache {
     /// The cache under `root/.abex/cache/llm`.
     pub fn open(root: &Path) -> ResponseCache {
-        ResponseCache { dir: root.join(".abex").join("cache").join("llm") }
+        let dir = root.join(".abex").join("cache").join("llm");
+        ResponseCache { tracked: crate::cache::tracked(root, &dir), dir }
     }
 
     /// The key of a request.
@@ -53,7 +57,11 @@ impl ResponseCache {
 
     /// The stored answer for `key`, if any (an unreadable or other-version entry is a miss).
     pub fn get(&self, key: &str) -> Option<Entry> {
-        let text = std::fs::read_to_string(self.path(key)).ok()?;
+        let path = self.path(key);
+        if self.tracked.contains(&path) {
+            return None;
+        }
+        let text = std::fs::read_to_string(path).ok()?;
         let e: Entry = serde_json::from_str(&text).ok()?;
         (e.format == FORMAT && e.version == VERSION).then_some(e)
     }
@@ -62,7 +70,10 @@ impl ResponseCache {
     pub fn put(&self, key: &str, json: &serde_json::Value, usage: Usage) {
         let entry = Entry { format: FORMAT.into(), version: VERSION, json: json.clone(), usage };
         let Ok(bytes) = serde_json::to_vec(&entry) else { return };
-        let _ = crate::cache::write_atomic(&self.path(key), &bytes);
+        let path = self.path(key);
+        if !self.tracked.contains(&path) {
+            let _ = crate::cache::write_atomic(&path, &bytes);
+        }
     }
 }
 

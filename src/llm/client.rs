@@ -130,7 +130,22 @@ pub enum CallError {
         /// The parser's message.
         message: String,
     },
+    /// The body is larger than [`MAX_BODY`]: abex stopped reading it.
+    #[error(
+        "the answer from `{url}` is larger than {} MiB: abex stopped reading it\nhint: check \
+         that the endpoint is an OpenAI-compatible chat completions API and `max_tokens` is \
+         sane",
+        MAX_BODY >> 20
+    )]
+    TooLarge {
+        /// The URL.
+        url: String,
+    },
 }
+
+/// Largest response body read from the model's endpoint (a chat completion of a few thousand
+/// tokens is a few KB; the cap keeps a misbehaving endpoint from filling abex's memory).
+pub const MAX_BODY: usize = 4 << 20;
 
 /// Rough token count of `text` (about four characters a token for English and code), used for
 /// budget admission before a call and when the endpoint reports no usage.
@@ -369,7 +384,14 @@ impl Client {
                         .get("retry-after")
                         .and_then(|v| v.to_str().ok())
                         .and_then(parse_retry_after);
-                    let text = resp.text().unwrap_or_default();
+                    let text = match crate::bounded::read_body(resp, MAX_BODY) {
+                        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+                        Err(_) => {
+                            bill_worst(&mut billed, worst);
+                            let result = Err(CallError::TooLarge { url: url.clone() });
+                            return Called { result, billed };
+                        }
+                    };
                     if (200..300).contains(&status) {
                         let result = parse_completion(&text, req)
                             .map(|(json, text, usage)| Answer { json, text, usage, requests })

@@ -1,9 +1,16 @@
 //! The model configuration of a run, resolved once from, in order of precedence: the command
 //! line ([`LlmOptions`]), the environment (`ABEX_API_KEY` or `OPENAI_API_KEY`, `ABEX_BASE_URL`,
-//! `ABEX_MODEL`), the project's config file (`abex.toml` `[llm]`, or the root `Cargo.toml`'s
-//! `[package.metadata.abex.llm]` / `[workspace.metadata.abex.llm]`, or `pyproject.toml`'s
-//! `[tool.abex.llm]`), and the defaults below. The API key is never read from a file that may be
+//! `ABEX_MODEL`, `ABEX_PRICES`), the project's config file (`abex.toml` `[llm]`, or the root
+//! `Cargo.toml`'s `[package.metadata.abex.llm]` / `[workspace.metadata.abex.llm]`, or
+//! `pyproject.toml`'s `[tool.abex.llm]`, and what a front end read from its own files, such as
+//! `pytest.ini`), and the defaults below. The API key is never read from a file that may be
 //! committed. Unknown keys in the `llm` table are an error naming the file.
+//!
+//! A pull request controls the project's files, so they cannot loosen what the command line and
+//! the environment set: a key is sent only to an endpoint named on the command line or in the
+//! environment (a file may name one only for a run without a key), and the files' budgets,
+//! counts, time limits and prices only tighten (the smaller budget, the higher price). Every
+//! number is checked to be finite and in range, with an error naming where it came from.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -153,6 +160,26 @@ pub struct LlmOptions {
     pub white_box: Option<bool>,
     /// `--role-model ROLE=MODEL` and `--role-temperature ROLE=T`.
     pub roles: BTreeMap<Role, RoleOverride>,
+    /// Model settings a front end read from the project's own files besides the `llm` table
+    /// (the pytest plugin: `pytest.ini`'s `abex_*` keys, `[tool.abex]`): a project layer, which
+    /// may only tighten (see the module documentation).
+    #[serde(skip)]
+    pub project: Vec<ProjectLayer>,
+}
+
+/// Model settings from one of the project's files, and where they were read.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProjectLayer {
+    /// The file.
+    pub path: PathBuf,
+    /// The table they were read from with a trailing dot (`llm.`, `package.metadata.abex.llm.`),
+    /// for errors, which name the table and the key.
+    pub table: String,
+    /// The exact key to name in errors instead, for a layer holding one setting
+    /// (`abex_budget_usd` in `pytest.ini`, `addopts --abex-base-url`).
+    pub key: Option<String>,
+    /// The settings.
+    pub cfg: FileConfig,
 }
 
 /// An optional duration written as seconds.
@@ -161,30 +188,32 @@ fn seconds<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Duration>, D
     s.map(|s| Duration::try_from_secs_f64(s).map_err(serde::de::Error::custom)).transpose()
 }
 
-/// The `llm` table of the project's config file.
+/// The `llm` table of the project's config file (the keys of the configuration table in
+/// `docs/llm.md`).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct FileConfig {
-    model: Option<String>,
-    base_url: Option<String>,
-    budget_usd: Option<f64>,
-    budget_tokens: Option<u64>,
-    agents: Option<AgentsMode>,
-    prompts: Option<PathBuf>,
-    timeout_s: Option<f64>,
-    retries: Option<u32>,
-    concurrency: Option<usize>,
-    json_mode: Option<JsonMode>,
-    max_tokens: Option<u32>,
-    mutants: Option<usize>,
-    explorer_calls: Option<usize>,
-    tests: Option<usize>,
-    reasoning_effort: Option<String>,
-    white_box: Option<bool>,
+#[allow(missing_docs)]
+pub struct FileConfig {
+    pub model: Option<String>,
+    pub base_url: Option<String>,
+    pub budget_usd: Option<f64>,
+    pub budget_tokens: Option<u64>,
+    pub agents: Option<AgentsMode>,
+    pub prompts: Option<PathBuf>,
+    pub timeout_s: Option<f64>,
+    pub retries: Option<u32>,
+    pub concurrency: Option<usize>,
+    pub json_mode: Option<JsonMode>,
+    pub max_tokens: Option<u32>,
+    pub mutants: Option<usize>,
+    pub explorer_calls: Option<usize>,
+    pub tests: Option<usize>,
+    pub reasoning_effort: Option<String>,
+    pub white_box: Option<bool>,
     #[serde(default)]
-    roles: BTreeMap<Role, RoleOverride>,
+    pub roles: BTreeMap<Role, RoleOverride>,
     #[serde(default)]
-    prices: BTreeMap<String, Price>,
+    pub prices: BTreeMap<String, Price>,
 }
 
 /// The Tester's answers per witnessed survivor by default: its first test and 3 repair rounds
@@ -274,6 +303,14 @@ impl LlmConfig {
     }
 }
 
+impl ProjectLayer {
+    /// Where `key` of this layer was set, for errors: `` `abex.toml` key `llm.timeout_s` ``.
+    pub fn at(&self, key: &str) -> String {
+        let key = self.key.clone().unwrap_or_else(|| format!("{}{key}", self.table));
+        format!("`{}` key `{key}`", self.path.display())
+    }
+}
+
 /// Why the configuration could not be resolved.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -284,6 +321,24 @@ pub enum ConfigError {
         path: PathBuf,
         /// The parser's message.
         message: String,
+    },
+    /// A number is out of range (negative, not finite, too large).
+    #[error("invalid model setting {at}: {message}\nhint: {hint}")]
+    Value {
+        /// Where it was set: a flag, an environment variable, or a file and its key.
+        at: String,
+        /// What is wrong.
+        message: String,
+        /// How to fix it.
+        hint: &'static str,
+    },
+    /// A project file names the endpoint of a run whose key comes from the environment.
+    #[error("refused: {at} names the endpoint `{url}`, but the API key comes from the environment; abex sends a key only to an endpoint named on the command line or in the environment, so that a pull request's files cannot redirect it\nhint: name the endpoint with `--base-url` or `ABEX_BASE_URL` (the Action's `base-url` input), or run without a key (a local server needs none)")]
+    KeyEndpoint {
+        /// The file and its key.
+        at: String,
+        /// The endpoint the file names.
+        url: String,
     },
 }
 
@@ -296,6 +351,146 @@ pub enum Resolved {
     Offline(String),
 }
 
+/// Where a command-line value was set, for errors (the pytest plugin's names differ).
+fn flag(name: &str) -> String {
+    format!("`--{name}`")
+}
+
+/// `value` checked to be a finite number in `[0, max]`, else an error naming `at`.
+fn in_range(at: impl Fn() -> String, value: f64, max: f64) -> Result<f64, ConfigError> {
+    if value.is_finite() && (0.0..=max).contains(&value) {
+        return Ok(value);
+    }
+    let message = if value.is_finite() {
+        format!("{value} is not between 0 and {max}")
+    } else {
+        format!("{value} is not a finite number")
+    };
+    Err(ConfigError::Value { at: at(), message, hint: "give a finite, non-negative number" })
+}
+
+/// Seconds as a positive duration, else an error naming `at`.
+fn duration(at: impl Fn() -> String, secs: f64) -> Result<Duration, ConfigError> {
+    match Duration::try_from_secs_f64(secs) {
+        Ok(d) if d > Duration::ZERO => Ok(d),
+        _ => Err(ConfigError::Value {
+            at: at(),
+            message: format!("{secs} is not a positive number of seconds"),
+            hint: "give a time limit in seconds greater than 0, e.g. 60",
+        }),
+    }
+}
+
+/// The smaller of a trusted value (command line or default) and a project file's, which may
+/// only tighten it.
+fn tighter<T: PartialOrd + Copy>(trusted: Option<T>, file: Option<T>) -> Option<T> {
+    match (trusted, file) {
+        (Some(t), Some(f)) => Some(if f < t { f } else { t }),
+        (t, f) => t.or(f),
+    }
+}
+
+/// The smallest of the project layers' values of one setting.
+fn file_min<T: Ord + Copy>(
+    layers: &[ProjectLayer],
+    get: impl Fn(&FileConfig) -> Option<T>,
+) -> Option<T> {
+    layers.iter().filter_map(|l| get(&l.cfg)).min()
+}
+
+/// A count where 0 means "no cap": the file's only tightens, so its 0 never lifts a cap.
+fn tighter_cap(trusted: usize, file: Option<usize>) -> usize {
+    match file {
+        Some(f) if f > 0 && (trusted == 0 || f < trusted) => f,
+        _ => trusted,
+    }
+}
+
+/// The project's layers, validated: the `llm` table of its config file, then what the front
+/// end read from its own files.
+fn project_layers(cli: &LlmOptions, root: &Path) -> Result<Vec<ProjectLayer>, ConfigError> {
+    let mut layers: Vec<ProjectLayer> = read_file_config(root)?.into_iter().collect();
+    layers.extend(cli.project.iter().cloned());
+    for l in &layers {
+        let at = |key: &str| l.at(key);
+        let c = &l.cfg;
+        if let Some(v) = c.budget_usd {
+            in_range(|| at("budget_usd"), v, f64::MAX)?;
+        }
+        if let Some(v) = c.timeout_s {
+            duration(|| at("timeout_s"), v)?;
+        }
+        for (role, r) in &c.roles {
+            if let Some(t) = r.temperature {
+                in_range(|| at(&format!("roles.{}.temperature", role.name())), t, 2.0)?;
+            }
+        }
+        if let Some(p) = &c.prompts {
+            let inside = p.components().all(|c| {
+                matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir)
+            });
+            if !inside {
+                return Err(ConfigError::Value {
+                    at: at("prompts"),
+                    message: format!("`{}` is not a folder inside the project", p.display()),
+                    hint: "name a folder relative to the project root, or pass --prompts DIR",
+                });
+            }
+        }
+        for (model, p) in &c.prices {
+            in_range(|| at(&format!("prices.\"{model}\".input")), p.input_per_mtok, f64::MAX)?;
+            in_range(|| at(&format!("prices.\"{model}\".output")), p.output_per_mtok, f64::MAX)?;
+        }
+    }
+    Ok(layers)
+}
+
+/// The command line's numbers, validated.
+fn check_options(cli: &LlmOptions) -> Result<(), ConfigError> {
+    if let Some(v) = cli.budget_usd {
+        in_range(|| flag("budget-usd"), v, f64::MAX)?;
+    }
+    for (role, r) in &cli.roles {
+        if let Some(t) = r.temperature {
+            in_range(|| format!("`--role-temperature {}=…`", role.name()), t, 2.0)?;
+        }
+    }
+    if cli.timeout.is_some_and(|t| t.is_zero()) {
+        return Err(ConfigError::Value {
+            at: flag("llm-timeout"),
+            message: "0 s leaves no time for a request".into(),
+            hint: "give a time limit greater than 0, e.g. 60s",
+        });
+    }
+    Ok(())
+}
+
+/// `ABEX_PRICES`: `MODEL=INPUT/OUTPUT` entries separated by `,` (US dollars per million
+/// tokens), the prices a run with a key trusts besides the built-in table.
+pub fn parse_prices(text: &str) -> Result<BTreeMap<String, Price>, ConfigError> {
+    let at = || "`ABEX_PRICES`".to_string();
+    let mut out = BTreeMap::new();
+    for entry in text.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+        let parsed = entry.rsplit_once('=').and_then(|(model, p)| {
+            let (i, o) = p.split_once('/')?;
+            Some((model.trim(), i.trim().parse::<f64>().ok()?, o.trim().parse::<f64>().ok()?))
+        });
+        let Some((model, input, output)) = parsed.filter(|(m, ..)| !m.is_empty()) else {
+            return Err(ConfigError::Value {
+                at: at(),
+                message: format!("`{entry}` is not MODEL=INPUT/OUTPUT"),
+                hint: "write e.g. ABEX_PRICES=\"my-model=0.5/1.5,other=1/4\" (US dollars per million input/output tokens)",
+            });
+        };
+        let price = Price {
+            input_per_mtok: in_range(at, input, f64::MAX)?,
+            output_per_mtok: in_range(at, output, f64::MAX)?,
+        };
+        out.insert(model.to_string(), price);
+    }
+    Ok(out)
+}
+
 /// Resolves the configuration for the project at `root`; `env` reads an environment variable.
 pub fn resolve(
     cli: &LlmOptions,
@@ -305,48 +500,106 @@ pub fn resolve(
     if cli.offline {
         return Ok(Resolved::Offline("--offline".into()));
     }
-    let file = read_file_config(root)?.unwrap_or_default();
+    check_options(cli)?;
+    let layers = project_layers(cli, root)?;
     let env = |k: &str| env(k).filter(|v| !v.is_empty());
-    let base_url = cli
-        .base_url
-        .clone()
-        .or_else(|| env("ABEX_BASE_URL"))
-        .or(file.base_url.clone())
-        .unwrap_or_else(|| DEFAULT_BASE_URL.into());
-    let local = is_loopback(&base_url);
-    let Some(api_key) = env("ABEX_API_KEY").or_else(|| env("OPENAI_API_KEY")).or_else(|| {
-        // A local server (Ollama, vLLM, llama.cpp) usually needs no key.
-        local.then(String::new)
-    }) else {
+    // The first layer that sets a value gives it (strings); numbers take the tightest.
+    let first =
+        |get: &dyn Fn(&FileConfig) -> Option<String>| layers.iter().find_map(|l| get(&l.cfg));
+    let trusted_url = cli.base_url.clone().or_else(|| env("ABEX_BASE_URL"));
+    let file_url = layers.iter().find_map(|l| l.cfg.base_url.clone().map(|u| (l, u)));
+    let key = env("ABEX_API_KEY").or_else(|| env("OPENAI_API_KEY"));
+    let base_url = match (&trusted_url, &file_url, &key) {
+        (Some(url), ..) => url.clone(),
+        (None, Some((l, url)), Some(_)) => {
+            let at = l.at("base_url");
+            return Err(ConfigError::KeyEndpoint { at, url: url.clone() });
+        }
+        (None, Some((_, url)), None) => url.clone(),
+        (None, None, _) => DEFAULT_BASE_URL.into(),
+    };
+    // A local server (Ollama, vLLM, llama.cpp) usually needs no key.
+    let Some(api_key) = key.clone().or_else(|| is_loopback(&base_url).then(String::new)) else {
         return Ok(Resolved::Offline("no key: set ABEX_API_KEY or OPENAI_API_KEY".into()));
     };
-    let mut roles = file.roles.clone();
+    let mut roles: BTreeMap<Role, RoleOverride> = BTreeMap::new();
+    for l in layers.iter().rev() {
+        for (role, o) in &l.cfg.roles {
+            let r = roles.entry(*role).or_default();
+            r.model = o.model.clone().or(r.model.take());
+            r.temperature = o.temperature.or(r.temperature);
+        }
+    }
     for (role, o) in &cli.roles {
         let r = roles.entry(*role).or_default();
         r.model = o.model.clone().or(r.model.take());
         r.temperature = o.temperature.or(r.temperature);
     }
+    let mut project_prices: BTreeMap<String, Price> = BTreeMap::new();
+    for l in &layers {
+        for (model, p) in &l.cfg.prices {
+            let e = project_prices.entry(model.clone()).or_insert(*p);
+            e.input_per_mtok = e.input_per_mtok.max(p.input_per_mtok);
+            e.output_per_mtok = e.output_per_mtok.max(p.output_per_mtok);
+        }
+    }
+    let trusted_prices = env("ABEX_PRICES").map(|t| parse_prices(&t)).transpose()?;
     let d = LlmConfig::local(&base_url);
+    let file_usd = layers.iter().filter_map(|l| l.cfg.budget_usd).reduce(f64::min);
+    let file_timeout = layers.iter().filter_map(|l| l.cfg.timeout_s).reduce(f64::min);
+    let file_cap = layers.iter().filter_map(|l| l.cfg.explorer_calls.filter(|&n| n > 0)).min();
     Ok(Resolved::Model(Box::new(LlmConfig {
         api_key,
         base_url: d.base_url,
-        model: cli.model.clone().or_else(|| env("ABEX_MODEL")).or(file.model).unwrap_or(d.model),
+        model: cli
+            .model
+            .clone()
+            .or_else(|| env("ABEX_MODEL"))
+            .or_else(|| first(&|c| c.model.clone()))
+            .unwrap_or(d.model),
         roles,
-        budget_usd: cli.budget_usd.or(file.budget_usd),
-        budget_tokens: cli.budget_tokens.or(file.budget_tokens),
-        agents: cli.agents.or(file.agents).unwrap_or_default(),
-        prompts: cli.prompts.clone().or(file.prompts.map(|p| root.join(p))),
-        timeout: cli.timeout.or(file.timeout_s.map(Duration::from_secs_f64)).unwrap_or(d.timeout),
-        retries: file.retries.unwrap_or(d.retries),
-        concurrency: file.concurrency.unwrap_or(d.concurrency).max(1),
-        json_mode: file.json_mode.unwrap_or_default(),
-        max_tokens: file.max_tokens.unwrap_or(d.max_tokens),
-        mutants: cli.mutants.or(file.mutants).unwrap_or(d.mutants),
-        explorer_calls: cli.explorer_calls.or(file.explorer_calls).unwrap_or(d.explorer_calls),
-        tests: cli.tests.or(file.tests).unwrap_or(d.tests),
-        reasoning_effort: cli.reasoning_effort.clone().or(file.reasoning_effort),
-        white_box: cli.white_box.or(file.white_box).unwrap_or(d.white_box),
-        prices: Prices { extra: file.prices },
+        budget_usd: tighter(cli.budget_usd, file_usd),
+        budget_tokens: tighter(cli.budget_tokens, file_min(&layers, |c| c.budget_tokens)),
+        agents: cli.agents.or_else(|| layers.iter().find_map(|l| l.cfg.agents)).unwrap_or_default(),
+        prompts: cli
+            .prompts
+            .clone()
+            .or_else(|| layers.iter().find_map(|l| l.cfg.prompts.as_ref().map(|p| root.join(p)))),
+        timeout: cli
+            .timeout
+            .unwrap_or(d.timeout)
+            .min(file_timeout.map_or(Duration::MAX, Duration::from_secs_f64)),
+        retries: d.retries.min(file_min(&layers, |c| c.retries).unwrap_or(u32::MAX)),
+        concurrency: d
+            .concurrency
+            .min(file_min(&layers, |c| c.concurrency).unwrap_or(usize::MAX))
+            .max(1),
+        json_mode: layers.iter().find_map(|l| l.cfg.json_mode).unwrap_or_default(),
+        max_tokens: d.max_tokens.min(file_min(&layers, |c| c.max_tokens).unwrap_or(u32::MAX)),
+        mutants: cli
+            .mutants
+            .unwrap_or(d.mutants)
+            .min(file_min(&layers, |c| c.mutants).unwrap_or(usize::MAX)),
+        explorer_calls: tighter_cap(cli.explorer_calls.unwrap_or(d.explorer_calls), file_cap),
+        tests: cli
+            .tests
+            .unwrap_or(d.tests)
+            .min(file_min(&layers, |c| c.tests).unwrap_or(usize::MAX)),
+        reasoning_effort: cli
+            .reasoning_effort
+            .clone()
+            .or_else(|| first(&|c| c.reasoning_effort.clone())),
+        white_box: cli
+            .white_box
+            .or_else(|| layers.iter().find_map(|l| l.cfg.white_box))
+            .unwrap_or(d.white_box),
+        prices: Prices {
+            trusted: trusted_prices.unwrap_or_default(),
+            project: project_prices,
+            // Without a key nothing is spent on a hosted API: the project may price any model
+            // (a local server's 0). With one, it may only raise a built-in price.
+            project_prices_unknown: key.is_none(),
+        },
     })))
 }
 
@@ -356,7 +609,7 @@ fn is_loopback(url: &str) -> bool {
 }
 
 /// The `llm` table of `abex.toml`, `Cargo.toml` or `pyproject.toml` at `root`, first found wins.
-fn read_file_config(root: &Path) -> Result<Option<FileConfig>, ConfigError> {
+fn read_file_config(root: &Path) -> Result<Option<ProjectLayer>, ConfigError> {
     let places: [(&str, &[&[&str]]); 3] = [
         ("abex.toml", &[&["llm"]]),
         (
@@ -380,7 +633,8 @@ fn read_file_config(root: &Path) -> Result<Option<FileConfig>, ConfigError> {
                     .clone()
                     .try_into::<FileConfig>()
                     .map_err(|e| err(format!("`{}`: {}", keys.join("."), e.to_string().trim())))?;
-                return Ok(Some(cfg));
+                let table = format!("{}.", keys.join("."));
+                return Ok(Some(ProjectLayer { path, table, cfg, key: None }));
             }
         }
     }
@@ -408,17 +662,19 @@ mod tests {
         std::fs::write(
             d.path().join("Cargo.toml"),
             "[package]\nname='x'\n[package.metadata.abex.llm]\nmodel='file-model'\nbudget_usd=1.0\ntests=0\n\
-             base_url='http://127.0.0.1:9/file/v1'\n[package.metadata.abex.llm.roles.explorer]\ntemperature=0.3\n\
-             [package.metadata.abex.llm.prices.file-model]\ninput=1.0\noutput=2.0\n",
+             [package.metadata.abex.llm.roles.explorer]\ntemperature=0.3\n\
+             [package.metadata.abex.llm.prices.gpt-5]\ninput=100.0\noutput=2.0\n",
         )
         .unwrap();
         let e = env(&[("OPENAI_API_KEY", "k1"), ("ABEX_MODEL", "env-model")]);
         let c = model(resolve(&LlmOptions::default(), &e, d.path()).unwrap());
         assert_eq!((c.api_key.as_str(), c.model.as_str()), ("k1", "env-model"));
-        assert_eq!((c.base_url.as_str(), c.budget_usd), ("http://127.0.0.1:9/file/v1", Some(1.0)));
+        assert_eq!((c.base_url.as_str(), c.budget_usd), (DEFAULT_BASE_URL, Some(1.0)));
         assert_eq!(c.temperature_of(Role::Explorer), 0.3);
         assert_eq!(c.temperature_of(Role::Coordinator), 0.5);
-        assert_eq!(c.prices.of("file-model").output_per_mtok, 2.0);
+        // The file's price is higher than the built-in input price, lower than its output.
+        assert_eq!(c.prices.of("gpt-5").input_per_mtok, 100.0);
+        assert_eq!(c.prices.of("gpt-5").output_per_mtok, 10.0);
         assert_eq!(c.tests, 0, "the file's `tests`");
         let cli = LlmOptions {
             model: Some("cli-model".into()),
@@ -430,7 +686,111 @@ mod tests {
         let c = model(resolve(&cli, &e, d.path()).unwrap());
         assert_eq!((c.api_key.as_str(), c.model.as_str()), ("k2", "cli-model"));
         assert_eq!(c.budget_usd, Some(0.1));
-        assert_eq!(c.tests, 2);
+        assert_eq!(c.tests, 0, "the file's smaller count holds against the command line's");
+    }
+
+    #[test]
+    fn a_key_goes_only_to_an_endpoint_the_command_line_or_the_environment_names() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("abex.toml"), "[llm]\nbase_url = 'https://evil.test/v1'\n")
+            .unwrap();
+        let key = env(&[("ABEX_API_KEY", "sk-1")]);
+        let e = resolve(&LlmOptions::default(), &key, d.path()).unwrap_err().to_string();
+        assert!(e.starts_with("refused: `") && e.contains("abex.toml` key `llm.base_url`"), "{e}");
+        assert!(e.contains("https://evil.test/v1") && e.contains("hint:"), "{e}");
+        // Named by the environment or the command line, the endpoint is the user's.
+        let both = env(&[("ABEX_API_KEY", "sk-1"), ("ABEX_BASE_URL", "https://proxy.test/v1")]);
+        let c = model(resolve(&LlmOptions::default(), &both, d.path()).unwrap());
+        assert_eq!((c.base_url.as_str(), c.api_key.as_str()), ("https://proxy.test/v1", "sk-1"));
+        let cli = LlmOptions { base_url: Some("https://cli.test/v1".into()), ..Default::default() };
+        assert_eq!(model(resolve(&cli, &key, d.path()).unwrap()).base_url, "https://cli.test/v1");
+        // Without a key the file may name one: a loopback server needs no key, another is offline.
+        std::fs::write(d.path().join("abex.toml"), "[llm]\nbase_url = 'http://127.0.0.1:9/v1'\n")
+            .unwrap();
+        let c = model(resolve(&LlmOptions::default(), &env(&[]), d.path()).unwrap());
+        assert_eq!((c.base_url.as_str(), c.api_key.as_str()), ("http://127.0.0.1:9/v1", ""));
+        assert!(resolve(&LlmOptions::default(), &key, d.path()).is_err());
+        // The pytest plugin's layer (pytest.ini) is held to the same rule.
+        std::fs::remove_file(d.path().join("abex.toml")).unwrap();
+        let ini = ProjectLayer {
+            path: "pytest.ini".into(),
+            table: String::new(),
+            key: Some("abex_base_url".into()),
+            cfg: FileConfig { base_url: Some("http://evil.test/v1".into()), ..Default::default() },
+        };
+        let cli = LlmOptions { project: vec![ini], ..Default::default() };
+        let e = resolve(&cli, &key, d.path()).unwrap_err().to_string();
+        assert!(e.contains("`pytest.ini` key `abex_base_url`"), "{e}");
+    }
+
+    #[test]
+    fn the_project_s_numbers_only_tighten() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(
+            d.path().join("abex.toml"),
+            "[llm]\nbudget_usd = 50.0\nbudget_tokens = 10\ntimeout_s = 1e9\nretries = 99\n\
+             concurrency = 64\nmax_tokens = 100000\nmutants = 1000\ntests = 1\nexplorer_calls = 0\n",
+        )
+        .unwrap();
+        let key = env(&[("ABEX_API_KEY", "k")]);
+        let cli =
+            LlmOptions { budget_usd: Some(0.1), budget_tokens: Some(1000), ..Default::default() };
+        let c = model(resolve(&cli, &key, d.path()).unwrap());
+        let d0 = LlmConfig::local("x");
+        assert_eq!((c.budget_usd, c.budget_tokens), (Some(0.1), Some(10)));
+        assert_eq!((c.timeout, c.retries, c.concurrency), (d0.timeout, d0.retries, d0.concurrency));
+        assert_eq!((c.max_tokens, c.mutants, c.tests), (d0.max_tokens, d0.mutants, 1));
+        let cli = LlmOptions { explorer_calls: Some(5), ..Default::default() };
+        assert_eq!(
+            model(resolve(&cli, &key, d.path()).unwrap()).explorer_calls,
+            5,
+            "0 lifts no cap"
+        );
+    }
+
+    #[test]
+    fn numbers_out_of_range_are_errors_naming_the_file_and_key_never_a_panic() {
+        let d = tempfile::tempdir().unwrap();
+        let key = env(&[("ABEX_API_KEY", "k")]);
+        for (toml, named) in [
+            ("timeout_s = -1", "llm.timeout_s"),
+            ("timeout_s = 0", "llm.timeout_s"),
+            ("timeout_s = nan", "llm.timeout_s"),
+            ("budget_usd = -0.5", "llm.budget_usd"),
+            ("budget_usd = inf", "llm.budget_usd"),
+            ("[llm.prices.gpt-5-mini]\ninput = nan\noutput = 1", "llm.prices.\"gpt-5-mini\".input"),
+            ("[llm.prices.gpt-5-mini]\ninput = 0\noutput = -1", "llm.prices.\"gpt-5-mini\".output"),
+            ("[llm.roles.explorer]\ntemperature = 9", "llm.roles.explorer.temperature"),
+            ("prompts = '../../etc'", "llm.prompts"),
+            ("retries = -1", "retries"),
+        ] {
+            let text = if toml.starts_with('[') {
+                format!("{toml}\n")
+            } else {
+                format!("[llm]\n{toml}\n")
+            };
+            std::fs::write(d.path().join("abex.toml"), text).unwrap();
+            let e = resolve(&LlmOptions::default(), &key, d.path()).unwrap_err().to_string();
+            assert!(
+                e.contains("abex.toml") && e.contains(named) && e.contains("hint:"),
+                "{toml}: {e}"
+            );
+        }
+        std::fs::remove_file(d.path().join("abex.toml")).unwrap();
+        for (cli, named) in [
+            (LlmOptions { budget_usd: Some(f64::NAN), ..Default::default() }, "--budget-usd"),
+            (LlmOptions { budget_usd: Some(-1.0), ..Default::default() }, "--budget-usd"),
+            (LlmOptions { timeout: Some(Duration::ZERO), ..Default::default() }, "--llm-timeout"),
+        ] {
+            let e = resolve(&cli, &key, d.path()).unwrap_err().to_string();
+            assert!(e.contains(named), "{e}");
+        }
+        let bad = env(&[("ABEX_API_KEY", "k"), ("ABEX_PRICES", "m=1/nan")]);
+        let e = resolve(&LlmOptions::default(), &bad, d.path()).unwrap_err().to_string();
+        assert!(e.contains("ABEX_PRICES"), "{e}");
+        let ok = env(&[("ABEX_API_KEY", "k"), ("ABEX_PRICES", "m=1/4, other=0.5/2")]);
+        let c = model(resolve(&LlmOptions::default(), &ok, d.path()).unwrap());
+        assert_eq!(c.prices.known("m"), Some(Price { input_per_mtok: 1.0, output_per_mtok: 4.0 }));
     }
 
     #[test]

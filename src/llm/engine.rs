@@ -22,7 +22,7 @@ pub enum EngineError {
     #[error(transparent)]
     Prompt(#[from] PromptError),
     /// A money budget is set but a model's price is unknown, so the budget could not hold.
-    #[error("--budget-usd needs the price of model `{model}`, which abex does not know\nhint: add its price in US dollars per million tokens to the project's model settings, e.g. in abex.toml:\n  [llm.prices.\"{model}\"]\n  input = 0.5\n  output = 1.5\n(`[tool.abex.llm.prices.\"{model}\"]` in pyproject.toml; a local server costs nothing: input = 0, output = 0)")]
+    #[error("--budget-usd needs the price of model `{model}`, which abex does not know\nhint: give its price in US dollars per million input/output tokens in the environment, e.g. ABEX_PRICES=\"{model}=0.5/1.5\"; a run without a key (a local server, which costs nothing) may also take it from the project's model settings, e.g. in abex.toml:\n  [llm.prices.\"{model}\"]\n  input = 0\n  output = 0\n(`[tool.abex.llm.prices.\"{model}\"]` in pyproject.toml)")]
     Unpriced {
         /// The model.
         model: String,

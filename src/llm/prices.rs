@@ -1,11 +1,13 @@
 //! Per-model prices, in US dollars per million tokens, for the money budget and the report.
 //!
 //! The built-in table covers current OpenAI, Anthropic and Google names, each entry dated and
-//! sourced; the project config's `[prices]` table adds or overrides entries (`"my-model" = {
-//! input = 0.2, output = 0.8 }`). A model found in neither is priced by the longest built-in
-//! name that prefixes it (`gpt-4o-mini-2024-07-18` → `gpt-4o-mini`); a model with no known price
-//! costs nothing in the report, and a money budget refuses to start with it
-//! ([`crate::llm::engine::start`]).
+//! sourced; a model it does not name is priced by the longest built-in name that prefixes it
+//! (`gpt-4o-mini-2024-07-18` → `gpt-4o-mini`). `ABEX_PRICES` (the environment: trusted) adds or
+//! overrides entries. The project config's `[prices]` table (`"my-model" = { input = 0.2,
+//! output = 0.8 }`) is a pull request's to write, so it may only raise a known price; it prices
+//! an unknown model only in a run without a key, where nothing is spent on a hosted API (a local
+//! server). A model with no known price costs nothing in the report, and a money budget refuses
+//! to start with it ([`crate::llm::engine::start`]).
 
 use std::collections::BTreeMap;
 
@@ -82,8 +84,12 @@ const GOOGLE: &str = "Google Gemini API list prices, March 2026";
 /// The price table of a run.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Prices {
-    /// The user's entries, which win over the built-in ones.
-    pub extra: BTreeMap<String, Price>,
+    /// Entries from the environment (`ABEX_PRICES`), which win over the built-in ones.
+    pub trusted: BTreeMap<String, Price>,
+    /// Entries from the project's files, which may only raise a known price.
+    pub project: BTreeMap<String, Price>,
+    /// Whether a project entry may price a model no other table knows (a run without a key).
+    pub project_prices_unknown: bool,
 }
 
 impl Prices {
@@ -92,25 +98,37 @@ impl Prices {
         self.known(model).unwrap_or_default()
     }
 
-    /// The price of `model` if the project's table or the built-in one has it: the user's
-    /// entry, else the longest built-in name that is `model` or prefixes it (after a gateway
-    /// prefix such as `openai/`) followed by `-` or `@`.
+    /// The price of `model`: the trusted entry, else the built-in one ([`built_in`]) raised to
+    /// the project's entry where that is higher, else the project's entry when it may price an
+    /// unknown model.
     pub fn known(&self, model: &str) -> Option<Price> {
-        if let Some(p) = self.extra.get(model) {
+        if let Some(p) = self.trusted.get(model) {
             return Some(*p);
         }
-        let bare = model.rsplit('/').next().unwrap_or(model);
-        BUILT_IN
-            .iter()
-            .filter(|(name, ..)| {
-                bare == *name
-                    || bare
-                        .strip_prefix(name)
-                        .is_some_and(|r| r.starts_with('-') || r.starts_with('@'))
-            })
-            .max_by_key(|(name, ..)| name.len())
-            .map(|&(_, i, o, _)| Price { input_per_mtok: i, output_per_mtok: o })
+        let project = self.project.get(model).copied();
+        match (built_in(model), project) {
+            (Some(b), Some(p)) => Some(Price {
+                input_per_mtok: b.input_per_mtok.max(p.input_per_mtok),
+                output_per_mtok: b.output_per_mtok.max(p.output_per_mtok),
+            }),
+            (Some(b), None) => Some(b),
+            (None, p) => p.filter(|_| self.project_prices_unknown),
+        }
     }
+}
+
+/// The built-in price of `model`: the longest built-in name that is `model` or prefixes it
+/// (after a gateway prefix such as `openai/`) followed by `-` or `@`.
+pub fn built_in(model: &str) -> Option<Price> {
+    let bare = model.rsplit('/').next().unwrap_or(model);
+    BUILT_IN
+        .iter()
+        .filter(|(name, ..)| {
+            bare == *name
+                || bare.strip_prefix(name).is_some_and(|r| r.starts_with('-') || r.starts_with('@'))
+        })
+        .max_by_key(|(name, ..)| name.len())
+        .map(|&(_, i, o, _)| Price { input_per_mtok: i, output_per_mtok: o })
 }
 
 #[cfg(test)]
@@ -130,8 +148,25 @@ mod tests {
         assert_eq!(p.of("claude-haiku-4-5@20251001").input_per_mtok, 1.0);
         assert_eq!(p.of("google/gemini-2.5-flash-lite").input_per_mtok, 0.1);
         assert_eq!(p.known("gpt-5x"), None, "a name is not a prefix of another word");
-        p.extra.insert("qwen3".into(), Price { input_per_mtok: 1.0, output_per_mtok: 2.0 });
+        p.trusted.insert("qwen3".into(), Price { input_per_mtok: 1.0, output_per_mtok: 2.0 });
         assert_eq!(p.of("qwen3").output_per_mtok, 2.0);
         assert!((p.of("qwen3").cost(1_000_000, 500_000) - 2.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_project_price_only_raises_a_known_one_and_prices_an_unknown_model_only_without_a_key() {
+        let zero = Price::default();
+        let high = Price { input_per_mtok: 9.0, output_per_mtok: 1.0 };
+        let mut p = Prices::default();
+        p.project.insert("gpt-5-mini".into(), zero);
+        p.project.insert("qwen3".into(), zero);
+        assert_eq!(p.of("gpt-5-mini"), Price { input_per_mtok: 0.25, output_per_mtok: 2.0 });
+        assert_eq!(p.known("qwen3"), None, "with a key, the project cannot price a model");
+        p.project.insert("gpt-5-mini".into(), high);
+        assert_eq!(p.of("gpt-5-mini"), Price { input_per_mtok: 9.0, output_per_mtok: 2.0 });
+        p.project_prices_unknown = true;
+        assert_eq!(p.known("qwen3"), Some(zero));
+        p.trusted.insert("gpt-5-mini".into(), zero);
+        assert_eq!(p.of("gpt-5-mini"), zero, "the environment's price is the user's own");
     }
 }

@@ -10,6 +10,6 @@ mod pattern;
 pub mod python_rules;
 pub mod rust_rules;
 
-pub(crate) use mutant::{line_column, mutant_id};
+pub(crate) use mutant::{line_column, mutant_id, whole_lines};
 pub use mutant::{Mutant, Operator, Origin};
 pub use pattern::{pattern_matches, InvalidPattern, Pattern};

@@ -32,6 +32,24 @@ pub enum Operator {
     DeleteMatchArm,
     /// A match guard replaced by `true` or `false`.
     MatchArmGuard,
+    /// A field deleted from a struct literal that has a base (`..Default::default()`).
+    DeleteStructField,
+    /// A unary `+` made `-` (Python).
+    SwapUnary,
+    /// A literal changed: a string wrapped in `XX` or its case changed, `True` ↔ `False`
+    /// (Python, as mutmut).
+    ReplaceLiteral,
+    /// A call's argument replaced by `None` or dropped, a `dict(k=…)` keyword renamed (Python).
+    ReplaceArgument,
+    /// An assigned value replaced by `None`, an augmented assignment made plain (Python).
+    ReplaceAssignment,
+    /// A method swapped for its mirror (`lower` ↔ `upper`, `find` ↔ `rfind`, `deepcopy` →
+    /// `copy`; Python).
+    SwapMethod,
+    /// A statement swapped: `break` → `return`, `continue` → `break` (Python).
+    ReplaceStatement,
+    /// A conditional expression's condition forced true or false (Python).
+    ForceCondition,
     /// Return early. The rules do not produce it (replacing the body covers it); a model-written
     /// mutant may be labelled with it.
     ReturnEarly,
@@ -53,6 +71,14 @@ impl Operator {
             Operator::ConstantMinusOne => "constant_minus_one",
             Operator::DeleteMatchArm => "delete_match_arm",
             Operator::MatchArmGuard => "match_arm_guard",
+            Operator::DeleteStructField => "delete_struct_field",
+            Operator::SwapUnary => "swap_unary",
+            Operator::ReplaceLiteral => "replace_literal",
+            Operator::ReplaceArgument => "replace_argument",
+            Operator::ReplaceAssignment => "replace_assignment",
+            Operator::SwapMethod => "swap_method",
+            Operator::ReplaceStatement => "replace_statement",
+            Operator::ForceCondition => "force_condition",
             Operator::ReturnEarly => "return_early",
             Operator::Rewrite => "rewrite",
         }
@@ -100,6 +126,11 @@ pub struct Mutant {
     pub switchable: bool,
     /// What the mutant does, for people: "replace `<` with `<=`".
     pub description: String,
+    /// The name cargo-mutants gives the same mutant (`src/date.rs:5:20: replace && with || in
+    /// is_leap_year`), when it makes it: results of the two tools join on it. `None` for
+    /// mutants only abex makes, model-written ones and Python's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peer_name: Option<String>,
 }
 
 impl Mutant {
@@ -165,6 +196,18 @@ pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     (before.matches('\n').count() + 1, before[line_start..].chars().count() + 1)
+}
+
+/// Widens a byte range to whole lines when nothing else shares them, so a deleted match arm or
+/// case leaves no blank line behind.
+pub(crate) fn whole_lines(text: &str, (start, end): (usize, usize)) -> (usize, usize) {
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i + 1);
+    if text[line_start..start].trim().is_empty() && text[end..line_end].trim().is_empty() {
+        (line_start, line_end)
+    } else {
+        (start, end)
+    }
 }
 
 #[cfg(test)]

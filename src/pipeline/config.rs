@@ -103,12 +103,30 @@ pub struct PythonOptions {
     pub root: PathBuf,
     /// The project's interpreter (`sys.executable`).
     pub python: PathBuf,
-    /// The outer pytest session's options that the inner runner passes on (`--ignore`, `-p`,
-    /// `-k`, `-W`, `-o`, …), paths relative to the root.
+    /// How the user's pytest session ran its tests.
+    pub session: PytestSession,
+}
+
+/// How the user's pytest session ran its tests (`pytest_abex.suite`), for the inner runner to
+/// run exactly the same tests the same way.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PytestSession {
+    /// The session's options the runner passes on (its effective command line, `addopts`
+    /// included, less what cannot run in the runner; its rootdir and ini file), paths relative
+    /// to the root.
     pub pytest_args: Vec<String>,
-    /// The files the outer session collected tests from (relative to the root); `None`: every
-    /// test file of the project.
+    /// What the session collected from (paths and node ids, relative to the root); empty: the
+    /// project's test files.
+    pub paths: Vec<String>,
+    /// The node ids of the tests the session ran, in its order; `None`: not known (every test
+    /// the paths collect).
+    pub node_ids: Option<Vec<String>>,
+    /// The files of the session's test items (any name), relative to the root; `None`: not
+    /// known (test files are found by name).
     pub test_files: Option<Vec<PathBuf>>,
+    /// The source files whose doctests the session ran.
+    pub doctest_files: Vec<PathBuf>,
 }
 
 /// The language section of a [`RunConfig`].
@@ -132,6 +150,9 @@ pub struct RunConfig {
     pub diff_file: Option<PathBuf>,
     /// The output folder (default `.abex/out` at the project root).
     pub out: Option<PathBuf>,
+    /// The setting that chooses the output folder, as an error's hint names it: `` `--out` ``
+    /// for `cargo abex`, `` `--abex-out` (or `out` in `[tool.abex]`) `` for pytest.
+    pub out_flag: String,
     /// Pair budget per target.
     pub pairs: usize,
     /// Wall-time budget for the whole run.
@@ -172,6 +193,7 @@ impl RunConfig {
             base: None,
             diff_file: None,
             out: None,
+            out_flag: "`--out`".into(),
             pairs: Defaults::PAIRS,
             time_budget: None,
             seed: Defaults::SEED,
@@ -198,13 +220,16 @@ impl RunConfig {
     /// model's settings are added by the spine, the language's by its front end).
     pub fn fingerprint(&self) -> String {
         format!(
-            "{}|{}|{:?}|{}|{}|{:?}",
+            "{}|{}|{:?}|{}|{}|{:?}|{}|{:?}",
             self.pairs,
             self.seed,
             self.call_timeout,
             self.mutate,
             self.witness_evals,
-            self.test_timeout
+            self.test_timeout,
+            self.memory_limit_mib,
+            // The budget shares exploration time among functions.
+            self.time_budget,
         )
     }
 }

@@ -21,6 +21,8 @@ pub enum ExitCode {
     Sigint = 130,
     /// Interrupted by SIGTERM; the report holds what was finished.
     Sigterm = 143,
+    /// Interrupted by SIGHUP; the report holds what was finished.
+    Sighup = 129,
 }
 
 impl ExitCode {
@@ -69,6 +71,9 @@ pub enum RunError {
     /// [`super::run`] never returns it: it ends with the report of what was finished.
     #[error("interrupted")]
     Interrupted,
+    /// The output folder could not be prepared (one that is not abex's is refused).
+    #[error(transparent)]
+    OutFolder(#[from] crate::out::OutError),
     /// Writing the output failed.
     #[error("failed to write `{path}`: {source}")]
     Output {
@@ -93,9 +98,12 @@ impl RunError {
             | RunError::UnknownFunction(_)
             | RunError::Llm(_) => ExitCode::Usage,
             RunError::Front(e) => e.exit_code(),
+            RunError::OutFolder(crate::out::OutError::Io { .. }) => ExitCode::Infrastructure,
+            RunError::OutFolder(_) => ExitCode::Usage,
             RunError::Exec { .. } | RunError::Output { .. } => ExitCode::Infrastructure,
             RunError::Interrupted => match crate::interrupt::requested() {
                 Some(i) if i.signal == crate::interrupt::SIGTERM => ExitCode::Sigterm,
+                Some(i) if i.signal == crate::interrupt::SIGHUP => ExitCode::Sighup,
                 _ => ExitCode::Sigint,
             },
         }

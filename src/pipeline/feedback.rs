@@ -29,6 +29,7 @@ fn merge(into: &mut MutationReport, more: MutationReport) {
     a.timeout += b.timeout;
     a.not_exercised += b.not_exercised;
     a.not_tested += b.not_tested;
+    a.not_reached += b.not_reached;
     into.mutants.extend(more.mutants);
     // Survivors first, as the phase orders them.
     into.mutants.sort_by_key(|m| m.status != MutantStatus::Survived);
@@ -57,6 +58,10 @@ pub(crate) fn rounds(
             let (Some(m), Some(session)) = (&reports[k].mutation, ctx.session.as_mut()) else {
                 continue;
             };
+            // A function the tests do not reach (or not known to) has no gap to look for.
+            if m.self_check_killed != Some(true) {
+                continue;
+            }
             let tests = ctx.front.subject(i, Vec::new()).tests;
             let feedback: Vec<String> = m
                 .mutants
@@ -91,6 +96,8 @@ pub(crate) fn rounds(
         };
         let sub_elites: Vec<Vec<Pair>> = which.iter().map(|&k| elites[k].clone()).collect();
         let cached = std::collections::BTreeMap::new();
+        // Only functions the first round's self-check showed the tests reach get here.
+        let reached = sub.targets.iter().map(|&i| (i, true)).collect();
         let results = survivors::analyse(
             ctx,
             lab,
@@ -98,6 +105,7 @@ pub(crate) fn rounds(
             &fresh,
             &sub_elites,
             &cached,
+            &reached,
             on_event,
             &mut |_| {},
         )?;

@@ -189,8 +189,10 @@ pub trait FrontEnd {
     fn function(&self, k: usize) -> &Target {
         &self.choice().functions[k]
     }
-    /// What besides the function, the run's settings and the model decides target `i`'s result
-    /// (the language's own settings, the tests that can reach it), for results-cache keys.
+    /// What besides the function, the run's settings and the model decides target `i`'s result,
+    /// for results-cache keys: the language's own settings, every file of the code and tests
+    /// behind it (its package or project, manifests and lock files), the toolchain or
+    /// interpreter, and the environment they read.
     fn cache_parts(&self, i: usize) -> Vec<Vec<u8>>;
     /// The text of target `i`'s file.
     fn file_text(&self, i: usize) -> &str;
@@ -260,6 +262,11 @@ pub trait Lab {
     fn test_count(&mut self) -> usize;
     /// The test tool and selection used for target `i`, in words, for the report.
     fn test_tool(&self, i: usize) -> String;
+    /// How many tests call target `i`, where the lab traces them (known once its mutants were
+    /// tested); `None` where it does not.
+    fn reached_by(&self, _i: usize) -> Option<usize> {
+        None
+    }
     /// Runs the tests of `mutants` (numbers of this unit), within the run's deadline. A mutant
     /// left untested (budget, interruption) is absent from the answer. `on_result` hears each
     /// mutant's final result as soon as it is known; after an interruption (see

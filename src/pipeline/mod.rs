@@ -12,6 +12,7 @@ mod event;
 mod exploration;
 mod feedback;
 mod front;
+mod reuse;
 mod run;
 mod saver;
 mod shard;
@@ -21,7 +22,8 @@ mod vehicles;
 
 pub use choose::{choose, Catalog};
 pub use config::{
-    Defaults, LanguageOptions, PythonOptions, RunConfig, RustOptions, Selection, TestScope,
+    Defaults, LanguageOptions, PytestSession, PythonOptions, RunConfig, RustOptions, Selection,
+    TestScope,
 };
 pub use error::{ExitCode, FrontError, RunError};
 pub use event::Event;

@@ -40,6 +40,25 @@ pub fn run(
     on_event: &mut dyn FnMut(Event<'_>),
 ) -> Result<(Report, PathBuf), RunError> {
     let started = Instant::now();
+    let within;
+    let cfg = match crate::safety::jobs_within(
+        cfg.jobs,
+        cfg.memory_limit(),
+        crate::safety::machine_memory(),
+    ) {
+        jobs if jobs < cfg.jobs => {
+            let message = format!(
+                "{} jobs at once with a memory limit of {} MiB each would ask for more than this \
+                 machine's memory: abex runs {jobs} at a time\nhint: a lower memory limit lets \
+                 more run at once",
+                cfg.jobs, cfg.memory_limit_mib
+            );
+            on_event(Event::Warning { message });
+            within = RunConfig { jobs, ..cfg.clone() };
+            &within
+        }
+        _ => cfg,
+    };
     let root = front.root();
     let targets = front.targets();
     on_event(Event::Targets { root, targets });
@@ -54,8 +73,7 @@ pub fn run(
         Err(r) => (None, Some(r)),
     };
     let path = cfg.out.clone().unwrap_or_else(|| root.join(".abex").join("out"));
-    let out =
-        OutDir::prepare(&path).map_err(|source| RunError::Output { path: path.clone(), source })?;
+    let out = OutDir::prepare(&path, &cfg.out_flag)?;
     let saver = Saver::start(out);
     let mut report = empty_report(cfg, front, session.is_some(), offline);
     saver.save_now(&report)?;
@@ -75,11 +93,18 @@ pub fn run(
         }
         snapshot.clear();
         let mut todo = Vec::new();
+        // Cached results with suggested tests: reported once their tests are checked again.
+        let mut reused = BTreeMap::new();
         for &i in &unit.targets {
             match cache.get(&keys[i]) {
                 Some(mut tr) => {
                     // Where the function is now (lines may have moved) comes from this run.
                     tr.target = targets[i].clone();
+                    if tr.mutation.as_ref().is_some_and(|m| !m.suggested_tests.is_empty()) {
+                        reused.insert(i, tr);
+                        todo.push(i);
+                        continue;
+                    }
                     if matches!(tr.target.drive, Drive::Supported | Drive::Via { .. }) {
                         ctx.clock.skip();
                     }
@@ -110,7 +135,7 @@ pub fn run(
                 saver.save(&report)
             }
         };
-        let resume = Resume { cache: &cache, keys: &keys };
+        let resume = Resume { cache: &cache, keys: &keys, reused: &reused };
         let done = run_unit(&mut ctx, &unit, &resume, on_event, &mut progress);
         if crate::interrupt::requested().is_some() {
             // What it gave after the interruption is no result; the snapshot is what it finished.
@@ -118,10 +143,8 @@ pub fn run(
         }
         for (&i, tr) in unit.targets.iter().zip(done?) {
             on_event(Event::Done { index: i, report: &tr });
-            // A target the deadline left unexplored is not a result to reuse.
-            if !(crate::interrupt::expired() && tr.exploration.is_none()) {
-                cache.put(&keys[i], &tr);
-            }
+            // What the deadline left unfinished is no result to reuse (`ResultCache::put`).
+            cache.put(&keys[i], &tr);
             results[i] = Some(tr);
         }
         snapshot.clear();
@@ -143,8 +166,17 @@ pub fn run(
             let reason = format!("interrupted by {}", i.name());
             unsearched(&mut report, &reason);
             report.interrupted = Some(Interrupted { signal: i.name(), reason });
+            report.unfinished = Some(report.unfinished_work());
         }
-        None => report.complete = true,
+        // Complete only when every function was explored, every mutant tested and every
+        // survivor searched: a run the time budget cut says so, with what it left.
+        None => match report.unfinished_work() {
+            left if left.is_empty() => report.complete = true,
+            left => {
+                report.exhausted = Some("time budget".into());
+                report.unfinished = Some(left);
+            }
+        },
     }
     let path = saver.path();
     saver.finish(&report)?;
@@ -179,6 +211,9 @@ struct Resume<'a> {
     cache: &'a ResultCache,
     /// The results-cache key of each target.
     keys: &'a [String],
+    /// The targets whose whole result is cached, with suggested tests to check again
+    /// (`super::reuse`) before it is reported.
+    reused: &'a BTreeMap<usize, TargetReport>,
 }
 
 impl Resume<'_> {
@@ -221,6 +256,8 @@ fn empty_report(
         },
         complete: false,
         interrupted: None,
+        exhausted: None,
+        unfinished: None,
         reused: Reused::default(),
         targets: Vec::new(),
         llm: offline,
@@ -229,10 +266,13 @@ fn empty_report(
 }
 
 /// The results-cache key of each target: the run's settings (the model's and the language's
-/// included), the tests that can reach it, and its name and source.
+/// included), every `ABEX_*` knob, what the front end says the result depends on (the code
+/// and tests behind the function, manifests, lock files, the toolchain or interpreter), and
+/// its name and source. abex's version is in every fingerprint.
 fn cache_keys(cfg: &RunConfig, front: &dyn FrontEnd, session: Option<&Session>) -> Vec<String> {
     let model = session.map(crate::llm::engine::settings_fingerprint);
-    let settings = format!("{}|{}|{model:?}", front.language(), cfg.fingerprint());
+    let knobs = crate::cache_key::env(|_| false);
+    let settings = format!("{}|{}|{model:?}|{knobs}", front.language(), cfg.fingerprint());
     front
         .targets()
         .iter()
@@ -248,14 +288,19 @@ fn cache_keys(cfg: &RunConfig, front: &dyn FrontEnd, session: Option<&Session>) 
         .collect()
 }
 
-/// Every mutant of `unit`'s targets, numbered from 1: rule-based, then model-written, per
-/// target; then one self-check per target.
+/// Every mutant of `unit`'s targets, numbered from 1: one self-check per target first (tested
+/// first, so that a run the budget cuts still knows which functions its tests reach), then
+/// rule-based and model-written mutants, per target.
 fn number_mutants(ctx: &mut Ctx<'_>, unit: &Unit) -> Vec<Numbered> {
     let mut all = Vec::new();
     if !ctx.cfg.mutate {
         return all;
     }
     let mut n = 1u32;
+    for &i in &unit.targets {
+        all.push(Numbered { n, target: i, mutant: ctx.front.self_check(i), self_check: true });
+        n += 1;
+    }
     for &i in &unit.targets {
         let mut mutants = ctx.front.rule_mutants(i);
         if let Some(s) = ctx.session.as_mut() {
@@ -266,10 +311,6 @@ fn number_mutants(ctx: &mut Ctx<'_>, unit: &Unit) -> Vec<Numbered> {
             all.push(Numbered { n, target: i, mutant, self_check: false });
             n += 1;
         }
-    }
-    for &i in &unit.targets {
-        all.push(Numbered { n, target: i, mutant: ctx.front.self_check(i), self_check: true });
-        n += 1;
     }
     all
 }
@@ -287,6 +328,38 @@ fn run_unit(
     on_event: &mut dyn FnMut(Event<'_>),
     progress: &mut Progress<'_>,
 ) -> Result<Vec<TargetReport>, RunError> {
+    // Cached results are reported once their suggested tests still kill their mutants (in a
+    // build of their own); the others are analysed with the rest.
+    let kept = match resume.reused.is_empty() {
+        true => BTreeMap::new(),
+        false => super::reuse::verify(ctx, unit, resume.reused, on_event)?,
+    };
+    interrupted()?;
+    ctx.reused.functions += kept.len();
+    for tr in kept.values() {
+        if matches!(tr.target.drive, Drive::Supported | Drive::Via { .. }) {
+            ctx.clock.skip();
+        }
+    }
+    let whole = unit;
+    let unit = &Unit {
+        name: whole.name.clone(),
+        targets: whole.targets.iter().copied().filter(|i| !kept.contains_key(i)).collect(),
+        vehicles: whole
+            .vehicles
+            .iter()
+            .copied()
+            .filter(|v| {
+                whole
+                    .targets
+                    .iter()
+                    .any(|&i| !kept.contains_key(&i) && ctx.front.vehicle(i) == Some(*v))
+            })
+            .collect(),
+    };
+    if unit.targets.is_empty() {
+        return Ok(whole.targets.iter().filter_map(|i| kept.get(i).cloned()).collect());
+    }
     let numbered = number_mutants(ctx, unit);
     let targets = ctx.front.targets();
     let callable = unit
@@ -320,7 +393,6 @@ fn run_unit(
         return Ok(out.collect());
     };
     on_event(Event::Built { package: &unit.name, time: built.elapsed() });
-
     let mut reports: Vec<TargetReport> = Vec::new();
     let mut elites: Vec<Vec<Pair>> = Vec::new();
     // The mutants' results an earlier run finished, by number.
@@ -374,7 +446,8 @@ fn run_unit(
                         None => {
                             let x = exploration::explore(ctx, lab.as_mut(), i, d, on_event)?;
                             interrupted()?;
-                            let x = crate::report::ExplorationReport::of(&x);
+                            let mut x = crate::report::ExplorationReport::of(&x);
+                            x.origins = crate::provenance::shares(&x.cells);
                             resume.cache.put_exploration(key, &x);
                             x
                         }
@@ -412,6 +485,7 @@ fn run_unit(
             &numbered,
             &elites,
             &cached,
+            &BTreeMap::new(),
             on_event,
             &mut heard,
         );
@@ -432,7 +506,10 @@ fn run_unit(
             feedback::rounds(ctx, lab.as_mut(), unit, &elites, &mut reports, next, on_event)?;
         }
     }
-    Ok(reports)
+    let mut analysed: BTreeMap<usize, TargetReport> =
+        unit.targets.iter().copied().zip(reports).collect();
+    let mut kept = kept;
+    Ok(whole.targets.iter().filter_map(|i| kept.remove(i).or_else(|| analysed.remove(i))).collect())
 }
 
 /// [`RunError::Interrupted`] once the run is interrupted: what the last step gave is no result.

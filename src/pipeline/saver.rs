@@ -185,7 +185,7 @@ mod tests {
     #[test]
     fn a_save_soon_after_another_is_written_within_the_interval() {
         let d = tempfile::tempdir().unwrap();
-        let saver = Saver::start(OutDir::prepare(&d.path().join("out")).unwrap());
+        let saver = Saver::start(OutDir::prepare(&d.path().join("out"), "--out").unwrap());
         saver.save(&report(1)).unwrap();
         assert_eq!(written(&saver.path()), 1);
         saver.save(&report(2)).unwrap();

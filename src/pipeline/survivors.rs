@@ -43,8 +43,14 @@ pub(crate) enum Heard<'h> {
 /// Tests `mutants` (of `unit`'s targets, self-checks included), proves the survivors and
 /// chooses the suggested tests; returns one report per target of `unit`, in its order.
 /// `elites[k]` is the explored archive of `unit.targets[k]` (empty when not explored);
-/// `cached` the results an earlier run finished (those mutants are not tested again). `heard`
-/// hears each result as it comes.
+/// `cached` the results an earlier run finished (those mutants are not tested again);
+/// `reached` whether the tests reach a target, where an earlier round's self-check said so
+/// (a round without self-checks). `heard` hears each result as it comes.
+///
+/// A survivor is a gap only when the tests ran against it and reach its function: the
+/// survivors of a function whose self-check survived are `not_reached` (untested, no witness
+/// is searched, no test suggested), and those of a function whose self-check did not run are
+/// not searched.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn analyse(
     ctx: &mut Ctx<'_>,
@@ -53,18 +59,12 @@ pub(crate) fn analyse(
     mutants: &[Numbered],
     elites: &[Vec<Pair>],
     cached: &BTreeMap<u32, Tested>,
+    reached: &BTreeMap<usize, bool>,
     on_event: &mut dyn FnMut(Event<'_>),
     heard: &mut dyn FnMut(Heard<'_>),
 ) -> Result<Vec<MutationReport>, RunError> {
     // What the reports need of the lab, known before its tests run (the final reports ask again).
-    let facts: Vec<Facts> = unit
-        .targets
-        .iter()
-        .map(|&i| Facts {
-            not_compiled: lab.uncallable(i).is_some_and(|u| u.not_compiled),
-            test_tool: lab.test_tool(i),
-        })
-        .collect();
+    let facts: Vec<Facts> = unit.targets.iter().map(|&i| Facts::of(lab, i)).collect();
     let todo: Vec<u32> = mutants.iter().map(|m| m.n).filter(|n| !cached.contains_key(n)).collect();
     let mut results = cached.clone();
     if !todo.is_empty() {
@@ -87,6 +87,8 @@ pub(crate) fn analyse(
     if crate::interrupt::requested().is_some() {
         return Err(RunError::Interrupted);
     }
+    let reach = reach_of(unit, mutants, &results, reached);
+    not_reached(mutants, &reach, &mut results);
     let survived = |m: &&Numbered| {
         !m.self_check && results.get(&m.n).is_some_and(|r| r.status == MutantStatus::Survived)
     };
@@ -97,6 +99,16 @@ pub(crate) fn analyse(
     for (k, &i) in unit.targets.iter().enumerate() {
         let mine: Vec<&Numbered> =
             mutants.iter().filter(|m| m.target == i).filter(survived).collect();
+        if !reach.contains_key(&i) {
+            // Whether the tests reach the function is not known: no survivor of it is a gap.
+            let because = "the function's self-check (its body replaced by a raise or a panic) did not run or did not build, so whether the tests reach it is not known";
+            for m in &mine {
+                let why = witness::Unwitnessed::NotSearched { because: because.into() };
+                proven[k].searches.insert(m.n, (Some(why), 0));
+            }
+            proven[k].settled = true;
+            continue;
+        }
         proven[k] = prove(ctx, lab, i, &elites[k], &mine, &mut taken)?;
         proven[k].settled = true;
         if crate::interrupt::requested().is_some() {
@@ -147,10 +159,7 @@ pub(crate) fn analyse(
     let mut reports = Vec::new();
     for (k, &i) in unit.targets.iter().enumerate() {
         let mine: Vec<&Numbered> = mutants.iter().filter(|m| m.target == i).collect();
-        let facts = Facts {
-            not_compiled: lab.uncallable(i).is_some_and(|u| u.not_compiled),
-            test_tool: lab.test_tool(i),
-        };
+        let facts = Facts::of(lab, i);
         let entry = Entry {
             facts: &facts,
             results: &results,
@@ -172,6 +181,7 @@ pub(crate) fn untested(ctx: &Ctx<'_>, unit: &Unit, mutants: &[Numbered]) -> Vec<
         .map(|_| Facts {
             not_compiled: false,
             test_tool: "none: the time budget ran out before the build".into(),
+            reached_by: None,
         })
         .collect();
     let none = vec![Proven::default(); unit.targets.len()];
@@ -303,11 +313,12 @@ fn prove(
         let through =
             if d == i { String::new() } else { format!(" through `{}`", front.function(d).name) };
         let why = format!(
-            "abex: pins `{}`{through} on {} (the tests missed: {}, line {})",
+            "abex: pins `{}`{through} on {} (the tests missed: {}, line {}){}",
             target.name,
-            stringify_input(&w.input),
+            escape_untypable(&stringify_input(&w.input)),
             m.mutant.description.replace('\n', " "),
-            m.mutant.line
+            m.mutant.line,
+            untypable_note(&w.input),
         );
         // A test another survivor's witness already wrote (the same call, the same outcome)
         // is checked once: it kills both or neither.
@@ -431,6 +442,60 @@ struct Facts {
     not_compiled: bool,
     /// The test tool and selection, in words.
     test_tool: String,
+    /// How many tests call it, where the lab traces them.
+    reached_by: Option<usize>,
+}
+
+impl Facts {
+    fn of(lab: &dyn Lab, i: usize) -> Facts {
+        Facts {
+            not_compiled: lab.uncallable(i).is_some_and(|u| u.not_compiled),
+            test_tool: lab.test_tool(i),
+            reached_by: lab.reached_by(i),
+        }
+    }
+}
+
+/// Whether the tests reach each target of `unit`: its self-check was killed (absent: its
+/// self-check has no result, and no earlier round said). `reached` holds what earlier rounds
+/// found.
+fn reach_of(
+    unit: &Unit,
+    mutants: &[Numbered],
+    results: &BTreeMap<u32, Tested>,
+    reached: &BTreeMap<usize, bool>,
+) -> BTreeMap<usize, bool> {
+    let mut out = BTreeMap::new();
+    for &i in &unit.targets {
+        let own = mutants
+            .iter()
+            .filter(|m| m.target == i && m.self_check)
+            .find_map(|m| results.get(&m.n))
+            .and_then(|r| r.status.reach_shown());
+        if let Some(r) = own.or_else(|| reached.get(&i).copied()) {
+            out.insert(i, r);
+        }
+    }
+    out
+}
+
+/// The survivors of a function no test reaches become `not_reached`: the tests did not judge
+/// them.
+fn not_reached(
+    mutants: &[Numbered],
+    reach: &BTreeMap<usize, bool>,
+    results: &mut BTreeMap<u32, Tested>,
+) {
+    for m in mutants {
+        if reach.get(&m.target) != Some(&false) {
+            continue;
+        }
+        if let Some(r) = results.get_mut(&m.n) {
+            if r.status == MutantStatus::Survived {
+                r.status = MutantStatus::NotReached;
+            }
+        }
+    }
 }
 
 /// What the mutation report of one target is made of.
@@ -466,7 +531,7 @@ impl Entry<'_> {
             if m.self_check {
                 // Unknown when it was not tested (budget) or the function is not compiled.
                 self_check_killed =
-                    r.filter(|_| !not_compiled).map(|r| r.status != MutantStatus::Survived);
+                    r.filter(|_| !not_compiled).and_then(|r| r.status.reach_shown());
                 continue;
             }
             counts.total += 1;
@@ -483,6 +548,7 @@ impl Entry<'_> {
                 origin: mu.origin,
                 operator: mu.operator,
                 description: mu.description.clone(),
+                peer_name: mu.peer_name.clone(),
                 file: target.file.clone(),
                 line: mu.line,
                 column: mu.column,
@@ -544,6 +610,7 @@ impl Entry<'_> {
             .collect();
         MutationReport {
             self_check_killed,
+            reached_by: self.facts.reached_by,
             test_tool: self.facts.test_tool.clone(),
             counts,
             mutants: entries,
@@ -551,6 +618,38 @@ impl Entry<'_> {
             suggested_tests,
         }
     }
+}
+
+/// `text` with the characters a person would not type written as escapes (`\u{10ffff}`), so that
+/// a suggested test's comment holds none of them.
+fn escape_untypable(text: &str) -> String {
+    text.chars()
+        .map(
+            |c| {
+                if witness::typable(c) {
+                    c.to_string()
+                } else {
+                    format!("\\u{{{:x}}}", u32::from(c))
+                }
+            },
+        )
+        .collect()
+}
+
+/// Why a shrunk witness still holds characters a person would not type: nothing simpler tells
+/// the mutant apart (`; the input holds U+0000, a character people do not type: no simpler
+/// input tells them apart`); empty when it holds none.
+fn untypable_note(input: &crate::value::Args) -> String {
+    let odd = witness::untypable(input);
+    if odd.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = odd.iter().map(|c| format!("U+{:04X}", u32::from(*c))).collect();
+    let what = if odd.len() == 1 { "a character" } else { "characters" };
+    format!(
+        "; the input holds {}, {what} people do not type: no simpler input tells them apart",
+        names.join(", ")
+    )
 }
 
 #[cfg(test)]

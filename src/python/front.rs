@@ -24,9 +24,56 @@ use crate::witness::Hints;
 pub struct PythonFront {
     sel: Selected,
     choice: Choice,
-    /// A fingerprint of every test file of the project.
-    tests_fp: String,
+    /// A fingerprint of what every function's result depends on: the project's code, data and
+    /// configuration ([`python_input`]), the tests the session ran and how it selected them
+    /// ([`selection::fingerprint`]), and the environment the interpreter reads.
+    project_fp: String,
+    /// The interpreter's version and installed distributions, asked once when a key needs it.
+    interpreter: std::sync::OnceLock<String>,
 }
+
+/// Whether the project file `rel` can change a result: Python code (tests and `conftest.py`
+/// included), the data files of a package (a folder with an `__init__.py`), and the
+/// configuration and lock files of the project and of pytest. A log or an output file the
+/// project's folder happens to hold does not count.
+fn python_input(root: &std::path::Path, rel: &std::path::Path) -> bool {
+    const CONFIG: [&str; 9] = [
+        "pyproject.toml",
+        "setup.py",
+        "setup.cfg",
+        "tox.ini",
+        "pytest.ini",
+        "Pipfile",
+        "Pipfile.lock",
+        ".python-version",
+        "MANIFEST.in",
+    ];
+    let name = rel.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+    let package_data = rel.parent().is_some_and(|d| root.join(d).join("__init__.py").is_file());
+    rel.extension().is_some_and(|e| e == "py" || e == "pyi" || e == "lock")
+        || CONFIG.contains(&name.as_ref())
+        || (name.starts_with("requirements") && name.ends_with(".txt"))
+        || package_data
+}
+
+/// The environment variables the interpreter and pytest read that can change a result
+/// (`PYTEST_CURRENT_TEST` and the like change with every test, and change nothing).
+const PYTHON_ENV: [&str; 9] = [
+    "PYTHONPATH",
+    "PYTHONHASHSEED",
+    "PYTHONWARNINGS",
+    "PYTHONUTF8",
+    "PYTHONIOENCODING",
+    "PYTHONSAFEPATH",
+    "PYTEST_ADDOPTS",
+    "PYTEST_PLUGINS",
+    "PYTEST_DISABLE_PLUGIN_AUTOLOAD",
+];
+
+/// Prints the interpreter's version and every installed distribution with its version.
+const DESCRIBE_INTERPRETER: &str = "import sys, importlib.metadata as m\n\
+print(sys.version)\n\
+print(sorted(f\"{d.metadata['Name']}=={d.version}\" for d in m.distributions()))";
 
 impl PythonFront {
     /// Reads the project of `cfg`'s Python section and chooses its targets.
@@ -35,18 +82,22 @@ impl PythonFront {
             return Err(RunError::UnknownFunction("not a Python run".into()));
         };
         let root = opts.root.canonicalize().unwrap_or_else(|_| opts.root.clone());
-        let mut project =
-            Project::load(&root).map_err(|e| RunError::front(PythonError::from(e)))?;
-        project.keep_collected(opts.test_files.as_deref());
+        let session = &opts.session;
+        let mut project = Project::load(&root, session.test_files.as_deref())
+            .map_err(|e| RunError::front(PythonError::from(e)))?;
+        project.keep_collected(session.test_files.as_deref(), &session.doctest_files);
         let (chosen, choice) = crate::pipeline::choose(&project, cfg, &root, "python")?;
-        let tests_fp = selection::fingerprint(&project);
-        let sel = Selected {
-            project,
-            chosen,
-            python: opts.python.clone(),
-            pytest_args: opts.pytest_args.clone(),
-        };
-        Ok(PythonFront { sel, choice, tests_fp })
+        let skip: Vec<PathBuf> =
+            super::project::SKIP_DIRS.iter().map(|d| project.root.join(d)).collect();
+        let files = crate::cache_key::tree(&project.root, &[project.root.clone()], &skip, |f| {
+            python_input(&project.root, f)
+        });
+        let tests = selection::fingerprint(&project, session);
+        let env = crate::cache_key::env(|k| PYTHON_ENV.contains(&k));
+        let project_fp = crate::cache::key(&[files.as_bytes(), tests.as_bytes(), env.as_bytes()]);
+        let sel =
+            Selected { project, chosen, python: opts.python.clone(), session: session.clone() };
+        Ok(PythonFront { sel, choice, project_fp, interpreter: std::sync::OnceLock::new() })
     }
 }
 
@@ -69,11 +120,15 @@ impl FrontEnd for PythonFront {
 
     fn cache_parts(&self, i: usize) -> Vec<Vec<u8>> {
         let pf = &self.sel.project.files[self.sel.chosen[i].file];
+        let interpreter = self.interpreter.get_or_init(|| {
+            let root = &self.sel.project.root;
+            crate::cache_key::output(&self.sel.python, &["-c", DESCRIBE_INTERPRETER], root)
+        });
         vec![
             self.sel.python.display().to_string().into_bytes(),
-            self.tests_fp.clone().into_bytes(),
+            interpreter.clone().into_bytes(),
+            self.project_fp.clone().into_bytes(),
             pf.module.clone().into_bytes(),
-            self.sel.pytest_args.join("\0").into_bytes(),
         ]
     }
 
@@ -99,7 +154,10 @@ impl FrontEnd for PythonFront {
         name: &str,
         examples: &[String],
     ) -> Result<String, String> {
-        super::model_check::vet_test(&self.choice.targets[i].source, written, name, examples)
+        let test =
+            super::model_check::vet_test(&self.choice.targets[i].source, written, name, examples)?;
+        super::cpython::same_reading(&self.sel.python, &test)?;
+        Ok(test)
     }
 
     fn hints(&self, i: usize, m: &Mutant) -> Hints {
@@ -128,7 +186,8 @@ impl FrontEnd for PythonFront {
         count: usize,
         earlier: &str,
     ) -> Vec<Mutant> {
-        model::mutants(session, &self.sel.project, &self.sel.chosen[i], count, earlier)
+        let (project, c) = (&self.sel.project, &self.sel.chosen[i]);
+        model::mutants(session, project, c, &self.sel.python, count, earlier)
     }
 
     fn exec_hint(&self) -> Option<String> {

@@ -64,6 +64,8 @@ pub struct PythonLab<'a> {
     /// Test files that do not collect in the runner (left out), with the error; and whether
     /// the user was told.
     dropped: BTreeMap<String, (String, bool)>,
+    /// The session's tests the runner did not collect; and whether the user was told.
+    missing: Option<(Vec<String>, bool)>,
     /// The targets the worker could not load (by worker id), once it greeted.
     unloaded: RefCell<Option<BTreeMap<usize, String>>>,
     /// Per target, its parameters as the tests' arguments typed them (`None`: nothing learnt).
@@ -93,6 +95,25 @@ fn tested(r: &RunResult) -> Tested {
     .filter(|f| !f.is_empty())
     .cloned();
     Tested { status, killed_by, failure, time: Duration::from_secs_f64(r.time.max(0.0)) }
+}
+
+/// Records every mutant of `mine` (its self-check included) as not reached: no test of the
+/// session calls the function, so none judges them.
+fn not_reached(
+    mine: &[&Numbered],
+    results: &mut BTreeMap<u32, Tested>,
+    on_result: &mut dyn FnMut(u32, &Tested),
+) {
+    for m in mine {
+        let t = Tested {
+            status: MutantStatus::NotReached,
+            killed_by: None,
+            failure: None,
+            time: Duration::ZERO,
+        };
+        on_result(m.n, &t);
+        results.insert(m.n, t);
+    }
 }
 
 fn write(path: &Path, text: &str) -> Result<(), PythonError> {
@@ -142,13 +163,15 @@ impl<'a> PythonLab<'a> {
                 Traced { module: pf.module.clone(), qualname: f.qualname.clone(), seeds, role }
             })
             .collect();
-        let pytest_args = front.pytest_args.clone();
-        let place = RunnerPlace { python, scratch, sys_path, traced, pytest_args };
+        let pytest_args = front.session.pytest_args.clone();
+        let node_ids = front.session.node_ids.clone();
+        let place = RunnerPlace { python, scratch, sys_path, traced, pytest_args, node_ids };
         // The mutation phase's test runners start (collection, traced baseline) while the
         // functions are explored.
         let warming = cfg.mutate.then(|| {
-            let suite = selection::suite(project);
-            let sets: Vec<Vec<PathBuf>> = if suite.is_empty() { Vec::new() } else { vec![suite] };
+            let suite = selection::suite(front);
+            let none = suite.is_empty() || selection::ran_none(front);
+            let sets: Vec<Vec<PathBuf>> = if none { Vec::new() } else { vec![suite] };
             selection::warm(place.clone(), work.path().join("warm"), sets)
         });
         Ok(PythonLab {
@@ -165,6 +188,7 @@ impl<'a> PythonLab<'a> {
             reach: BTreeMap::new(),
             witnesses: None,
             dropped: BTreeMap::new(),
+            missing: None,
             unloaded: RefCell::new(None),
             learnt: BTreeMap::new(),
             flaky: Flaky::default(),
@@ -259,10 +283,14 @@ impl<'a> PythonLab<'a> {
         Ok((runner, kept))
     }
 
-    /// Remembers the test files `runner` left out because they do not collect.
+    /// Remembers the test files `runner` left out because they do not collect, and the
+    /// session's tests it did not collect.
     fn note_dropped(&mut self, runner: &Runner) {
         for (file, error) in &runner.dropped {
             self.dropped.entry(file.clone()).or_insert_with(|| (error.clone(), false));
+        }
+        if self.missing.is_none() && !runner.missing.is_empty() {
+            self.missing = Some((runner.missing.clone(), false));
         }
     }
 
@@ -279,21 +307,12 @@ impl<'a> PythonLab<'a> {
         let c = &front.chosen[i];
         let pf = &front.project.files[c.file];
         let f = &pf.fns[c.func];
-        let files = selection::suite(&front.project);
+        let files = selection::suite(front);
         let mut timeout = self.cfg.test_timeout.unwrap_or(Duration::from_secs(5));
-        if files.is_empty() {
-            // The project has no test: every mutant survives.
-            for m in mine {
-                let t = Tested {
-                    status: MutantStatus::Survived,
-                    killed_by: None,
-                    failure: None,
-                    time: Duration::ZERO,
-                };
-                on_result(m.n, &t);
-                results.insert(m.n, t);
-            }
-            self.reach.insert(i, Reach { files, reached: None, timeout });
+        if files.is_empty() || selection::ran_none(front) {
+            // The session ran no test: no mutant is judged by one.
+            not_reached(mine, results, on_result);
+            self.reach.insert(i, Reach { files, reached: Some(0), timeout });
             return Ok(());
         }
         let spec = self.work.path().join(format!("runner-{}.json", c.file * 10_000 + c.func));
@@ -313,6 +332,13 @@ impl<'a> PythonLab<'a> {
         }
         if self.cfg.test_timeout.is_none() {
             timeout = Defaults::test_timeout(Duration::from_secs_f64(base.time));
+        }
+        if reached == Some(0) {
+            // No test of the session calls it: running them would judge nothing.
+            not_reached(mine, results, on_result);
+            self.runners.push((files.clone(), runner));
+            self.reach.insert(i, Reach { files, reached, timeout });
+            return Ok(());
         }
         for m in mine.iter().filter(|m| m.self_check) {
             let patch = self.patch(i, &m.mutant);
@@ -429,7 +455,7 @@ impl<'a> PythonLab<'a> {
         let kept = self.runners.iter().position(|(t, _)| *t == tests);
         let mut runner = match kept {
             Some(k) => self.runners.swap_remove(k).1,
-            None => self.place.start(&spec, &files)?,
+            None => self.place.start_files(&spec, &files)?,
         };
         let node = |name: &str| format!("{}::{name}", file.display());
         let base = runner.run_files(None, timeout, &files)?;
@@ -531,31 +557,39 @@ impl Lab for PythonLab<'_> {
     }
 
     fn test_count(&mut self) -> usize {
-        self.front.project.tests.len()
+        let p = &self.front.project;
+        let files = p.tests.iter().filter(|t| t.file_name().is_some_and(|n| n != "conftest.py"));
+        files.count() + p.doctests.len()
+    }
+
+    fn reached_by(&self, i: usize) -> Option<usize> {
+        self.reach.get(&i).and_then(|r| r.reached)
     }
 
     fn test_tool(&self, i: usize) -> String {
         let Some(r) = self.reach.get(&i) else {
-            return "pytest in a forked runner: the project has no test file".to_string();
+            return "pytest in a forked runner: the tests of the session".to_string();
         };
+        if r.files.is_empty() || selection::ran_none(self.front) {
+            return "pytest in a forked runner: the session ran no test".to_string();
+        }
         let mut files =
             r.files.iter().map(|t| t.display().to_string()).collect::<Vec<_>>().join(", ");
-        let left_out: Vec<&str> = r
-            .files
-            .iter()
-            .filter_map(|f| self.dropped.get_key_value(&f.display().to_string()))
-            .map(|(f, _)| f.as_str())
-            .collect();
+        let left_out: Vec<&str> = self.dropped.keys().map(String::as_str).collect();
         if !left_out.is_empty() {
             files.push_str(&format!(
                 " (left out, as they do not collect in abex's runner: {})",
                 left_out.join(", ")
             ));
         }
+        let of = match &self.front.session.node_ids {
+            Some(ids) => format!("the session's {} tests (collected from {files})", ids.len()),
+            None => files,
+        };
         match r.reached {
-            None => "pytest in a forked runner: the project has no test file".to_string(),
+            None => format!("pytest in a forked runner: {of}"),
             Some(n) => format!(
-                "pytest in a forked runner: {n} tests that call the function (per-test call tracing) of {files}"
+                "pytest in a forked runner: {n} tests that call the function (per-test call tracing) of {of}"
             ),
         }
     }
@@ -707,6 +741,22 @@ impl Lab for PythonLab<'_> {
 
     fn warnings(&mut self) -> Vec<String> {
         let mut out = self.flaky.warnings();
+        if let Some((ids, said)) = &mut self.missing {
+            // Those of a file that does not collect have a warning of their own, below.
+            let dropped = &self.dropped;
+            ids.retain(|id| !dropped.contains_key(id.split("::").next().unwrap_or(id)));
+            if !*said && !ids.is_empty() {
+                *said = true;
+                let shown: Vec<&str> = ids.iter().take(5).map(String::as_str).collect();
+                let more = ids.len().saturating_sub(shown.len());
+                let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+                out.push(format!(
+                    "abex's test runner did not collect {} of the tests this session ran, so they judge no mutant: {}{more}\nhint: run `pytest` with the same options in `.abex/scratch/python` (the copy abex runs the tests in) to see why",
+                    ids.len(),
+                    shown.join(", ")
+                ));
+            }
+        }
         for (file, (error, said)) in &mut self.dropped {
             if !*said {
                 *said = true;

@@ -1,10 +1,11 @@
 //! The model engine in a Python run: a Python function as the agents see it ([`subject`]), and
 //! the Mutator's test-aware mutants of it ([`mutants`]), validated by
-//! [`super::model_check::validate_python`] before anything runs. A valid mutant replaces
+//! [`super::model_check::validate_python`] and read the same by the project's interpreter
+//! ([`super::cpython::same_reading`]) before anything runs. A valid mutant replaces
 //! the whole definition, indented like the original, and runs through the same phase as the
 //! rule-based ones (`origin: model`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::project::{Chosen, Project};
 use super::{selection, source};
@@ -72,7 +73,13 @@ fn indent_from_second_line(def: &str, indent: &str) -> String {
 
 /// The validated replacement of the definition at `span` of `text` by the model's `candidate`:
 /// the new definition indented like the original (its first line takes the original's place).
-fn replacement(text: &str, span: (usize, usize), candidate: &str) -> Result<String, String> {
+/// With `python`, the project's interpreter must read the definition as the checks did.
+fn replacement(
+    text: &str,
+    span: (usize, usize),
+    candidate: &str,
+    python: Option<&Path>,
+) -> Result<String, String> {
     let (s, e) = span;
     let line_start = text[..s].rfind('\n').map_or(0, |i| i + 1);
     let indent = &text[line_start..s];
@@ -81,15 +88,20 @@ fn replacement(text: &str, span: (usize, usize), candidate: &str) -> Result<Stri
     }
     // The original as written, with its first line's indentation, so that it parses alone.
     let def = super::model_check::validate_python(&text[line_start..e], candidate)?;
+    if let Some(python) = python {
+        super::cpython::same_reading(python, &def)?;
+    }
     Ok(indent_from_second_line(&def, indent))
 }
 
 /// Up to `count` model-written mutants of `c` (fewer when answers are refused or the session
 /// stops), with `earlier` feedback on a previous round; each replaces the function's definition.
+/// `python` is the project's interpreter, which checks each one's reading.
 pub fn mutants(
     session: &mut Session,
     project: &Project,
     c: &Chosen,
+    python: &Path,
     count: usize,
     earlier: &str,
 ) -> Vec<Mutant> {
@@ -99,7 +111,7 @@ pub fn mutants(
     let pf = &project.files[c.file];
     let (s, e) = pf.fns[c.func].byte_span;
     let subject = subject(project, c, Vec::new());
-    let validate = |candidate: &str| replacement(&pf.text, (s, e), candidate);
+    let validate = |candidate: &str| replacement(&pf.text, (s, e), candidate, Some(python));
     let (line, column) = line_column(&pf.text, s);
     let rel: PathBuf = pf.rel.clone();
     crate::llm::mutants::generate(session, &subject, count, earlier, &validate)
@@ -126,6 +138,7 @@ pub fn mutants(
                 replacement,
                 switchable: true,
                 description: format!("model: {}", w.description.trim()),
+                peer_name: None,
             }
         })
         .collect()
@@ -135,13 +148,14 @@ pub fn mutants(
 mod tests {
     use super::{indent_from_second_line, replacement};
     use crate::python::source::functions;
+    use std::path::Path;
 
     #[test]
     fn a_mutated_method_replaces_the_original_inside_its_class() {
         let text = "class Shop:\n    def price(self, n: int) -> int:\n        return n * 2\n\n    def other(self):\n        return 1\n";
         let f = functions(text).into_iter().find(|f| f.name == "price").unwrap();
         let candidate = "def price(self, n: int) -> int:\n    return n * 3\n";
-        let new = replacement(text, f.byte_span, candidate).unwrap();
+        let new = replacement(text, f.byte_span, candidate, None).unwrap();
         let mutated = format!("{}{new}{}", &text[..f.byte_span.0], &text[f.byte_span.1..]);
         assert_eq!(mutated, text.replace("n * 2", "n * 3"));
         let fns = functions(&mutated);
@@ -150,7 +164,10 @@ mod tests {
             ["Shop.price", "Shop.other"]
         );
         let forbidden = "def price(self, n: int) -> int:\n    import os\n    return n\n";
-        assert!(replacement(text, f.byte_span, forbidden).unwrap_err().contains("an import"));
+        assert!(replacement(text, f.byte_span, forbidden, None).unwrap_err().contains("an import"));
+        // The project's interpreter reads an accepted one the same way.
+        let python = Some(Path::new("python3"));
+        assert!(replacement(text, f.byte_span, candidate, python).is_ok());
     }
 
     #[test]

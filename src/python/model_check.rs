@@ -95,6 +95,7 @@ pub fn validate_python(original: &str, candidate: &str) -> Result<String, String
         }
         None => candidate.to_string(),
     };
+    crate::allowlist::check_line_ends(&candidate)?;
     let o = one_def(original).map_err(|e| format!("the original: {e}"))?;
     let c = one_def(&candidate)?;
     if c.name != o.name {
@@ -124,7 +125,9 @@ pub fn vet_test(
     name: &str,
     examples: &[String],
 ) -> Result<String, String> {
-    let d = one_def(crate::llm::tester::code_of(written))?;
+    let code = crate::llm::tester::code_of(written);
+    crate::allowlist::check_line_ends(code)?;
+    let d = one_def(code)?;
     if squash(&d.parameters) != "()" {
         return Err("a test function takes no parameters".into());
     }
@@ -204,6 +207,7 @@ mod tests {
             ("def test_x():\n    import os\n    os.system('touch /tmp/x')\n", "import"),
             ("def test_x(tmp_path):\n    pass\n", "parameters"),
             ("def test_x(:\n", "parse"),
+            ("def test_x():\n    x = 1  # note\r    import os\n", "carriage return"),
         ] {
             let e = super::vet_test(ORIGINAL, bad, "test_n", &example).unwrap_err();
             assert!(e.contains(said), "{bad}: {e}");

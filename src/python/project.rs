@@ -43,7 +43,9 @@ pub struct Project {
     pub root: PathBuf,
     /// The source files, tests excluded.
     pub files: Vec<PyFile>,
-    /// The test files (`test_*.py`, `*_test.py`), relative to the root.
+    /// The test files, relative to the root: those of the session's test items (any name:
+    /// `tests/testparse.py` passed on the command line), else those named `test_*.py` or
+    /// `*_test.py`; and `conftest.py` files.
     pub tests: Vec<PathBuf>,
     /// Source files whose doctests the user's pytest runs (`--doctest-modules`).
     pub doctests: Vec<PathBuf>,
@@ -98,8 +100,12 @@ impl Project {
         })
     }
 
-    /// Reads the project at `root`.
-    pub fn load(root: &Path) -> Result<Project, crate::scratch::ScratchError> {
+    /// Reads the project at `root`; `session_tests` are the files of the user's session's test
+    /// items (`None`: not known), test files whatever their names, never sources.
+    pub fn load(
+        root: &Path,
+        session_tests: Option<&[PathBuf]>,
+    ) -> Result<Project, crate::scratch::ScratchError> {
         let skip: Vec<PathBuf> = SKIP_DIRS.iter().map(|d| root.join(d)).collect();
         let mut files = Vec::new();
         let mut tests = Vec::new();
@@ -108,7 +114,7 @@ impl Project {
             if rel.extension().is_none_or(|e| e != "py") {
                 continue;
             }
-            if is_test_file(&rel) {
+            if is_test_file(&rel) || session_tests.is_some_and(|t| t.contains(&rel)) {
                 tests.push(rel);
                 continue;
             }
@@ -129,16 +135,16 @@ impl Project {
         Ok(Project { root: root.to_path_buf(), files, tests, doctests: Vec::new(), index })
     }
 
-    /// Keeps the tests the user's pytest collected: `collected` lists the files it collected
-    /// tests from (`None`: unknown, every test file stays). A source file among them holds
-    /// doctests.
-    pub fn keep_collected(&mut self, collected: Option<&[PathBuf]>) {
-        let Some(collected) = collected else { return };
-        self.tests.retain(|t| collected.contains(t) || t.ends_with("conftest.py"));
+    /// Keeps the tests the user's session ran: `tests` lists the files of its test items
+    /// (`None`: unknown, every test file stays), `doctests` the source files whose doctests it
+    /// ran.
+    pub fn keep_collected(&mut self, tests: Option<&[PathBuf]>, doctests: &[PathBuf]) {
+        let Some(tests) = tests else { return };
+        self.tests.retain(|t| tests.contains(t) || t.ends_with("conftest.py"));
         self.doctests = self
             .files
             .iter()
-            .filter(|f| collected.contains(&f.rel) && f.text.contains(">>>"))
+            .filter(|f| doctests.contains(&f.rel))
             .map(|f| f.rel.clone())
             .collect();
     }
@@ -279,8 +285,8 @@ pub struct Selected {
     pub chosen: Vec<Chosen>,
     /// The project's interpreter.
     pub python: PathBuf,
-    /// The outer pytest session's options the inner runner passes on.
-    pub pytest_args: Vec<String>,
+    /// How the user's pytest session ran its tests.
+    pub session: crate::pipeline::PytestSession,
 }
 
 #[cfg(test)]
@@ -307,7 +313,7 @@ mod tests {
         let (m, root) = module_of(d.path(), Path::new("src/shop/__init__.py"));
         assert_eq!((m.as_str(), root.as_path()), ("shop", Path::new("src")));
         assert_eq!(module_of(d.path(), Path::new("tool.py")).0, "tool");
-        let p = Project::load(d.path()).unwrap();
+        let p = Project::load(d.path(), None).unwrap();
         assert_eq!(p.tests, vec![PathBuf::from("tests/test_price.py")]);
         let hits = p.named("src/shop/cart/price.py::total", d.path()).unwrap();
         assert_eq!(hits[0].target.qualified_name, "shop.cart.price.total");

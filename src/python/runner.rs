@@ -2,7 +2,7 @@
 //! collected the tests once and runs them against one mutant per request, each in a fork (see
 //! the runner's own documentation for the protocol).
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
@@ -11,6 +11,10 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::exec::worker::MARKER;
+
+/// Longest answer line read from a runner: its failure texts are cut at a few KB each, but the
+/// tests that reach each function of a large suite take room.
+const MAX_LINE: usize = 64 << 20;
 
 /// A mutant as the Python side applies it: the function's new code is compiled from `source`,
 /// the mutated function alone (compiling the whole file for every mutant would cost more than
@@ -127,6 +131,18 @@ pub enum RunnerError {
     Broken(String),
 }
 
+/// Where a runner runs and how its pytest starts.
+pub struct Spot<'a> {
+    /// Its working folder: the scratch copy of the project.
+    pub cwd: &'a Path,
+    /// Where its spec is written.
+    pub spec_file: &'a Path,
+    /// The import roots inside the copy.
+    pub sys_path: &'a [PathBuf],
+    /// The user's session's options it passes to its pytest.
+    pub pytest_args: &'a [String],
+}
+
 /// A running `pytest_abex.runner`.
 pub struct Runner {
     child: Child,
@@ -138,23 +154,26 @@ pub struct Runner {
     pub collected: usize,
     /// Test files that failed to collect in it, left out: (file, error).
     pub dropped: Vec<(String, String)>,
+    /// The session's node ids it did not collect.
+    pub missing: Vec<String>,
     /// Its traced baseline, once run.
     pub traced: Option<RunResult>,
 }
 
 impl Runner {
     /// Starts `python -m pytest_abex.runner SPEC` (the run's interpreter, under its memory limit,
-    /// secrets scrubbed) in `cwd` with `tests` and the import roots.
+    /// secrets scrubbed) at `spot`, collecting `tests` (paths and node ids) and keeping the
+    /// items of `node_ids` (all of them when `None`).
     pub fn start(
         python: &Interpreter,
-        cwd: &Path,
-        spec_file: &Path,
+        spot: &Spot<'_>,
         tests: &[PathBuf],
-        sys_path: &[PathBuf],
-        pytest_args: &[String],
+        node_ids: Option<&[String]>,
     ) -> Result<Runner, RunnerError> {
+        let (cwd, spec_file) = (spot.cwd, spot.spec_file);
         let spec = serde_json::json!({
-            "tests": tests, "sys_path": sys_path, "pytest_args": pytest_args
+            "tests": tests, "sys_path": spot.sys_path, "pytest_args": spot.pytest_args,
+            "node_ids": node_ids,
         });
         std::fs::write(spec_file, spec.to_string()).map_err(|e| {
             RunnerError::Broken(format!("cannot write `{}`: {e}", spec_file.display()))
@@ -165,10 +184,13 @@ impl Runner {
             .current_dir(cwd)
             .env("PYTHONDONTWRITEBYTECODE", "1")
             .env("ABEX_INNER", "1")
+            // Its options are in the spec, the session's `PYTEST_ADDOPTS` among them.
+            .env_remove("PYTEST_ADDOPTS")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
-        crate::safety::scrub_env(&mut cmd);
+        // The session's own environment, as the user's tests ran in it, minus secrets.
+        crate::safety::drop_secrets(&mut cmd);
         if let Some(bytes) = python.memory_limit {
             crate::safety::limit_memory(&mut cmd, bytes);
         }
@@ -180,10 +202,12 @@ impl Runner {
         let stdout = child.stdout.take().ok_or_else(|| RunnerError::Broken("no stdout".into()))?;
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if let Some(at) = line.rfind(MARKER) {
-                    if tx.send(line[at + MARKER.len()..].to_string()).is_err() {
+            // The runner writes its answers alone on this pipe (its stdout goes to /dev/null
+            // inside), each line prefixed; a line past the cap is cut, and reads as broken.
+            for line in crate::bounded::Lines::new(stdout, MAX_LINE) {
+                let line = line.into_text();
+                if let Some(answer) = line.strip_prefix(MARKER) {
+                    if tx.send(answer.to_string()).is_err() {
                         break;
                     }
                 }
@@ -196,6 +220,7 @@ impl Runner {
             lines: rx,
             collected: 0,
             dropped: Vec::new(),
+            missing: Vec::new(),
             traced: None,
         };
         let hello = r.next(Duration::from_secs(300))?;
@@ -210,6 +235,11 @@ impl Runner {
             .get("dropped")
             .and_then(|d| d.as_array())
             .map(|d| d.iter().map(|d| (text(d, "file"), text(d, "error"))).collect())
+            .unwrap_or_default();
+        r.missing = v
+            .get("missing")
+            .and_then(|d| d.as_array())
+            .map(|d| d.iter().filter_map(|id| id.as_str().map(String::from)).collect())
             .unwrap_or_default();
         Ok(r)
     }

@@ -1,13 +1,13 @@
 //! Which of a Python project's tests a run uses (all of them for mutants, those that name a
-//! function to show the model), a fingerprint of its tests for the results cache, and runners
-//! started ahead of time.
+//! function to show the model), and runners started ahead of time.
 
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use super::project::{Project, PyFile};
+use super::project::{Project, PyFile, Selected};
 use super::runner::{Interpreter, Runner};
+use crate::pipeline::PytestSession;
 
 /// Longest a runner's traced baseline may take.
 pub const BASELINE_LIMIT: Duration = Duration::from_secs(600);
@@ -33,12 +33,17 @@ pub fn reaching(project: &Project, pf: &PyFile, qualname: &str) -> Vec<PathBuf> 
         .collect()
 }
 
-/// The test files a mutant's tests come from: every test file of the project (conftest files
-/// aside). The runner's traced baseline then picks, per function, the tests that call it, so a
+/// What a mutant's tests are collected from: what the user's session collected from (its
+/// paths and node ids; the runner then keeps exactly the session's node ids), else every test
+/// file of the project (conftest files aside) and the source files whose doctests the session
+/// runs. The runner's traced baseline then picks, per function, the tests that call it, so a
 /// function called only through others still meets every test that reaches it; selecting files
 /// by name would miss those, and report as survivors mutants that the suite does kill.
-/// Source files whose doctests the user's pytest runs are test files too.
-pub fn suite(project: &Project) -> Vec<PathBuf> {
+pub fn suite(sel: &Selected) -> Vec<PathBuf> {
+    if !sel.session.paths.is_empty() {
+        return sel.session.paths.iter().map(PathBuf::from).collect();
+    }
+    let project = &sel.project;
     project
         .tests
         .iter()
@@ -48,16 +53,28 @@ pub fn suite(project: &Project) -> Vec<PathBuf> {
         .collect()
 }
 
-/// A fingerprint of every test file of the project (names and contents).
-pub fn fingerprint(project: &Project) -> String {
+/// Whether the user's session ran no test at all (known: its node ids are given and empty).
+pub fn ran_none(sel: &Selected) -> bool {
+    sel.session.node_ids.as_ref().is_some_and(Vec::is_empty)
+}
+
+/// A fingerprint of the tests the session ran, for the results cache: every test file's name
+/// and contents (doctests' files included), and the session's selection (node ids, paths and
+/// options), so that a run under another `-k` does not reuse results computed under this one.
+pub fn fingerprint(project: &Project, session: &PytestSession) -> String {
     let mut tests: Vec<u8> = Vec::new();
-    for t in &project.tests {
+    for t in project.tests.iter().chain(&project.doctests) {
         tests.extend_from_slice(t.display().to_string().as_bytes());
         tests.push(0);
         tests.extend(std::fs::read(project.root.join(t)).unwrap_or_default());
         tests.push(0);
     }
-    crate::cache::key(&[&tests])
+    let selection = serde_json::json!({
+        "node_ids": session.node_ids,
+        "paths": session.paths,
+        "pytest_args": session.pytest_args,
+    });
+    crate::cache::key(&[&tests, selection.to_string().as_bytes()])
 }
 
 /// What starting a runner needs, owned, so that runners can start on another thread.
@@ -73,16 +90,37 @@ pub struct RunnerPlace {
     pub traced: Vec<super::runner::Traced>,
     /// The outer session's options the runner passes on.
     pub pytest_args: Vec<String>,
+    /// The node ids the session ran (`None`: not known).
+    pub node_ids: Option<Vec<String>>,
 }
 
 impl RunnerPlace {
-    /// Starts a runner of `tests`, its spec written to `spec`.
+    /// Starts a runner of the session's tests, collected from `tests` (what [`suite`] gives),
+    /// its spec written to `spec`: it keeps exactly the session's node ids.
     pub fn start(
         &self,
         spec: &Path,
         tests: &[PathBuf],
     ) -> Result<Runner, super::runner::RunnerError> {
-        Runner::start(&self.python, &self.scratch, spec, tests, &self.sys_path, &self.pytest_args)
+        Runner::start(&self.python, &self.spot(spec), tests, self.node_ids.as_deref())
+    }
+
+    /// Starts a runner of `files` alone (abex's suggested tests), its spec written to `spec`.
+    pub fn start_files(
+        &self,
+        spec: &Path,
+        files: &[PathBuf],
+    ) -> Result<Runner, super::runner::RunnerError> {
+        Runner::start(&self.python, &self.spot(spec), files, None)
+    }
+
+    fn spot<'a>(&'a self, spec: &'a Path) -> super::runner::Spot<'a> {
+        super::runner::Spot {
+            cwd: &self.scratch,
+            spec_file: spec,
+            sys_path: &self.sys_path,
+            pytest_args: &self.pytest_args,
+        }
     }
 }
 

@@ -161,7 +161,14 @@ fn read_fn(
     let body = def.child_by_field_name("body");
     let body_span =
         body.map_or((def.end_byte(), def.end_byte()), |b| (b.start_byte(), b.end_byte()));
-    let sig_end = body.map_or(def.end_byte(), |b| b.start_byte());
+    // The signature ends at the definition's own `:`: a comment between it and the first
+    // statement belongs to neither.
+    let colon = {
+        let mut c = def.walk();
+        let end = def.children(&mut c).filter(|n| n.kind() == ":").map(|n| n.end_byte()).last();
+        end
+    };
+    let sig_end = colon.or(body.map(|b| b.start_byte())).unwrap_or(def.end_byte());
     let signature = String::from_utf8_lossy(&src[def.start_byte()..sig_end]).trim().to_string();
     let is_async = {
         let mut c = def.walk();
@@ -255,6 +262,7 @@ def scale(xs: list[float], *, factor: float = 2.0) -> list[float]:
     return [x * factor for x in xs]
 
 def anything(a, b: "Optional[str]" = None, *rest, **kw):
+    # A comment before the first statement is no part of the signature.
     return a
 
 @functools.lru_cache
@@ -319,6 +327,11 @@ class Needs:
         assert_eq!(clamp.params.len(), 3);
         assert!(clamp.unsupported.is_none());
         assert_eq!(&SRC[clamp.body_span.0..clamp.body_span.0 + 3], "\"\"\"");
+        let anything = by_name(&fns, "anything");
+        assert_eq!(
+            anything.signature,
+            "def anything(a, b: \"Optional[str]\" = None, *rest, **kw):"
+        );
         let scale = by_name(&fns, "scale");
         assert_eq!(scale.params.len(), 2, "keyword-only parameters are passed by name");
         assert_eq!(scale.passes[1], Pass::Kw);

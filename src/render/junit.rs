@@ -2,7 +2,7 @@
 //! per function; a failing test case per gap (a survivor with a witness), and a passing one for
 //! a function with none. A survivor without a witness is never a failure: the survivors without
 //! one are skipped cases, one per reason (see `leftovers`), and so are the mutants whose tests
-//! never ran (one case). The file and line of a gap open its
+//! never ran (one case) and a function no test reaches (one case for the function, never a pass). The file and line of a gap open its
 //! failure's text (`src/lib.rs:6:8`), where test-report actions look for them: the `file`
 //! attribute is not in the JUnit schema that common reporters validate against.
 
@@ -93,7 +93,21 @@ pub fn render(report: &Report) -> Result<Vec<u8>, junit_report::Error> {
             .build();
             cases.push(case);
         }
-        if gaps == 0 {
+        // A function no test reaches: one skipped case for the function, not a pass.
+        if let Some(note) = super::reach::note(t) {
+            let case = TestCaseBuilder::skipped_with_cause(
+                &clean(&format!(
+                    "{} ({} mutants untested)",
+                    super::reach::TITLE,
+                    m.counts.not_reached
+                )),
+                "NotReached",
+                &clean(&note),
+            )
+            .set_classname(&name)
+            .build();
+            cases.push(case);
+        } else if gaps == 0 {
             let tested = m.counts.tested();
             let case = TestCaseBuilder::success(
                 &format!("no gap ({tested} mutants tested, {} killed)", m.counts.killed),

@@ -103,6 +103,7 @@ mod tests {
         let far = Unwitnessed::NeverReached { missed_guards: 1, branch_distance: Some(1.0) };
         let m = MutationReport {
             self_check_killed: Some(true),
+            reached_by: None,
             test_tool: String::new(),
             counts: MutantCounts::default(),
             mutants: vec![

@@ -10,14 +10,19 @@
 //! - `stryker`: `mutation-report.json` in the mutation-testing-report-schema;
 //! - `html`: `report.html`, boundary maps, QD-score charts and the mutants in their source;
 //! - `sarif`: `abex.sarif`, SARIF 2.1.0 for code scanning;
-//! - `annotations`: GitHub Actions `::warning` lines, one per gap.
+//! - `annotations`: GitHub Actions `::warning` lines, one per gap;
+//! - `reach`: the note every surface gives a function no test reaches.
+//! - `inert`: how every surface shows the report's text as data (code spans, safe fences,
+//!   escaped markup and control characters).
 
 pub mod annotations;
 pub mod html;
+pub mod inert;
 pub mod junit;
 pub mod leftovers;
 pub mod markdown;
 pub mod progress;
+pub mod reach;
 pub mod sarif;
 pub mod stryker;
 pub mod text;

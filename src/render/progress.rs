@@ -72,7 +72,8 @@ pub fn line(e: &Event<'_>, language: &str) -> Option<Line> {
         }
         Event::Progress { .. } | Event::Done { .. } => return None,
     };
-    Some(Line { verb, text, warning })
+    // Names, paths and messages come from the project: their control characters written out.
+    Some(Line { verb, text: super::inert::escape_controls(&text, false), warning })
 }
 
 #[cfg(test)]
@@ -88,7 +89,8 @@ mod tests {
         let b = Event::Built { package: "demo", time: Duration::from_millis(1500) };
         assert_eq!(line(&b, "python").unwrap().text, "project for `demo` in 1.5 s");
         assert!(line(&Event::Proving { package: "demo", survivors: 0 }, "rust").is_none());
-        let w = line(&Event::Warning { message: "x\nhint: y".into() }, "rust").unwrap();
+        let w = line(&Event::Warning { message: "x\nhint: y\x1b[2J".into() }, "rust").unwrap();
         assert!(w.warning && w.verb == "warning:");
+        assert_eq!(w.text, "x\nhint: y\\u{1b}[2J");
     }
 }

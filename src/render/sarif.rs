@@ -10,11 +10,16 @@
 //! - `partialFingerprints.abexGap/v1`: the gap's fingerprint (no line numbers, the one review
 //!   comments carry), so code scanning tracks a gap across pushes.
 //!
+//!
+//! A function no test reaches is one result of its own (rule `abex/not-reached`, level `note`,
+//! at the function's first line, `partialFingerprints.abexNotReached/v1`), never a result per
+//! mutant: its mutants are untested, not gaps.
+//!
 //! GitHub keeps at most 25,000 results per run; more are cut, which the run's properties say.
 
 use serde_json::{json, Value as Json};
 
-use crate::report::{Gap, Report};
+use crate::report::{Gap, Report, Unreached};
 use crate::value::stringify_input;
 
 /// File name of the SARIF log in the output folder.
@@ -26,6 +31,12 @@ pub const MAX_RESULTS: usize = 25_000;
 /// The key of abex's fingerprint in `partialFingerprints`.
 pub const FINGERPRINT_KEY: &str = "abexGap/v1";
 
+/// The key of a function-not-reached note's fingerprint in `partialFingerprints`.
+pub const NOT_REACHED_KEY: &str = "abexNotReached/v1";
+
+/// The rule of the notes on functions no test reaches.
+const NOT_REACHED_RULE: &str = "abex/not-reached";
+
 /// The base id of every location: the repository root.
 const SRCROOT: &str = "%SRCROOT%";
 
@@ -35,8 +46,8 @@ pub fn render(report: &Report) -> Json {
     let mut operators: Vec<&'static str> = gaps.iter().map(|g| g.mutant.operator.name()).collect();
     operators.sort_unstable();
     operators.dedup();
-    let rules: Vec<Json> = operators.iter().map(|op| rule(op)).collect();
-    let results: Vec<Json> = gaps
+    let mut rules: Vec<Json> = operators.iter().map(|op| rule(op)).collect();
+    let mut results: Vec<Json> = gaps
         .iter()
         .take(MAX_RESULTS)
         .map(|g| {
@@ -44,6 +55,13 @@ pub fn render(report: &Report) -> Json {
             result(report, g, index)
         })
         .collect();
+    let unreached = report.unreached(report.safe_prefix());
+    if !unreached.is_empty() {
+        rules.push(not_reached_rule());
+        let index = rules.len() - 1;
+        let room = MAX_RESULTS.saturating_sub(results.len());
+        results.extend(unreached.iter().take(room).map(|u| not_reached(u, index)));
+    }
     json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -62,7 +80,8 @@ pub fn render(report: &Report) -> Json {
             "properties": {
                 "complete": report.complete,
                 "gaps": gaps.len(),
-                "cut": gaps.len().saturating_sub(MAX_RESULTS),
+                "not_reached": unreached.len(),
+                "cut": (gaps.len() + unreached.len()).saturating_sub(MAX_RESULTS),
             },
         }],
     })
@@ -88,6 +107,43 @@ fn rule(operator: &str) -> Json {
         },
         "defaultConfiguration": {"level": "warning"},
         "properties": {"tags": ["tests", "mutation-testing"]},
+    })
+}
+
+/// The rule of the notes on functions no test reaches.
+fn not_reached_rule() -> Json {
+    json!({
+        "id": NOT_REACHED_RULE,
+        "name": "NotReached",
+        "shortDescription": {"text": "Function not reached by any test"},
+        "fullDescription": {"text":
+            "No test fails when the function's body is replaced by a raise or a panic: the tests \
+             do not reach it, so its mutants were not judged by any test (untested, not gaps)."
+        },
+        "help": {"text": "Add a test that calls the function and checks what it returns."},
+        "defaultConfiguration": {"level": "note"},
+        "properties": {"tags": ["tests", "mutation-testing"]},
+    })
+}
+
+/// One function no test reaches as a result, at its first line.
+fn not_reached(u: &Unreached<'_>, rule_index: usize) -> Json {
+    let t = &u.target.target;
+    let text = crate::render::reach::note(u.target).unwrap_or_default();
+    json!({
+        "ruleId": NOT_REACHED_RULE,
+        "ruleIndex": rule_index,
+        "level": "note",
+        "message": {"text": text},
+        "locations": [{
+            "physicalLocation": {
+                "artifactLocation": {"uri": uri_path(&u.path), "uriBaseId": SRCROOT},
+                "region": {"startLine": t.span.start_line.max(1)},
+            },
+            "logicalLocations": [{"fullyQualifiedName": t.qualified_name, "kind": "function"}],
+        }],
+        "partialFingerprints": {NOT_REACHED_KEY: u.fingerprint},
+        "properties": {"untested": u.untested},
     })
 }
 

@@ -22,6 +22,7 @@
 //! | `unviable`      | `CompileError` | does not build                                       |
 //! | `not_exercised` | `Ignored`      | not compiled under the current features              |
 //! | `not_tested`    | `Ignored`      | not tested: the run stopped first (its reason)       |
+//! | `not_reached`   | `NoCoverage`   | no test reaches its function                         |
 //!
 //! `Ignored` keeps the last two out of the viewer's mutation score, as they should be: no test
 //! was run against them. Columns are counted in UTF-16 code units, as the viewer (JavaScript)
@@ -181,6 +182,7 @@ fn status_and_reason(m: &MutantReport, stopped: &str) -> (&'static str, Option<S
         MutantStatus::NotTested => {
             ("Ignored", Some(format!("not tested: the run stopped first ({stopped})")))
         }
+        MutantStatus::NotReached => ("NoCoverage", Some("no test reaches its function".into())),
     }
 }
 
@@ -270,6 +272,7 @@ pub fn clamp(x: i32, lo: i32, hi: i32) -> i32 {
     ) -> MutantReport {
         MutantReport {
             id: id.into(),
+            peer_name: None,
             origin: Origin::Rules,
             operator,
             description: format!("replace `{original}`"),
@@ -310,6 +313,7 @@ pub fn clamp(x: i32, lo: i32, hi: i32) -> i32 {
             exploration: None,
             mutation: Some(MutationReport {
                 self_check_killed: Some(true),
+                reached_by: None,
                 test_tool: "cargo test".into(),
                 counts: MutantCounts::default(),
                 mutants,
@@ -339,6 +343,8 @@ pub fn clamp(x: i32, lo: i32, hi: i32) -> i32 {
             },
             complete: true,
             interrupted: None,
+            exhausted: None,
+            unfinished: None,
             reused: Default::default(),
             targets,
             llm: None,

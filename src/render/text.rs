@@ -8,6 +8,9 @@
 //! is done and the [`totals`] at the end; `pytest --abex` in its terminal summary, through
 //! `_core.render_text`. [`render`] is the whole of it: every block, then the totals. The text is
 //! returned, never printed; colour is ANSI escapes, on only when the front end asks for it.
+//! Everything taken from the report has its control characters written out
+//! ([`super::inert::terminal`]): a value the project's code returned cannot move the cursor,
+//! set the clipboard (OSC 52) or overwrite a line.
 
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -84,14 +87,17 @@ pub fn target(t: &TargetReport, opts: &TextOptions) -> String {
     let _ = writeln!(
         out,
         "\n{}  {}",
-        opts.paint(Style::Bold, &target.qualified_name),
+        opts.paint(Style::Bold, &truncate(&target.qualified_name, 200)),
         opts.paint(
             Style::Dim,
-            &format!(
-                "{}:{}-{}",
-                target.file.display(),
-                target.span.start_line,
-                target.span.end_line
+            &truncate(
+                &format!(
+                    "{}:{}-{}",
+                    target.file.display(),
+                    target.span.start_line,
+                    target.span.end_line
+                ),
+                200
             )
         )
     );
@@ -99,8 +105,9 @@ pub fn target(t: &TargetReport, opts: &TextOptions) -> String {
     if let Drive::Via { caller, reason } = &target.drive {
         let _ = writeln!(
             out,
-            "  {} `{caller}`, which calls it (abex cannot call it itself: {})",
+            "  {} `{}`, which calls it (abex cannot call it itself: {})",
             opts.paint(Style::Notice, "driven through"),
+            truncate(caller, 200),
             truncate(reason, 160)
         );
     }
@@ -118,7 +125,7 @@ pub fn target(t: &TargetReport, opts: &TextOptions) -> String {
         }
     }
     if let Some(m) = &t.mutation {
-        mutation(&mut out, m, &target.language, opts);
+        mutation(&mut out, t, m, opts);
     }
     out
 }
@@ -141,8 +148,16 @@ pub fn totals(report: &Report, opts: &TextOptions) -> String {
         n.gaps,
         plural(n.gaps, "gap", "gaps"),
     );
+    if n.unreached > 0 {
+        let _ = write!(
+            out,
+            ", {} {} not reached by any test",
+            n.unreached,
+            plural(n.unreached, "function", "functions")
+        );
+    }
     if let Some(path) = &opts.report_path {
-        let _ = write!(out, " · report: {}", path.display());
+        let _ = write!(out, " · report: {}", truncate(&path.display().to_string(), 500));
     }
     out.push('\n');
     if let Some(llm) = &report.llm {
@@ -150,10 +165,11 @@ pub fn totals(report: &Report, opts: &TextOptions) -> String {
         if llm.mutants_refused > 0 {
             let _ = write!(line, "; {} model mutants refused unrun", llm.mutants_refused);
         }
-        let _ = writeln!(out, "{abex} {line}");
+        let _ = writeln!(out, "{abex} {}", truncate(&line, 2_000));
     }
     if !report.origins.is_empty() {
-        let _ = writeln!(out, "{abex} by origin: {}", crate::provenance::describe(&report.origins));
+        let origins = crate::provenance::describe(report);
+        let _ = writeln!(out, "{abex} {}", truncate(&origins, 2_000));
     }
     let r = &report.reused;
     if !r.is_empty() {
@@ -175,6 +191,13 @@ pub fn totals(report: &Report, opts: &TextOptions) -> String {
             "{warning} {}: the report holds what was finished; run again to resume",
             i.reason
         );
+    } else if let (Some(what), Some(left)) = (&report.exhausted, &report.unfinished) {
+        let _ = writeln!(
+            out,
+            "{warning} the {what} ran out: {}; the report is partial and the run not complete \
+             (a larger budget finishes it, reusing what was done)",
+            left.describe()
+        );
     } else if !report.complete {
         let _ = writeln!(out, "{warning} the run did not finish: the report is partial");
     }
@@ -187,17 +210,29 @@ pub fn totals(report: &Report, opts: &TextOptions) -> String {
     out
 }
 
+/// A boundary's program derivative for people: two decimals, and `≥1e6` from a million on (two
+/// floats a few ULPs apart give 1e14 and more, a figure that says only "adjacent inputs").
+fn pd_text(pd: f64) -> String {
+    if pd < 1e6 {
+        format!("{pd:.2}")
+    } else {
+        "≥1e6".to_string()
+    }
+}
+
 fn exploration(out: &mut String, x: &ExplorationReport, opts: &TextOptions) {
     let _ = writeln!(
         out,
-        "  {} pairs, {} calls in {:.2} s · QD-score {} · {} boundaries in {} cells",
+        "  {} pairs, {} calls in {:.2} s · {} boundaries in {} cells",
         x.pairs_evaluated,
         x.evaluations,
         x.time_ms as f64 / 1000.0,
-        crate::provenance::qd_text(x.qd_score),
         x.bc_count,
         x.cells_total
     );
+    if let Some(shares) = crate::provenance::describe_function(x) {
+        let _ = writeln!(out, "  {shares}");
+    }
     for group in [Group::VE, Group::VV, Group::EE] {
         let cells: Vec<&Cell> = x.boundaries().filter(|c| c.group == Some(group)).collect();
         if cells.is_empty() {
@@ -216,8 +251,8 @@ fn exploration(out: &mut String, x: &ExplorationReport, opts: &TextOptions) {
         for c in distinct.iter().take(opts.show) {
             let _ = writeln!(
                 out,
-                "    PD {:<5.2} {} → {}",
-                c.pd,
+                "    PD {:<5} {} → {}",
+                pd_text(c.pd),
                 truncate(&c.strings.inputs[0], 40),
                 truncate(&c.strings.outputs[0], 60)
             );
@@ -241,24 +276,20 @@ fn exploration(out: &mut String, x: &ExplorationReport, opts: &TextOptions) {
     }
 }
 
-fn mutation(out: &mut String, m: &MutationReport, language: &str, opts: &TextOptions) {
+fn mutation(out: &mut String, t: &TargetReport, m: &MutationReport, opts: &TextOptions) {
     let _ = writeln!(out, "  {} {}", opts.paint(Style::Bold, "mutants"), m.counts.describe());
-    let warning = opts.paint(Style::Warning, "warning:");
-    if m.self_check_killed == Some(false) {
-        let fails = if language == "python" { "raises" } else { "panics" };
-        let _ = writeln!(
-            out,
-            "  {warning} no test fails when this function {fails}: the tests do not reach it"
-        );
+    if let Some(why) = super::reach::why(t) {
+        // One line for the function: its survivors are untested, not gaps.
+        let title = opts.paint(Style::Warning, &format!("{}:", super::reach::TITLE));
+        let _ = writeln!(out, "  {title} {why}; its mutants are untested, not gaps");
     }
     for x in m.mutants.iter().filter(|x| x.status == MutantStatus::Survived) {
         let Some(w) = &x.witness else { continue };
         let _ = writeln!(
             out,
-            "  {} {}:{}  {}  {}",
+            "  {} {}  {}  {}",
             opts.paint(Style::Gap, "GAP"),
-            x.file.display(),
-            x.line,
+            truncate(&format!("{}:{}", x.file.display(), x.line), 200),
             truncate(&x.description, 90),
             opts.paint(Style::Dim, &format!("({})", x.id))
         );
@@ -288,7 +319,7 @@ fn mutation(out: &mut String, m: &MutationReport, language: &str, opts: &TextOpt
             truncate(&b.outputs[0], 30),
             truncate(&b.inputs[1], 30),
             truncate(&b.outputs[1], 30),
-            b.mutants.join(", ")
+            truncate(&b.mutants.join(", "), 200)
         );
     }
     for s in &m.suggested_tests {
@@ -297,7 +328,7 @@ fn mutation(out: &mut String, m: &MutationReport, language: &str, opts: &TextOpt
             out,
             "  {} (kills {}{by})",
             opts.paint(Style::Good, "suggested test"),
-            s.kills.join(", ")
+            truncate(&s.kills.join(", "), 200)
         );
         code_block(out, &s.code);
     }
@@ -319,7 +350,8 @@ fn leftovers(out: &mut String, m: &MutationReport, opts: &TextOptions) {
         if g.mutants.len() > LEFTOVERS_SHOWN {
             items.push(format!("{} more", g.mutants.len() - LEFTOVERS_SHOWN));
         }
-        let _ = writeln!(out, "    {}: {}", truncate(&g.reason, 110), items.join(", "));
+        let _ =
+            writeln!(out, "    {}: {}", truncate(&g.reason, 110), truncate(&items.join(", "), 400));
     }
 }
 
@@ -329,6 +361,7 @@ const LEFTOVERS_SHOWN: usize = 4;
 /// `code` indented by four spaces, its common indentation removed (a Rust test comes indented
 /// for a `mod tests`); blank lines stay empty.
 fn code_block(out: &mut String, code: &str) {
+    let code = super::inert::escape_controls(code, false);
     let indent = |l: &str| l.len() - l.trim_start().len();
     let common = code.lines().filter(|l| !l.trim().is_empty()).map(indent).min().unwrap_or(0);
     for line in code.lines() {
@@ -358,14 +391,9 @@ fn boundary_key(c: &Cell) -> String {
     key((0, 1)).min(key((1, 0)))
 }
 
-/// `s` on one line, cut to `max` characters.
+/// `s` on one line, its control characters written out, cut to `max` characters.
 fn truncate(s: &str, max: usize) -> String {
-    let s = s.replace('\n', "\\n");
-    if s.chars().count() <= max {
-        s
-    } else {
-        format!("{}…", s.chars().take(max - 1).collect::<String>())
-    }
+    super::inert::terminal(s, max)
 }
 
 #[cfg(test)]
@@ -407,5 +435,13 @@ mod tests {
     fn long_texts_are_cut_to_one_line() {
         assert_eq!(truncate("a\nb", 10), "a\\nb");
         assert_eq!(truncate("abcdef", 4), "abc…");
+    }
+
+    #[test]
+    fn control_characters_from_the_report_are_written_out() {
+        let mut out = String::new();
+        code_block(&mut out, "fn t() {\n    let s = \"\x1b]52;c;eA==\x07\r\";\n}\n");
+        assert!(!out.contains('\x1b') && !out.contains('\r'), "{out:?}");
+        assert!(out.contains("\\u{1b}]52;c;eA==\\u{7}\\u{d}"), "{out}");
     }
 }

@@ -26,8 +26,10 @@ use crate::witness::Hints;
 pub struct RustFront {
     sel: Selected,
     choice: Choice,
-    /// The tests fingerprint per crate target, computed once.
-    tests_fps: RefCell<BTreeMap<usize, String>>,
+    /// The fingerprint of the code behind each crate target, computed once.
+    package_fps: RefCell<BTreeMap<usize, String>>,
+    /// The fingerprint of what every function depends on, computed once.
+    workspace_fp: std::sync::OnceLock<String>,
 }
 
 impl RustFront {
@@ -44,41 +46,63 @@ impl RustFront {
         Ok(RustFront {
             sel: Selected { ws, chosen, test_scope: opts.test_scope },
             choice,
-            tests_fps: RefCell::new(BTreeMap::new()),
+            package_fps: RefCell::new(BTreeMap::new()),
+            workspace_fp: std::sync::OnceLock::new(),
         })
     }
 
-    /// A fingerprint of the test code that runs against crate target `k`'s functions: its
-    /// `#[cfg(test)]` code and the integration tests (`tests/`) of the test packages.
-    fn tests_fingerprint(&self, k: usize) -> String {
-        if let Some(fp) = self.tests_fps.borrow().get(&k) {
+    /// A fingerprint of the code behind crate target `k`'s functions: every file of the
+    /// packages whose tests run against them and of the workspace packages those depend on
+    /// (sources, tests, `build.rs`, manifests, `.cargo/mutants.toml`).
+    fn packages_fingerprint(&self, k: usize) -> String {
+        if let Some(fp) = self.package_fps.borrow().get(&k) {
             return fp.clone();
         }
-        let ct = &self.sel.ws.crates[k];
-        let mut parts: Vec<Vec<u8>> =
-            ct.sources.test_code.iter().map(|s| s.as_bytes().to_vec()).collect();
-        for p in self.sel.test_packages(&ct.package) {
-            let Some(dir) = self
-                .sel
-                .ws
-                .crates
-                .iter()
-                .find(|c| c.package == p)
-                .map(|c| c.package_dir.join("tests"))
-            else {
-                continue;
-            };
-            let mut files: Vec<PathBuf> = crate::scratch::list_files(&dir, &[]).unwrap_or_default();
-            files.sort();
-            for f in files {
-                parts.push(f.display().to_string().into_bytes());
-                parts.push(std::fs::read(dir.join(&f)).unwrap_or_default());
-            }
-        }
-        let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
-        let fp = crate::cache::key(&refs);
-        self.tests_fps.borrow_mut().insert(k, fp.clone());
+        let ws = &self.sel.ws;
+        let package = &ws.crates[k].package;
+        let dirs: Vec<PathBuf> = self
+            .sel
+            .packages_behind(package)
+            .iter()
+            .filter_map(|p| ws.member_dirs.get(p).cloned())
+            .collect();
+        let fp = crate::cache_key::tree(&ws.root, &dirs, &[], |_| true);
+        self.package_fps.borrow_mut().insert(k, fp.clone());
         fp
+    }
+
+    /// What every function of the workspace depends on: the lock file and the workspace
+    /// manifest, cargo's configuration (`.cargo/config.toml` in the root, its parents and
+    /// `CARGO_HOME`), the toolchain (`rustc -vV` in the root, where `rust-toolchain.toml`
+    /// applies) and the environment cargo and rustc read.
+    fn workspace_fingerprint(&self) -> &str {
+        self.workspace_fp.get_or_init(|| {
+            let root = &self.sel.ws.root;
+            let mut files: Vec<PathBuf> =
+                ["Cargo.lock", "Cargo.toml", "rust-toolchain", "rust-toolchain.toml"]
+                    .iter()
+                    .map(|f| root.join(f))
+                    .collect();
+            let home = std::env::var_os("CARGO_HOME")
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+            let configs = root.ancestors().map(|a| a.join(".cargo")).chain(home);
+            for dir in configs {
+                files.extend([dir.join("config.toml"), dir.join("config")]);
+            }
+            let rustc =
+                std::env::var_os("RUSTC").map_or_else(|| PathBuf::from("rustc"), PathBuf::from);
+            let toolchain = crate::cache_key::output(&rustc, &["-vV"], root);
+            let env = crate::cache_key::env(|k| {
+                ["RUSTFLAGS", "RUSTDOCFLAGS", "RUSTC", "RUSTC_WRAPPER", "RUSTUP_TOOLCHAIN"]
+                    .contains(&k)
+                    || ["CARGO_BUILD_", "CARGO_PROFILE_", "CARGO_ENCODED_"]
+                        .iter()
+                        .any(|p| k.starts_with(p))
+            });
+            let files = crate::cache_key::files(&files);
+            crate::cache::key(&[files.as_bytes(), toolchain.as_bytes(), env.as_bytes()])
+        })
     }
 }
 
@@ -109,7 +133,11 @@ impl FrontEnd for RustFront {
 
     fn cache_parts(&self, i: usize) -> Vec<Vec<u8>> {
         let scope = format!("{:?} {:?}", self.sel.test_scope, self.sel.ws.cargo_flags);
-        vec![scope.into_bytes(), self.tests_fingerprint(self.sel.chosen[i].krate).into_bytes()]
+        vec![
+            scope.into_bytes(),
+            self.packages_fingerprint(self.sel.chosen[i].krate).into_bytes(),
+            self.workspace_fingerprint().as_bytes().to_vec(),
+        ]
     }
 
     fn warnings(&self) -> Vec<String> {
@@ -217,6 +245,7 @@ fn self_check_mutant(f: &FoundFn, file_rel: &Path, text: &str) -> Mutant {
             f.name,
             file_rel.display()
         ),
+        peer_name: None,
     }
 }
 

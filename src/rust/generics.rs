@@ -134,15 +134,17 @@ fn from_bounds(bounds: &[TypeParamBound]) -> (Vec<Type>, Vec<String>) {
                 types.push(parse(&format!("Vec<{}>", tight(&*s.elem))))
             }
             ("IntoIterator", _) => {
-                if let Some(item) = assoc_item {
-                    types.push(parse(&format!("Vec<{}>", tight(&item))));
-                }
+                let item = assoc_item.as_ref().map_or("i32".to_string(), tight);
+                types.push(parse(&format!("Vec<{item}>")));
             }
-            ("Iterator", _) => {
-                if let Some(item) = assoc_item {
-                    types.push(parse(&format!("std::vec::IntoIter<{}>", tight(&item))));
-                }
+            ("Iterator" | "DoubleEndedIterator" | "ExactSizeIterator" | "FusedIterator", _) => {
+                // Without an `Item`, an iterator of `i32`s.
+                let item = assoc_item.as_ref().map_or("i32".to_string(), tight);
+                types.push(parse(&format!("std::vec::IntoIter<{item}>")));
             }
+            ("Read" | "BufRead", _) => types.push(parse("&[u8]")),
+            ("Write", _) => types.push(parse("Vec<u8>")),
+            ("Hasher", _) => types.push(parse("std::collections::hash_map::DefaultHasher")),
             ("ToString" | "Display" | "Into", _) => types.push(parse("String")),
             _ => {}
         }
@@ -280,6 +282,18 @@ mod tests {
         assert_eq!(v[0], "&i32, &i32, Vec<i32>, Vec<i32>");
         let v = first("fn f<'a, T>(a: &'a T) where &'a T: IntoIterator<Item = &'a u8>");
         assert_eq!(v[0], "Vec<u8>");
+    }
+
+    #[test]
+    fn iterators_readers_writers_and_hashers_get_a_std_type_of_their_own() {
+        assert_eq!(first("fn f<I: Iterator>(it: I) -> usize")[0], "std::vec::IntoIter<i32>");
+        assert_eq!(
+            first("fn f<I>(it: I) -> usize where I: DoubleEndedIterator")[0],
+            "std::vec::IntoIter<i32>"
+        );
+        assert_eq!(first("fn f<I: IntoIterator>(it: I) -> usize")[0], "Vec<i32>");
+        assert_eq!(first("fn f<R: std::io::Read>(r: R) -> usize")[0], "&[u8]");
+        assert_eq!(first("fn f<W: Write>(w: W)")[0], "Vec<u8>");
     }
 
     #[test]

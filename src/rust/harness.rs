@@ -391,6 +391,13 @@ fn generate(req: &HarnessRequest<'_>, skip: &BTreeMap<Part, String>) -> Generate
             edits.entry(root.clone()).or_default().push(allow);
         }
     }
+    // A `no_std` crate gets `extern crate std;`: the generated code names std by `::std::…`.
+    if let Some((at, item)) =
+        root_text.and_then(|t| Some((after_inner_attributes(t)?, super::no_std::std_item(t)?)))
+    {
+        let edit = PartEdit { start: at, end: at, text: item, parts: vec![] };
+        edits.entry(root.clone()).or_default().push(edit);
+    }
     if let Host::Bin { .. } = req.host {
         // Rename the user's `main` and serve instead.
         if let Some(at) = root_text.and_then(find_main) {

@@ -22,6 +22,7 @@ pub mod lab;
 pub mod literal;
 pub mod model;
 pub mod model_check;
+pub mod no_std;
 pub mod patch;
 pub mod probe;
 pub mod reach;

@@ -68,6 +68,7 @@ pub fn mutants(
             replacement: w.body,
             switchable: true,
             description: format!("model: {}", w.description.trim()),
+            peer_name: None,
         })
         .collect()
 }

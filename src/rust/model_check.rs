@@ -26,6 +26,7 @@ pub fn validate_rust(original: &str, candidate: &str) -> Result<String, String> 
         }
         None => candidate,
     };
+    crate::allowlist::check_line_ends(candidate)?;
     let (osig, oblock, _) = parse_fn(original).map_err(|e| format!("the original: {e}"))?;
     let (sig, block, _) = parse_fn(candidate)?;
     if sig.to_token_stream().to_string() != osig.to_token_stream().to_string() {
@@ -59,6 +60,7 @@ pub fn vet_test(
     examples: &[String],
 ) -> Result<String, String> {
     let text = crate::llm::tester::code_of(written).trim();
+    crate::allowlist::check_line_ends(text)?;
     let f = syn::parse_str::<syn::ItemFn>(text)
         .map_err(|e| format!("it does not parse as one test function: {e}"))?;
     if !f.sig.inputs.is_empty() {

@@ -4,7 +4,8 @@
 // uses std only, no `unsafe`, no inner attributes, and absolute `::std` paths (macros included:
 // a user `macro_rules! format` must not capture ours). It builds on editions 2015 to 2024.
 //
-// Protocol (JSON lines, each written line prefixed by `@abex@`): the worker writes
+// Protocol (JSON lines, each written line prefixed by `@abex@`, on the file descriptor
+// `ABEX_ANSWER_FD` names, else stdout): the worker writes
 // `{"abex_harness":1}`, then answers each request line
 // `[target_id, [arg0, arg1, ...]]` with exactly one line: `{"ok":"<Debug>"}`,
 // `{"err":["<type>","<Debug>"]}`, `{"panic":"<message>"}`, `{"bad":"<message>"}`, or
@@ -695,12 +696,27 @@ pub fn serve_with<R: Read, W: Write + Send + 'static>(
     }
 }
 
-/// The worker: serves requests from stdin to stdout until an empty line or EOF, with the time
-/// limit from `ABEX_CALL_TIMEOUT_MS` and per-response flushing when `ABEX_FLUSH_EACH=1`.
+/// The worker: serves requests from stdin until an empty line or EOF, with the time limit from
+/// `ABEX_CALL_TIMEOUT_MS` and per-response flushing when `ABEX_FLUSH_EACH=1`. It answers on the
+/// file descriptor `ABEX_ANSWER_FD` names (opened as `/dev/fd/N`: no `unsafe` here), so what
+/// the code under test prints on stdout never mixes with the answers; on stdout without it.
 pub fn serve(dispatch: fn(usize, &[Json]) -> Outcome) {
     let timeout_ms =
         ::std::env::var("ABEX_CALL_TIMEOUT_MS").ok().and_then(|v| v.trim().parse().ok());
     let flush_each = ::std::env::var("ABEX_FLUSH_EACH").map(|v| v.trim() == "1").unwrap_or(false);
-    let (stdin, stdout) = (::std::io::stdin(), ::std::io::stdout());
-    serve_with(stdin, stdout, dispatch, timeout_ms.unwrap_or(1000), flush_each);
+    let timeout_ms = timeout_ms.unwrap_or(1000);
+    let channel = ::std::env::var("ABEX_ANSWER_FD").ok().and_then(|fd| {
+        let fd: u32 = fd.trim().parse().ok()?;
+        let path = ::std::format!("/dev/fd/{}", fd);
+        ::std::fs::OpenOptions::new().write(true).open(path).ok()
+    });
+    let stdin = ::std::io::stdin();
+    match channel {
+        Some(answers) => {
+            serve_with(stdin, answers, dispatch, timeout_ms, flush_each);
+        }
+        None => {
+            serve_with(stdin, ::std::io::stdout(), dispatch, timeout_ms, flush_each);
+        }
+    }
 }

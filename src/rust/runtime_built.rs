@@ -343,6 +343,86 @@ impl FromJson for ::std::cmp::Ordering {
     }
 }
 
+/// `std::net::Ipv4Addr::new` of arguments `k..k + 4`.
+fn abex_v4(a: &[Json], k: usize) -> Result<::std::net::Ipv4Addr, String> {
+    Ok(::std::net::Ipv4Addr::new(arg(a, k)?, arg(a, k + 1)?, arg(a, k + 2)?, arg(a, k + 3)?))
+}
+
+/// `std::net::Ipv6Addr::new` of arguments `k..k + 8`.
+fn abex_v6(a: &[Json], k: usize) -> Result<::std::net::Ipv6Addr, String> {
+    let mut s = [0u16; 8];
+    for (i, x) in s.iter_mut().enumerate() {
+        *x = arg(a, k + i)?;
+    }
+    Ok(::std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]))
+}
+
+impl FromJson for ::std::net::Ipv4Addr {
+    fn from_json(j: &Json) -> Result<Self, String> {
+        let (c, a) = recipe(j, "Ipv4Addr")?;
+        match c {
+            "Ipv4Addr::new" => abex_v4(a, 0),
+            _ => unknown_ctor("Ipv4Addr", c),
+        }
+    }
+}
+
+impl FromJson for ::std::net::Ipv6Addr {
+    fn from_json(j: &Json) -> Result<Self, String> {
+        let (c, a) = recipe(j, "Ipv6Addr")?;
+        match c {
+            "Ipv6Addr::new" => abex_v6(a, 0),
+            _ => unknown_ctor("Ipv6Addr", c),
+        }
+    }
+}
+
+impl FromJson for ::std::net::IpAddr {
+    fn from_json(j: &Json) -> Result<Self, String> {
+        let (c, a) = recipe(j, "IpAddr")?;
+        match c {
+            "IpAddr::V4" => abex_v4(a, 0).map(::std::net::IpAddr::V4),
+            "IpAddr::V6" => abex_v6(a, 0).map(::std::net::IpAddr::V6),
+            _ => unknown_ctor("IpAddr", c),
+        }
+    }
+}
+
+impl FromJson for ::std::net::SocketAddrV4 {
+    fn from_json(j: &Json) -> Result<Self, String> {
+        let (c, a) = recipe(j, "SocketAddrV4")?;
+        match c {
+            "SocketAddrV4::new" => Ok(::std::net::SocketAddrV4::new(abex_v4(a, 0)?, arg(a, 4)?)),
+            _ => unknown_ctor("SocketAddrV4", c),
+        }
+    }
+}
+
+impl FromJson for ::std::net::SocketAddrV6 {
+    fn from_json(j: &Json) -> Result<Self, String> {
+        let (c, a) = recipe(j, "SocketAddrV6")?;
+        match c {
+            "SocketAddrV6::new" => {
+                Ok(::std::net::SocketAddrV6::new(abex_v6(a, 0)?, arg(a, 8)?, 0, 0))
+            }
+            _ => unknown_ctor("SocketAddrV6", c),
+        }
+    }
+}
+
+impl FromJson for ::std::net::SocketAddr {
+    fn from_json(j: &Json) -> Result<Self, String> {
+        let (c, a) = recipe(j, "SocketAddr")?;
+        let ip = match c {
+            "SocketAddr::V4" => ::std::net::IpAddr::V4(abex_v4(a, 0)?),
+            "SocketAddr::V6" => ::std::net::IpAddr::V6(abex_v6(a, 0)?),
+            _ => return unknown_ctor("SocketAddr", c),
+        };
+        let port = if c == "SocketAddr::V4" { arg(a, 4)? } else { arg(a, 8)? };
+        Ok(::std::net::SocketAddr::new(ip, port))
+    }
+}
+
 macro_rules! abex_non_zero_impls {
     ($($t:ident $p:ident)*) => {$(
         impl FromJson for ::std::num::$t {

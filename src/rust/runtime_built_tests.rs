@@ -47,6 +47,31 @@ mod rt {
             for k in std_types::ORDERING {
                 assert!(::std::cmp::Ordering::from_json(&recipe(k.name, "[]")).is_ok());
             }
+            let net = |k: &std_types::StdCtor| recipe(k.name, &args_for(k.params));
+            for k in std_types::IPV4 {
+                assert_eq!(
+                    ::std::net::Ipv4Addr::from_json(&net(k)).unwrap().to_string(),
+                    "1.1.1.1"
+                );
+            }
+            for k in std_types::IPV6 {
+                assert!(::std::net::Ipv6Addr::from_json(&net(k)).is_ok(), "{}", k.name);
+            }
+            for k in std_types::IP {
+                assert!(::std::net::IpAddr::from_json(&net(k)).is_ok(), "{}", k.name);
+            }
+            for k in std_types::SOCKET_V4 {
+                let s = ::std::net::SocketAddrV4::from_json(&net(k)).unwrap();
+                assert_eq!(s.to_string(), "1.1.1.1:1");
+            }
+            for k in std_types::SOCKET_V6 {
+                assert!(::std::net::SocketAddrV6::from_json(&net(k)).is_ok(), "{}", k.name);
+            }
+            for k in std_types::SOCKET {
+                let s = ::std::net::SocketAddr::from_json(&net(k)).unwrap();
+                assert_eq!(s.port(), 1, "{}", k.name);
+                assert!(std_types::ctor_code(k.name).is_some(), "{}", k.name);
+            }
             let n = ::std::num::NonZeroU32::from_json(&recipe("NonZeroU32::new", "[7]"));
             assert_eq!(n.unwrap().get(), 7);
             for (name, _) in std_types::NON_ZERO {

@@ -9,6 +9,8 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
+
+use crate::bounded::TestOutput;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -51,18 +53,12 @@ pub struct TestSuite {
 }
 
 /// Reads a child's stdout and stderr on two threads (one pipe filling up while the other is read
-/// would block the child forever); the returned function waits for both texts.
-fn drain(child: &mut std::process::Child) -> impl FnOnce() -> (String, String) {
-    fn read_all(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<String> {
-        std::thread::spawn(move || {
-            let mut s = String::new();
-            if let Some(mut p) = pipe {
-                let mut bytes = Vec::new();
-                let _ = p.read_to_end(&mut bytes);
-                s = String::from_utf8_lossy(&bytes).into_owned();
-            }
-            s
-        })
+/// would block the child forever), each kept within a bound ([`TestOutput`]: a test that prints
+/// a gigabyte costs abex no more than one that prints a line); the returned function waits for
+/// both.
+fn drain(child: &mut std::process::Child) -> impl FnOnce() -> (TestOutput, TestOutput) {
+    fn read_all(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<TestOutput> {
+        std::thread::spawn(move || pipe.map(TestOutput::read).unwrap_or_default())
     }
     let out = read_all(child.stdout.take());
     let err = read_all(child.stderr.take());
@@ -117,6 +113,21 @@ pub(crate) fn tail(s: &str, n: usize) -> String {
     lines[lines.len().saturating_sub(n)..].join("\n")
 }
 
+/// Longest test output [`TestResult::Fail`] keeps: the failing test's lines come first.
+const FAIL_OUTPUT: usize = 64 << 10;
+
+/// `text` cut to [`FAIL_OUTPUT`] bytes at a character boundary.
+fn at_most(mut text: String) -> String {
+    if text.len() > FAIL_OUTPUT {
+        let mut end = FAIL_OUTPUT;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+    }
+    text
+}
+
 impl TestSuite {
     /// The command running test binary `b` with `mutant` active and libtest's `args`.
     fn command(&self, b: &TestBinary, mutant: Option<u32>, args: &[&str]) -> Command {
@@ -160,15 +171,16 @@ impl TestSuite {
             let _tracked = crate::interrupt::track(&child);
             let reader = drain(&mut child);
             let status = wait_until(&mut child, deadline);
-            let (out, _) = reader();
+            let out = reader().0.text();
             status?;
             let names = failed_tests(&out);
-            if !names.is_empty() {
+            if !names.is_empty() && output.len() < FAIL_OUTPUT {
                 output.push_str(&out);
+                output.push('\n');
             }
             failed.extend(names);
         }
-        Some((failed, output))
+        Some((failed, at_most(output)))
     }
 
     /// Runs the binaries in turn with `mutant` active (none: the original), stopping at the first
@@ -276,21 +288,31 @@ impl TestSuite {
         let _tracked = crate::interrupt::track(&child);
         let reader = drain(&mut child);
         let status = wait_until(&mut child, deadline);
-        let (out, err) = reader();
-        Some((status.map(|s| s.success()), out + &err))
+        let (mut out, err) = reader();
+        out.extend(err);
+        Some((status.map(|s| s.success()), out.text()))
     }
 
-    /// The tests binary `i` lists (`--list`), or `None` when it does not answer as libtest does.
+    /// The tests binary `i` lists (`--list`), or `None` when it does not answer as libtest does
+    /// (or lists more than [`LIST_OUTPUT`] bytes of names).
     pub fn list(&self, i: usize) -> Option<std::collections::BTreeSet<String>> {
-        let mut child = self.command(&self.binaries[i], None, &["--list"]).spawn().ok()?;
+        let mut cmd = self.command(&self.binaries[i], None, &["--list"]);
+        cmd.stderr(Stdio::null());
+        let mut child = cmd.spawn().ok()?;
         let _tracked = crate::interrupt::track(&child);
-        let reader = drain(&mut child);
+        let stdout = child.stdout.take()?;
+        // Every name is needed, so not the test output's bound: a cap on the whole instead.
+        let reader = std::thread::spawn(move || crate::bounded::read_body(stdout, LIST_OUTPUT));
         let status = wait_until(&mut child, Instant::now() + Duration::from_secs(60));
-        let (out, _) = reader();
+        let out = reader.join().ok()?.ok()?;
         status.filter(|s| s.success())?;
+        let out = String::from_utf8_lossy(&out);
         out.lines().any(reach::is_list_end).then(|| reach::listed(&out))
     }
 }
+
+/// Longest `--list` output read: 16 MiB of test names.
+const LIST_OUTPUT: usize = 16 << 20;
 
 /// The doc-tests of a scratch copy's packages, run through `cargo test --doc` (rustdoc builds
 /// them on each run, so they are run only for mutants that survive the test binaries).
@@ -351,17 +373,40 @@ impl DocTests {
 }
 
 /// Runs `cmd` (its stdout and stderr piped) within `timeout`: whether it succeeded (`None`: it
-/// ran past the time and was killed), its stdout and its stderr; `None` when it could not start.
+/// ran past the time and was killed), its stdout and its stderr, each its first
+/// [`WHOLE_OUTPUT`] bytes (a doc-test run's every `test … ok` line names a program); `None`
+/// when it could not start.
 pub(crate) fn run_to_end(
     cmd: &mut Command,
     timeout: Duration,
 ) -> Option<(Option<bool>, String, String)> {
+    fn read(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<String> {
+        std::thread::spawn(move || pipe.map(|p| head_of(p, WHOLE_OUTPUT)).unwrap_or_default())
+    }
     let mut child = cmd.spawn().ok()?;
     let _tracked = crate::interrupt::track(&child);
-    let reader = drain(&mut child);
+    let (out, err) = (read(child.stdout.take()), read(child.stderr.take()));
     let status = wait_until(&mut child, Instant::now() + timeout);
-    let (stdout, stderr) = reader();
+    let (stdout, stderr) = (out.join().unwrap_or_default(), err.join().unwrap_or_default());
     Some((status.map(|s| s.success()), stdout, stderr))
+}
+
+/// Longest part of a stream [`run_to_end`] keeps.
+const WHOLE_OUTPUT: usize = 16 << 20;
+
+/// The first `cap` bytes of `reader` as text; the rest is read and dropped, so the writer
+/// never blocks on a full pipe.
+fn head_of(mut reader: impl Read, cap: usize) -> String {
+    let mut kept = Vec::new();
+    let mut buf = [0u8; 64 << 10];
+    while let Ok(n) = reader.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        let room = cap.saturating_sub(kept.len()).min(n);
+        kept.extend_from_slice(&buf[..room]);
+    }
+    String::from_utf8_lossy(&kept).into_owned()
 }
 
 /// Runs `mutants` (numbers) through `suite` with up to `jobs` at a time; a timeout is retried
@@ -468,5 +513,25 @@ mod tests {
         let out = "running 3 tests\ntest a::ok ... ok\ntest a::bad ... FAILED\ntest b::worse ... FAILED\n";
         assert_eq!(first_failure(out).as_deref(), Some("a::bad"));
         assert_eq!(first_failure("test result: ok"), None);
+    }
+    #[test]
+    fn a_huge_test_output_keeps_the_failing_test_s_name_and_message() {
+        // libtest's output of a failing test that printed a megabyte line and 10,000 lines.
+        let mut text =
+            String::from("running 2 tests\ntest a::ok ... ok\ntest a::bad ... FAILED\n\n");
+        text.push_str("failures:\n\n---- a::bad stdout ----\n");
+        text.push_str(&"y".repeat(1 << 20));
+        text.push('\n');
+        for i in 0..10_000 {
+            text.push_str(&format!("noise {i}\n"));
+        }
+        text.push_str("\nthread 'a::bad' panicked at src/lib.rs:9:5:\nassertion `left == right` failed\n  left: 3\n right: 4\n\n\nfailures:\n    a::bad\n\ntest result: FAILED. 1 passed; 1 failed\n");
+        let out = TestOutput::read(text.as_bytes()).text();
+        assert!(out.len() < 64 << 10, "{}", out.len());
+        let failure = failure_of(&out, "a::bad");
+        assert!(failure.contains("panicked at src/lib.rs:9:5"), "{failure}");
+        assert!(failure.contains("left: 3") && failure.contains("right: 4"), "{failure}");
+        assert!(out.contains("test a::bad ... FAILED"), "{out}");
+        assert!(out.contains("lines cut"), "{out}");
     }
 }

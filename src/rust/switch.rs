@@ -441,6 +441,7 @@ mod tests {
             replacement: replacement.into(),
             switchable: true,
             description: String::new(),
+            peer_name: None,
         }
     }
 

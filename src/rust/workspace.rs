@@ -85,6 +85,8 @@ pub struct Workspace {
     pub dependents: std::collections::BTreeMap<String, Vec<String>>,
     /// Every workspace package.
     pub members: Vec<String>,
+    /// Each workspace package's folder, by name.
+    pub member_dirs: std::collections::BTreeMap<String, PathBuf>,
     /// Feature flags every cargo build and test of the workspace gets (`--features …`,
     /// `--all-features`, `--no-default-features`); none from [`load`].
     pub cargo_flags: Vec<String>,
@@ -178,7 +180,11 @@ pub fn load(
         found.sort();
         dependents.insert(name.clone(), found);
     }
-    Ok(Workspace { root, crates, dependents, members: names, cargo_flags: Vec::new() })
+    let member_dirs = members
+        .iter()
+        .filter_map(|p| Some((p.name.to_string(), p.manifest_path.parent()?.as_std_path().into())))
+        .collect();
+    Ok(Workspace { root, crates, dependents, members: names, member_dirs, cargo_flags: Vec::new() })
 }
 
 /// A function chosen for analysis, with where it lives.
@@ -319,6 +325,20 @@ impl Selected {
     pub fn rel(&self, i: usize) -> PathBuf {
         let f = self.found(i);
         f.file.strip_prefix(&self.ws.root).unwrap_or(&f.file).to_path_buf()
+    }
+
+    /// The workspace packages whose code can change the result of a function of `package`:
+    /// the packages whose tests run against it ([`Selected::test_packages`]) and every
+    /// workspace package they depend on, directly or not.
+    pub fn packages_behind(&self, package: &str) -> Vec<String> {
+        let mut out = self.test_packages(package);
+        for (dependency, users) in &self.ws.dependents {
+            if out.iter().any(|p| users.contains(p)) && !out.contains(dependency) {
+                out.push(dependency.clone());
+            }
+        }
+        out.sort();
+        out
     }
 
     /// The packages whose tests run against mutants of `package`.

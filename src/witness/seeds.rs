@@ -121,8 +121,14 @@ pub(super) fn from_constants(params: &[Ty], base: &Args, hints: &Hints) -> Vec<A
             }
         }
     }
-    // Strings: the string constants, then the integers as text (for parsers).
-    let texts = hints.strs.iter().cloned().chain(hints.ints.iter().map(i128::to_string));
+    // Strings: the string constants, the shapes their guards test (a prefix and a suffix
+    // around a filler, at and around the length constants), then the integers as text.
+    let texts = hints
+        .strs
+        .iter()
+        .cloned()
+        .chain(shapes(hints))
+        .chain(hints.ints.iter().map(i128::to_string));
     for s in texts.collect::<Vec<String>>().iter() {
         for (i, ty) in params.iter().enumerate() {
             let fits = match ty {
@@ -135,6 +141,43 @@ pub(super) fn from_constants(params: &[Ty], base: &Args, hints: &Hints) -> Vec<A
                 let mut a = base.clone();
                 a[i] = Value::Str(s.clone());
                 out.push(a);
+            }
+        }
+    }
+    out
+}
+
+/// How many shaped strings [`shapes`] makes at most.
+const MAX_SHAPES: usize = 96;
+
+/// Strings shaped like the guards on a string test them (`s.starts_with('"') && s.ends_with('"')
+/// && s.len() > 2`, `s.contains("::")`): each string constant `a` (then each ordered pair `a`,
+/// `b`) around a filler of `a`s, its length at and around each small integer constant (and 0 to
+/// 3), and the same with a character outside ASCII in the filler (slices between constants
+/// often cut a character in two). At most [`MAX_SHAPES`].
+fn shapes(hints: &Hints) -> Vec<String> {
+    let consts: Vec<&str> =
+        hints.strs.iter().map(String::as_str).filter(|s| !s.is_empty()).take(6).collect();
+    let lengths: Vec<i128> = (0..=3).chain(hints.ints.iter().copied()).collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut add = |s: String| {
+        if out.len() < MAX_SHAPES && !out.contains(&s) && !hints.strs.contains(&s) {
+            out.push(s);
+        }
+    };
+    let pairs = consts.iter().flat_map(|a| consts.iter().map(move |b| (*a, *b)));
+    for (a, b) in consts.iter().map(|a| (*a, *a)).chain(pairs) {
+        let around = a.chars().count() + b.chars().count();
+        for &k in &lengths {
+            for total in [k - 1, k, k + 1] {
+                let Ok(n) = usize::try_from(total - around as i128) else { continue };
+                if n > 64 {
+                    continue;
+                }
+                add(format!("{a}{}{b}", "a".repeat(n)));
+                if n > 0 {
+                    add(format!("{a}é{}{b}", "a".repeat(n - 1)));
+                }
             }
         }
     }
@@ -222,6 +265,7 @@ mod tests {
             replacement: "186".into(),
             switchable: true,
             description: String::new(),
+            peer_name: None,
         };
         let h = Hints { ints: vec![2, 185, 7], ..Hints::default() }.for_mutant(&m);
         assert_eq!(h.ints, [184, 185, 186, 187, 2, 7]);
@@ -238,6 +282,22 @@ mod tests {
         assert!(seeds.contains(&vec![Value::Int(3), Value::Str("x@y".into())]));
         assert!(!seeds.iter().any(|s| s[0] == Value::Int(300)), "300 does not fit a u8");
         assert_eq!(plain(&params), vec![Value::Int(0), Value::Str(String::new())]);
+    }
+
+    #[test]
+    fn string_constants_make_the_shapes_their_guards_test() {
+        // `if s.len() > 2 && s.starts_with('"') && s.ends_with('"') { &s[1..s.len() - 1] }`
+        let hints = Hints { ints: vec![2, 1], floats: vec![], strs: vec!["\"".into()] };
+        let made = shapes(&hints);
+        for want in ["\"\"", "\"a\"", "\"aa\"", "\"é\"", "\"éa\""] {
+            assert!(made.iter().any(|s| s == want), "{want} in {made:?}");
+        }
+        let seeds = from_constants(&[Ty::Str], &vec![Value::Str(String::new())], &hints);
+        assert!(seeds.contains(&vec![Value::Str("\"a\"".into())]));
+        // A prefix and a suffix of their own.
+        let pair = Hints { ints: vec![5], floats: vec![], strs: vec!["[".into(), "]".into()] };
+        assert!(shapes(&pair).iter().any(|s| s == "[aaa]"), "{:?}", shapes(&pair));
+        assert!(shapes(&pair).len() <= MAX_SHAPES);
     }
 
     #[test]

@@ -3,13 +3,18 @@
 //! docstring and call. Before the test is written, [`shrink`] looks for a simpler input that still
 //! tells the mutant from the original, as Hypothesis shrinks a failing example: the simplest
 //! moves first (an empty string or list, `0`, `None` for an optional value), then deleting blocks
-//! and elements, plain ASCII for other characters, integers halved toward zero, one step at a
-//! time last. A move is kept only when it makes the input strictly simpler ([`Measure`]: fewer
-//! characters and elements, then fewer unusual characters, then smaller numbers and code points) and when both
-//! outcomes keep their kind (a value stays a value, an error the same error type, a panic a
-//! panic): the test still says what the found witness said. Greedy: after each kept move the
-//! candidates are made again from the simpler input. Bounded by [`SHRINK_CALLS`] candidate
-//! inputs and the search's deadline.
+//! and elements, a string made one repeated character, plain ASCII for other characters,
+//! characters toward the small alphabet `a`, `0` and space, integers rounded and halved toward
+//! zero (a year beyond the present to the present), one step at a time last. A move is kept only
+//! when it makes the input strictly simpler ([`Measure`]: fewer characters and elements, then
+//! fewer unusual characters, then fewer characters outside `a`, `0` and space, then fewer
+//! distinct characters, then smaller numbers and code points) and when both outcomes keep their
+//! kind (a value stays a value, an error the same error type, a panic a panic; only a panic from
+//! arithmetic overflow, an artefact of a huge input, may give way to any other outcome): the test
+//! still says what the found witness said. Greedy: after each kept move the candidates are made
+//! again from the simpler input. Bounded by [`SHRINK_CALLS`] candidate inputs and the search's
+//! deadline. [`untypable`] names what is left that a person would not type, for the suggested
+//! test to say why it is there.
 
 use std::time::Instant;
 
@@ -102,6 +107,10 @@ fn keeps(w: &Witness, o: &Outcome, m: &Outcome) -> bool {
 
 fn same_kind(a: &Outcome, b: &Outcome) -> bool {
     match (a, b) {
+        // `attempt to add with overflow`: the huge input made it, a plain one says more.
+        (Outcome::Panic { message }, b) if message.contains("with overflow") => {
+            !matches!(b, Outcome::Timeout)
+        }
         (Outcome::Ok { value: x }, Outcome::Ok { value: y }) => {
             // A Rust `Err(..)` returned stays an `Err(..)`.
             x.starts_with("Err(") == y.starts_with("Err(")
@@ -115,13 +124,16 @@ fn same_kind(a: &Outcome, b: &Outcome) -> bool {
 
 /// How complex an input is, compared in this order: its size (values, characters, elements),
 /// its unusual parts (characters outside printable ASCII, negative numbers, fractions,
-/// non-finite floats, `true`), the sum of its numbers' magnitudes (and of its unusual
-/// characters' code points). Every kept move lowers it, so
-/// shrinking never goes round in circles.
+/// non-finite floats, `true`), its strings' characters outside the small alphabet `a`, `0` and
+/// space, their distinct characters, the sum of its numbers' magnitudes (and of its unusual
+/// characters' code points). Every kept move lowers it, so shrinking never goes round in
+/// circles.
 #[derive(Clone, Copy, Debug, Default, PartialEq, PartialOrd)]
 pub(super) struct Measure {
     size: u64,
     unusual: u64,
+    odd: u64,
+    distinct: u64,
     magnitude: f64,
 }
 
@@ -167,6 +179,11 @@ impl Measure {
                     self.unusual += 1;
                     self.magnitude += f64::from(u32::from(c));
                 }
+                self.odd += s.chars().filter(|c| !SMALL.contains(c)).count() as u64;
+                let mut seen: Vec<char> = s.chars().collect();
+                seen.sort_unstable();
+                seen.dedup();
+                self.distinct += seen.len() as u64;
             }
             Value::List(xs) => {
                 self.size += 1;
@@ -190,6 +207,61 @@ impl Measure {
 /// A character a person types in a test: printable ASCII.
 fn plain(c: char) -> bool {
     (' '..='~').contains(&c)
+}
+
+/// The small alphabet characters shrink toward.
+const SMALL: [char; 3] = ['a', '0', ' '];
+
+/// The year a year beyond it shrinks to: a fixed one (the same witness on every run), recent.
+pub const PRESENT_YEAR: i128 = 2024;
+
+/// Where a character of the small alphabet goes: digits to `0`, letters to `a`, the rest to a
+/// space.
+fn small_of(c: char) -> char {
+    if c.is_ascii_digit() {
+        '0'
+    } else if c.is_alphabetic() {
+        'a'
+    } else {
+        ' '
+    }
+}
+
+/// The characters of `args`' strings a person would not type in a test, each once, in order:
+/// control and format characters, surrogates, private use and noncharacters (U+FFFF,
+/// U+10FFFF). A shrunk witness keeps one only when no simpler input tells the mutant apart.
+pub fn untypable(args: &Args) -> Vec<char> {
+    fn walk(v: &Value, out: &mut Vec<char>) {
+        match v {
+            Value::Str(s) => {
+                for c in s.chars().filter(|&c| !typable(c)) {
+                    if !out.contains(&c) {
+                        out.push(c);
+                    }
+                }
+            }
+            Value::List(xs) => xs.iter().for_each(|x| walk(x, out)),
+            Value::Map(es) => es.iter().for_each(|(k, x)| {
+                walk(&Value::Str(k.clone()), out);
+                walk(x, out);
+            }),
+            Value::Built { args, .. } => args.iter().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    args.iter().for_each(|v| walk(v, &mut out));
+    out
+}
+
+/// Whether a person types `c` in a test: not a control or format character, a surrogate, a
+/// private-use character or a noncharacter.
+pub fn typable(c: char) -> bool {
+    let n = u32::from(c);
+    let format = matches!(n, 0xAD | 0x200B..=0x200F | 0x2028..=0x202E | 0x2060..=0x2064 | 0xFEFF);
+    let private = matches!(n, 0xE000..=0xF8FF | 0xF0000..);
+    let nonchar = matches!(n, 0xFDD0..=0xFDEF) || n & 0xFFFE == 0xFFFE;
+    !(c.is_control() || format || private || nonchar || (0xD800..=0xDFFF).contains(&n))
 }
 
 /// The candidate inputs one move away from `args`, the boldest moves first (every argument's
@@ -274,13 +346,27 @@ fn simpler(ty: &Ty, v: &Value, depth: usize) -> Vec<(u8, Value)> {
     out
 }
 
-/// Integers toward zero: `0`, then `i` minus half its distance to zero, a quarter, … one.
+/// Integers toward zero: `0`, the present year for a larger one, `i` rounded toward zero to one,
+/// two and three significant digits, then `i` minus half its distance to zero, a quarter, … one.
 fn ints(i: i128) -> Vec<(u8, Value)> {
     let mut out = Vec::new();
     if i == 0 {
         return out;
     }
     out.push((0, Value::Int(0)));
+    if i.unsigned_abs() > PRESENT_YEAR as u128 {
+        out.push((1, Value::Int(PRESENT_YEAR * i.signum())));
+    }
+    let digits = i.unsigned_abs().checked_ilog10().unwrap_or(0);
+    for keep in 1..=3u32 {
+        if digits >= keep {
+            let unit = 10i128.pow(digits + 1 - keep);
+            let rounded = i / unit * unit;
+            if rounded != i {
+                out.push((1, Value::Int(rounded)));
+            }
+        }
+    }
     if i < 0 {
         out.push((2, Value::Int(i.saturating_neg())));
     }
@@ -311,23 +397,50 @@ fn floats(x: f64) -> Vec<(u8, Value)> {
     out
 }
 
-/// Strings: empty, blocks deleted, unusual characters made plain, single characters deleted.
+/// Strings: empty, blocks deleted, one repeated character (`a`, `0`, a space, or one of its
+/// own) at the same length, unusual characters made plain, each distinct character made its
+/// small-alphabet one everywhere, single characters deleted or made `a`, `0` or a space.
 fn strings(s: &str) -> Vec<(u8, Value)> {
     let chars: Vec<char> = s.chars().collect();
     let text = |cs: Vec<char>| Value::Str(cs.into_iter().collect());
     let mut out: Vec<(u8, Value)> =
         deletions(&chars).into_iter().map(|(p, cs)| (p, text(cs))).collect();
+    let mut distinct: Vec<char> = Vec::new();
+    for &c in &chars {
+        if !distinct.contains(&c) {
+            distinct.push(c);
+        }
+    }
+    // One character repeated: what a length bound needs and a person writes as `"a".repeat(n)`.
+    for with in SMALL.iter().chain(distinct.iter().filter(|c| plain(**c)).take(4)) {
+        if distinct.len() > 1 || distinct.first() != Some(with) {
+            out.push((1, text(vec![*with; chars.len()])));
+        }
+    }
     let unusual: Vec<usize> = (0..chars.len()).filter(|&k| !plain(chars[k])).collect();
     if unusual.len() > 1 {
         let all: Vec<char> = chars.iter().map(|&c| if plain(c) { c } else { 'a' }).collect();
         out.push((2, text(all)));
     }
     // Plain first; else a common letter outside ASCII (for code that tells ASCII apart).
-    for with in ['a', '0', 'é'] {
+    for with in ['a', '0', ' ', 'é'] {
         for &k in &unusual {
             let mut cs = chars.clone();
             cs[k] = with;
             out.push((2, text(cs)));
+        }
+    }
+    // Toward the small alphabet: each distinct character everywhere, then one place at a time.
+    for &c in distinct.iter().filter(|c| !SMALL.contains(c)) {
+        for with in [small_of(c), 'a', '0'] {
+            out.push((2, text(chars.iter().map(|&x| if x == c { with } else { x }).collect())));
+        }
+    }
+    for k in (0..chars.len()).filter(|&k| !SMALL.contains(&chars[k])).take(DELETIONS) {
+        for with in [small_of(chars[k]), 'a', '0', ' '] {
+            let mut cs = chars.clone();
+            cs[k] = with;
+            out.push((3, text(cs)));
         }
     }
     out

@@ -189,3 +189,114 @@ fn every_candidate_is_simpler_and_of_its_type() {
     // The boldest moves come first: the first argument's simplest fields before finer moves.
     assert_eq!(cands[0][1], input[1]);
 }
+
+/// A string at a length bound (the mutant differs only from 64 characters on) shrinks to one
+/// character repeated, the way a person writes `"a".repeat(64)`.
+#[test]
+fn a_string_at_a_length_bound_becomes_one_repeated_character() {
+    let original = |a: &Args| ok(text(a, 0).chars().count() > 64);
+    let mutant = |a: &Args| ok(text(a, 0).chars().count() >= 64);
+    let found: String =
+        "`%QTI%K\u{1b0e9}\u{0}vq~!@#ZZ9ä\u{10ffff}".chars().cycle().take(64).collect();
+    let w = witness(vec![Value::Str(found)], ok(false), ok(true));
+    let w = shrunk(&[Ty::Str], &w, original, mutant);
+    assert_eq!(text(&w.input, 0), "a".repeat(64));
+}
+
+/// Characters go toward `a`, `0` and a space: a port number past 65535 written as text keeps
+/// five digits and becomes one digit and zeros.
+#[test]
+fn digits_in_text_go_toward_round_numbers() {
+    let port = |a: &Args| match text(a, 0).parse::<u64>() {
+        Ok(n) if n <= 65535 => ok(n),
+        _ => error("ParseError", "out of range"),
+    };
+    let accepts = |a: &Args| match text(a, 0).parse::<u64>() {
+        Ok(n) => ok(n),
+        Err(_) => error("ParseError", "out of range"),
+    };
+    let w = witness(
+        vec![Value::Str("988097607".into())],
+        port(&vec![Value::Str("988097607".into())]),
+        ok(988097607),
+    );
+    let w = shrunk(&[Ty::Str], &w, port, accepts);
+    let s = text(&w.input, 0);
+    assert_eq!(s.len(), 5, "{s}");
+    assert_eq!(s.chars().filter(|&c| c != '0').count(), 1, "{s}");
+}
+
+/// Integers go toward zero through round numbers: past a threshold at 1000, twenty calls take
+/// `i32::MAX` to a round number below the present year (halving alone is still in the millions).
+#[test]
+fn an_integer_goes_toward_round_numbers() {
+    let params = [Ty::Int { bits: 32, signed: true }];
+    let big = |a: &Args| ok(a[0].as_int().unwrap() >= 1000);
+    let w = witness(vec![Value::Int(i128::from(i32::MAX))], ok(true), ok(false));
+    let (mut o, mut m) = (FnEvaluator(big), FnEvaluator(|_: &Args| ok(false)));
+    let quick = shrink_within(&params, &w, &mut o, &mut m, 20, None).unwrap();
+    let n = quick.input[0].as_int().unwrap();
+    assert!((1000..=PRESENT_YEAR).contains(&n), "{n}");
+    assert!(n.to_string().trim_end_matches('0').len() <= 2, "{n}");
+    assert_eq!(shrunk(&params, &w, big, |_: &Args| ok(false)).input, vec![Value::Int(1000)]);
+    // A year past the present goes to the present when that is as far as it can go.
+    let recent = |a: &Args| ok(a[0].as_int().unwrap() >= 2024);
+    let w = witness(vec![Value::Int(i128::from(i32::MAX))], ok(true), ok(false));
+    assert_eq!(
+        shrunk(&params, &w, recent, |_: &Args| ok(false)).input,
+        vec![Value::Int(PRESENT_YEAR)]
+    );
+}
+
+/// A panic from arithmetic overflow is an artefact of a huge input: the witness of
+/// `month < 12` → `month < 11` in a `next_date` whose year overflows is `(0, 11)`, where the
+/// mutant rolls over to the next year and the original does not.
+#[test]
+fn an_overflow_panic_gives_way_to_a_plain_value() {
+    let next = |last: i128| {
+        move |a: &Args| {
+            let (year, month) = (a[0].as_int().unwrap(), a[1].as_int().unwrap());
+            if month < last {
+                ok(format!("({year}, {})", month + 1))
+            } else if year == i128::from(i32::MAX) {
+                Outcome::Panic { message: "attempt to add with overflow".into() }
+            } else {
+                ok(format!("({}, 1)", year + 1))
+            }
+        }
+    };
+    let params = [Ty::Int { bits: 32, signed: true }, Ty::Int { bits: 32, signed: false }];
+    let input = vec![Value::Int(i128::from(i32::MAX)), Value::Int(11)];
+    let w = witness(input.clone(), next(12)(&input), next(11)(&input));
+    let w = shrunk(&params, &w, next(12), next(11));
+    assert_eq!(w.input, vec![Value::Int(0), Value::Int(11)]);
+    assert_eq!(w.mutant, ok("(1, 1)"));
+    // Any other panic keeps its kind.
+    let other = |a: &Args| {
+        if a[0].as_int().unwrap() > 5 {
+            Outcome::Panic { message: "index out of bounds".into() }
+        } else {
+            ok("small")
+        }
+    };
+    let w = witness(vec![Value::Int(90), Value::Int(1)], ok("fine"), other(&vec![Value::Int(90)]));
+    let w = shrunk(&params, &w, |_: &Args| ok("fine"), other);
+    assert_eq!(w.input[0], Value::Int(6));
+}
+
+/// A character a person would not type stays only when nothing simpler tells the mutant apart,
+/// and [`untypable`] names it for the suggested test's comment.
+#[test]
+fn an_untypable_character_stays_only_when_it_is_needed() {
+    let has_nul = |a: &Args| ok(text(a, 0).contains('\u{0}'));
+    let w = witness(vec![Value::Str("xx\u{0}\u{10ffff}yy".into())], ok(true), ok(false));
+    let w = shrunk(&[Ty::Str], &w, has_nul, |_: &Args| ok(false));
+    assert_eq!(text(&w.input, 0), "\u{0}");
+    assert_eq!(untypable(&w.input), ['\u{0}']);
+    let long = |a: &Args| ok(text(a, 0).chars().count() > 3);
+    let w =
+        witness(vec![Value::Str("\u{10ffff}\u{0}\u{202e}\u{fffe}".into())], ok(true), ok(false));
+    let w = shrunk(&[Ty::Str], &w, long, |_: &Args| ok(false));
+    assert!(untypable(&w.input).is_empty(), "{:?}", w.input);
+    assert!(typable('é') && typable(' ') && !typable('\u{10ffff}') && !typable('\u{200b}'));
+}

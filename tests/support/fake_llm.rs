@@ -21,6 +21,8 @@ pub struct Call {
     pub body: serde_json::Value,
     /// The last user message.
     pub prompt: String,
+    /// The `Authorization` header, when the request had one (what a key was sent to).
+    pub authorization: Option<String>,
 }
 
 /// What the server answers.
@@ -152,6 +154,11 @@ impl FakeLlm {
             for mut rq in s.incoming_requests() {
                 let mut text = String::new();
                 let _ = rq.as_reader().read_to_string(&mut text);
+                let authorization = rq
+                    .headers()
+                    .iter()
+                    .find(|h| h.field.equiv("Authorization"))
+                    .map(|h| h.value.to_string());
                 let body: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
                 let prompt = body["messages"]
                     .as_array()
@@ -169,7 +176,8 @@ impl FakeLlm {
                 let call = {
                     let mut log = l.lock().unwrap();
                     let nth_of_role = log.iter().filter(|c| c.role == role).count();
-                    let call = Call { n: log.len(), nth_of_role, role, body, prompt };
+                    let call =
+                        Call { n: log.len(), nth_of_role, role, body, prompt, authorization };
                     log.push(call.clone());
                     call
                 };
@@ -196,6 +204,11 @@ impl FakeLlm {
             .iter()
             .filter(|c| rule_error(strictness, &c.body).is_some())
             .count()
+    }
+
+    /// The `Authorization` headers the server received (one per request that had one).
+    pub fn authorizations(&self) -> Vec<String> {
+        self.log.lock().unwrap().iter().filter_map(|c| c.authorization.clone()).collect()
     }
 
     /// Requests of `role` so far.

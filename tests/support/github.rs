@@ -3,7 +3,8 @@
 //! every request. Like GitHub it answers 422 for a review comment on a line outside the diff,
 //! checks the review's `event` and `commit_id`, paginates (two items a page, to exercise the
 //! `Link` header), can serve under a path prefix (GitHub Enterprise's `/api/v3`), and can answer the next review with a secondary-rate-limit 403 and
-//! a `Retry-After`.
+//! a `Retry-After`, or with a 502 after storing it, listing it only some time later. It lists a
+//! comment's reactions with who gave them, and each user's permission on the repository.
 
 #![allow(dead_code)]
 
@@ -34,6 +35,14 @@ pub struct State {
     pub rate_limit_next_review: Option<u64>,
     /// Store the next review, then answer it with 502 (a review that landed all the same).
     pub fail_next_review_after_landing: bool,
+    /// With `fail_next_review_after_landing`, how long after the 502 the review shows in the list.
+    pub landing_delay: std::time::Duration,
+    /// Reviews not listed before this time (index into `reviews` → when it shows).
+    pub hidden_until: BTreeMap<usize, std::time::Instant>,
+    /// Reactions per comment id: (login, content).
+    pub reactions: BTreeMap<u64, Vec<(String, String)>>,
+    /// Users' permissions on the repository (`admin`, `write`, `read`, …); unnamed: `read`.
+    pub permissions: BTreeMap<String, String>,
     /// Pull request numbers → their head commits, for `GET …/pulls/{n}` (the fake's own pull
     /// request, any number, has `head_sha` unless named here).
     pub other_pulls: BTreeMap<u64, String>,
@@ -58,6 +67,8 @@ enum Route {
     EditComment,
     ListFiles,
     GetPull,
+    ListReactions,
+    Permission,
 }
 
 struct Api(Route, Arc<Mutex<State>>);
@@ -99,7 +110,30 @@ impl Respond for Api {
                 ResponseTemplate::new(200)
                     .set_body_json(json!({"number": n, "state": "open", "head": {"sha": head}}))
             }
-            Route::ListReviews => page(req, &s.reviews, &s.base.clone()),
+            Route::ListReviews => {
+                let now = std::time::Instant::now();
+                let shown: Vec<Value> = (0..s.reviews.len())
+                    .filter(|i| s.hidden_until.get(i).is_none_or(|t| *t <= now))
+                    .map(|i| s.reviews[i].clone())
+                    .collect();
+                page(req, &shown, &s.base.clone())
+            }
+            Route::ListReactions => {
+                let id: u64 = req.url.path().rsplit('/').nth(1).unwrap().parse().unwrap();
+                let list: Vec<Value> = s
+                    .reactions
+                    .get(&id)
+                    .into_iter()
+                    .flatten()
+                    .map(|(login, content)| json!({"content": content, "user": {"login": login}}))
+                    .collect();
+                page(req, &list, &s.base.clone())
+            }
+            Route::Permission => {
+                let login = req.url.path().rsplit('/').nth(1).unwrap().to_string();
+                let p = s.permissions.get(&login).cloned().unwrap_or_else(|| "read".into());
+                ResponseTemplate::new(200).set_body_json(json!({"permission": p}))
+            }
             Route::ListFiles => {
                 let files: Vec<Value> = s
                     .patches
@@ -170,6 +204,9 @@ impl Respond for Api {
                     "user": {"login": "github-actions[bot]"}});
                 s.reviews.push(review.clone());
                 if std::mem::take(&mut s.fail_next_review_after_landing) {
+                    let (i, when) =
+                        (s.reviews.len() - 1, std::time::Instant::now() + s.landing_delay);
+                    s.hidden_until.insert(i, when);
                     return error(502, "Server Error", json!([]));
                 }
                 ResponseTemplate::new(200).set_body_json(review)
@@ -202,6 +239,16 @@ impl FakeGitHub {
             ("PATCH", format!("^{prefix}/repos/{REPO}/pulls/comments/[0-9]+$"), Route::EditComment),
             ("GET", format!("{pr}/files$"), Route::ListFiles),
             ("GET", format!("{pr}$"), Route::GetPull),
+            (
+                "GET",
+                format!("^{prefix}/repos/{REPO}/pulls/comments/[0-9]+/reactions$"),
+                Route::ListReactions,
+            ),
+            (
+                "GET",
+                format!("^{prefix}/repos/{REPO}/collaborators/[^/]+/permission$"),
+                Route::Permission,
+            ),
         ];
         for (verb, path, route) in routes {
             let mock = Mock::given(method(verb))
@@ -210,6 +257,21 @@ impl FakeGitHub {
             rt.block_on(server.register(mock));
         }
         FakeGitHub { rt, server, state, prefix: prefix.into() }
+    }
+
+    /// Where to post: its pull request 1 at `head`, with a test token.
+    pub fn context(&self, head: &str) -> abex::github::Context {
+        abex::github::Context {
+            pull_request: abex::github::PullRequest {
+                owner: "octo".into(),
+                repo: "shop".into(),
+                number: 1,
+                head_sha: head.into(),
+                from_fork: false,
+            },
+            api_url: self.uri(),
+            token: "test-token".into(),
+        }
     }
 
     /// The API base, for `GITHUB_API_URL`.
@@ -236,12 +298,19 @@ impl FakeGitHub {
         self.requests().iter().filter(|(m, p, _)| m == verb && p.ends_with(suffix)).count()
     }
 
-    /// A person reacts to comment `id` with `content` (`-1` for 👎).
+    /// A reviewer with write access reacts to comment `id` with `content` (`-1` for 👎).
     pub fn react(&self, id: u64, content: &str) {
+        self.state.lock().unwrap().permissions.insert("reviewer".into(), "write".into());
+        self.react_as(id, content, "reviewer");
+    }
+
+    /// `login` reacts to comment `id` with `content`.
+    pub fn react_as(&self, id: u64, content: &str, login: &str) {
         let mut s = self.state.lock().unwrap();
         let c = s.comments.iter_mut().find(|c| c["id"] == id).expect("comment");
         let n = c["reactions"][content].as_u64().unwrap_or(0);
         c["reactions"][content] = json!(n + 1);
+        s.reactions.entry(id).or_default().push((login.into(), content.into()));
     }
 
     /// Another user writes a review comment with `body` on `line` of `path`; returns its id.
@@ -262,12 +331,19 @@ impl FakeGitHub {
         }
     }
 
-    /// A person replies to comment `id`.
+    /// A member of the repository replies to comment `id`.
     pub fn reply(&self, id: u64, body: &str) {
+        self.reply_as(id, body, "someone", "MEMBER");
+    }
+
+    /// `login`, whose `author_association` is `association` (`MEMBER`, `CONTRIBUTOR`, `NONE`,
+    /// …), replies to comment `id`.
+    pub fn reply_as(&self, id: u64, body: &str, login: &str, association: &str) {
         let mut s = self.state.lock().unwrap();
         s.next_id += 1;
         let reply = json!({"id": s.next_id, "path": "", "line": null, "original_line": null,
-            "body": body, "in_reply_to_id": id, "user": {"login": "someone"}});
+            "body": body, "in_reply_to_id": id, "user": {"login": login},
+            "author_association": association});
         s.comments.push(reply);
     }
 }

@@ -76,6 +76,21 @@ pub fn example(name: &str) -> (tempfile::TempDir, PathBuf) {
     (tmp, dir)
 }
 
+/// Runs `bin abex ARGS` (the `cargo-abex` binary) in `dir`, panicking with its stderr on
+/// failure; the report it wrote (`.abex/out/report.json`) and its text.
+pub fn abex_report(bin: &str, dir: &Path, args: &[&str]) -> (serde_json::Value, String) {
+    let o = Command::new(bin)
+        .arg("abex")
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(dir.join(".abex/out/report.json")).unwrap();
+    (serde_json::from_str(&text).unwrap(), text)
+}
+
 /// Every file under `dir` except `.git/` and `.abex/`, with its bytes.
 pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {

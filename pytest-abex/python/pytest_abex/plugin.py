@@ -9,6 +9,7 @@ terminal text of the report (``_core.render_text``), the same text ``cargo abex`
 
 import json
 import os
+import shlex
 import signal
 import sys
 import threading
@@ -18,7 +19,9 @@ import pytest
 from . import suite
 
 _RESULT = pytest.StashKey[dict]()
-_NESTED = pytest.StashKey[bool]()
+# Node id -> (file, domain) of every test the session heard a report of: under xdist, the tests
+# that ran (the controller collects none itself).
+_REPORTED = pytest.StashKey[dict]()
 
 # Boundaries shown per validity group in the summary (``cargo abex --show``'s default).
 _SHOW = 5
@@ -41,6 +44,10 @@ _OPTIONS = [
     ("--abex-budget-tokens", "abex_budget_tokens", int, None, "most tokens the run may spend on the model"),
     ("--abex-agents", "abex_agents", str, None, "agents taking part: full, no-ideator or explorer-only"),
     ("--abex-reasoning-effort", "abex_reasoning_effort", str, None, "reasoning_effort for models that take it: minimal, low, medium or high"),
+    ("--abex-llm-mutants", "abex_llm_mutants", int, None, "model-written mutants per function (default: 3)"),
+    ("--abex-explorer-calls", "abex_explorer_calls", int, None, "Explorer calls per function at most (default: no fixed cap)"),
+    ("--abex-llm-tests", "abex_llm_tests", int, None, "the Tester's answers per witnessed survivor at most; 0: none (default: 4)"),
+    ("--abex-llm-timeout", "abex_llm_timeout", float, None, "time limit of one model request, in seconds (default: 60)"),
     ("--abex-prompts", "abex_prompts", str, None, "folder of prompt templates overriding the built-in ones"),
     ("--abex-post-review", "abex_post_review", bool, False, "post the findings as a pull-request review (GitHub Actions)"),
     ("--abex-write-tests", "abex_write_tests", bool, False, "write the suggested tests into the module's test file (the only option that changes the project's files; without it see .abex/out/suggested-tests.patch)"),
@@ -64,6 +71,10 @@ _MODEL = [
     ("--abex-budget-tokens", "abex_budget_tokens", int, "budget_tokens"),
     ("--abex-agents", "abex_agents", str, "agents"),
     ("--abex-reasoning-effort", "abex_reasoning_effort", str, "reasoning_effort"),
+    ("--abex-llm-mutants", "abex_llm_mutants", int, "mutants"),
+    ("--abex-explorer-calls", "abex_explorer_calls", int, "explorer_calls"),
+    ("--abex-llm-tests", "abex_llm_tests", int, "tests"),
+    ("--abex-llm-timeout", "abex_llm_timeout", float, "timeout_s"),
 ]
 
 
@@ -115,6 +126,35 @@ def _setting(config, opt, ini, typ, default):
     return default
 
 
+def _on_command_line(config, opt):
+    """Whether ``opt`` was given on pytest's command line or in ``PYTEST_ADDOPTS``, not through
+    an ini file's ``addopts``, which a pull request writes."""
+    args = list(config.invocation_params.args) + shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))
+    return any(a == opt or a.startswith(opt + "=") for a in args)
+
+
+def _split_setting(config, opt, ini):
+    """A setting as ``(command_line_value, from_file)``: the value given on the command line (or
+    in ``PYTEST_ADDOPTS``), and the project's own, ``{"file", "key", "value"}``, from the ini
+    file (its ``abex_*`` key or its ``addopts``) or ``[tool.abex]``. The core lets the project's
+    only tighten what the command line and the defaults set (``abex::python::config``)."""
+    value = config.getoption(opt.lstrip("-").replace("-", "_"))
+    inipath = str(config.inipath) if config.inipath else "the ini file"
+    if value not in (None, []):
+        if _on_command_line(config, opt):
+            return value, None
+        return None, {"file": inipath, "key": f"addopts {opt}", "name": ini, "value": value}
+    raw = config.getini(ini)
+    if raw not in (None, "", []):
+        return None, {"file": inipath, "key": ini, "name": ini, "value": raw}
+    key = ini[len("abex_"):]
+    table = _pyproject_settings(config)
+    if key in table:
+        path = str(config.rootpath / "pyproject.toml")
+        return None, {"file": path, "key": f"tool.abex.{key}", "name": ini, "value": table[key]}
+    return None, None
+
+
 def _enabled(config):
     if os.environ.get("ABEX_INNER"):  # abex's own runner and worker: never recurse
         return False
@@ -143,16 +183,6 @@ def pytest_load_initial_conftests(early_config, parser, args):
 
     for name in _core.withhold_secrets():
         os.environ.pop(name, None)
-    # A session inside another's test (pytester's inline runs) hands them back at its end.
-    early_config.stash[_NESTED] = bool(os.environ.get("PYTEST_CURRENT_TEST"))
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_unconfigure(config):
-    if config.stash.get(_NESTED, False):
-        from . import _core
-
-        os.environ.update(_core.release_secrets())
 
 
 def pytest_configure(config):
@@ -165,6 +195,20 @@ def pytest_configure(config):
     fail_on = _setting(config, "--abex-fail-on", "abex_fail_on", str, None)
     if fail_on not in (None, "never", "finding"):
         raise pytest.UsageError(f"--abex-fail-on must be `never` or `finding`, not `{fail_on}`")
+    if _enabled(config) and not _is_xdist_worker(config):
+        config.stash[_REPORTED] = {}
+        config.pluginmanager.register(_Reports(config.stash[_REPORTED]), "abex-reports")
+
+
+class _Reports:
+    """Hears the session's test reports: under xdist, which tests ran."""
+
+    def __init__(self, into):
+        self.into = into
+
+    def pytest_runtest_logreport(self, report):
+        if report.nodeid not in self.into:
+            self.into[report.nodeid] = (report.location[0], report.location[2])
 
 
 def _is_xdist_worker(config):
@@ -179,32 +223,32 @@ def _flag(config, opt, ini):
     return bool(value)
 
 
-def _model_settings(config):
-    """The core's ``llm`` settings from the model options (unset ones are left to the core's
-    environment and ``[tool.abex.llm]``)."""
+def _model_settings(config, project):
+    """The core's ``llm`` settings from the model options given on the command line; what the
+    project's files set goes to ``project`` (unset ones are left to the core's environment and
+    ``[tool.abex.llm]``)."""
     llm = {"offline": _flag(config, "--abex-offline", "abex_offline")}
-    for opt, ini, typ, key in _MODEL:
-        value = _setting(config, opt, ini, typ, None)
+    for opt, ini, typ, key in _MODEL + [("--abex-prompts", "abex_prompts", str, "prompts")]:
+        value, from_file = _split_setting(config, opt, ini)
         if value is not None:
-            llm[key] = typ(value)
-    prompts = _setting(config, "--abex-prompts", "abex_prompts", str, None)
-    if prompts is not None:
-        llm["prompts"] = str(config.invocation_params.dir / prompts)
+            llm[key] = str(config.invocation_params.dir / value) if key == "prompts" else typ(value)
+        if from_file is not None:
+            project.append(from_file)
     return llm
 
 
 def _publish(config, text, out):
-    """``--abex-post-review`` and the GitHub Actions outputs: ``(notes, warnings)``."""
+    """``--abex-post-review`` and the GitHub Actions outputs: ``(notes, warnings, annotations)``."""
     post = _flag(config, "--abex-post-review", "abex_post_review")
     in_actions = any(os.environ.get(k) for k in ("GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT"))
     if not post and not in_actions:
-        return [], []
+        return [], [], ""
     from . import _core
 
     try:
         return _core.publish(text, os.path.join(out, "report.json"), post)
     except _core.AbexError as e:
-        return [], [f"failed to publish the report: {e}"]
+        return [], [f"failed to publish the report: {e}"], ""
 
 
 def _progress(config):
@@ -231,6 +275,7 @@ def _run_core(settings, progress):
     only in the main thread, between bytecodes, so a core working in the main thread would hear
     Ctrl-C only when it returns. The first SIGINT or SIGTERM asks the core to stop (it kills its
     runners and returns the report of what was finished); a second ends the process at once.
+    SIGHUP counts as one too.
     Returns ``(report_json, out_dir)``; raises what the core raised."""
     from . import _core
 
@@ -251,7 +296,7 @@ def _run_core(settings, progress):
 
     handlers = {}
     if threading.current_thread() is threading.main_thread():
-        for s in (signal.SIGINT, signal.SIGTERM):
+        for s in _SIGNALS.values():
             handlers[s] = signal.signal(s, on_signal)
     try:
         worker = threading.Thread(target=work, name="abex", daemon=True)
@@ -266,7 +311,10 @@ def _run_core(settings, progress):
     return box["result"]
 
 
+# The signals that stop a run (SIGHUP: a closed terminal or session), by name.
 _SIGNALS = {"SIGINT": signal.SIGINT, "SIGTERM": signal.SIGTERM}
+if hasattr(signal, "SIGHUP"):
+    _SIGNALS["SIGHUP"] = signal.SIGHUP
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -279,19 +327,24 @@ def pytest_sessionfinish(session, exitstatus):
     settings = {
         "root": str(config.rootpath),
         "python": sys.executable,
-        "functions": _setting(config, "--abex-function", "abex_function", "list", None) or [],
+        "functions": [suite.rebase_function(config, f)
+                      for f in _setting(config, "--abex-function", "abex_function", "list", None) or []],
         "all": _flag(config, "--abex-all", "abex_all"),
         "write_tests": _flag(config, "--abex-write-tests", "abex_write_tests"),
         "base": _setting(config, "--abex-base", "abex_base", str, None),
-        "suite": suite.settings(session),
+        "suite": suite.settings(session, config.stash.get(_REPORTED, None)),
         "out": _setting(config, "--abex-out", "abex_out", str, None),
-        "llm": _model_settings(config),
+        "project": [],
     }
-    # What the user did not set is left to the core's defaults (the same as `cargo abex`'s).
+    settings["llm"] = _model_settings(config, settings["project"])
+    # What the user did not set is left to the core's defaults (the same as `cargo abex`'s);
+    # what the project's files set may only tighten them, checked by the core.
     for opt, ini, typ, key in _NUMBERS:
-        value = _setting(config, opt, ini, typ, None)
+        value, from_file = _split_setting(config, opt, ini)
         if value is not None:
             settings[key] = typ(value)
+        if from_file is not None:
+            settings["project"].append(from_file)
     from . import _core  # the native module: imported only when abex runs
 
     try:
@@ -304,11 +357,14 @@ def pytest_sessionfinish(session, exitstatus):
         return
     interrupted = json.loads(text).get("interrupted")
     if interrupted:
-        # The shell's code of a process the signal ended: 130 for SIGINT, 143 for SIGTERM.
+        # The shell's code of a process the signal ended: 130 for SIGINT, 143 for SIGTERM, 129
+        # for SIGHUP.
         session.exitstatus = 128 + int(_SIGNALS.get(interrupted["signal"], signal.SIGINT))
     # What an interrupted run proved still reaches the pull request.
-    notes, warnings = _publish(config, text, out)
-    config.stash[_RESULT] = {"report": text, "out": out, "notes": notes, "warnings": warnings}
+    notes, warnings, annotations = _publish(config, text, out)
+    config.stash[_RESULT] = {
+        "report": text, "out": out, "notes": notes, "warnings": warnings, "annotations": annotations,
+    }
     gaps = _gaps(text)
     if gaps and _setting(config, "--abex-fail-on", "abex_fail_on", str, None) == "finding":
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -354,3 +410,6 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
             tr.write_line(f"abex: {note}")
         for warning in result.get("warnings", []):
             tr.write_line(f"abex: warning: {warning}", yellow=True)
+        # GitHub Actions' workflow commands, each on a line of its own: a warning per gap.
+        for line in result.get("annotations", "").splitlines():
+            tr.write_line(line)

@@ -1,14 +1,17 @@
 """The abex test runner for Python: runs the tests that reach a function against its mutants.
 
 Started by the core as ``python -m pytest_abex.runner SPEC.json`` in a scratch copy of the
-project. It collects the given test files once with pytest, then for each request forks: the
+project. It collects the given paths once with pytest (the session's own: its paths, options,
+rootdir and ini file, see :mod:`pytest_abex.suite`) and, given the session's ``node_ids``, keeps
+exactly those items, in the session's order; then for each request it forks: the
 child swaps the mutant's code into the live function (:mod:`pytest_abex._patch`) and runs the
 collected items; the parent enforces the time limit and answers. The cost of a mutant is one
 fork and one test run, not an interpreter start and an import of the project.
 
 Protocol (JSON lines, answers prefixed by ``@abex@``): the runner greets with
 ``{"abex_runner": 1, "collected": N}`` (with ``"dropped": [{"file", "error"}, ...]`` when some
-test files failed to collect: they are left out and the rest runs; or ``{"abex_runner": 1,
+test files failed to collect: they are left out and the rest runs; with ``"missing": [node
+ids]`` when some of the session's node ids were not collected; or ``{"abex_runner": 1,
 "error": "..."}`` when none collected), then answers
 each request ``{"patch": null | {...}, "timeout": seconds, "all": bool, "trace": null | [{"module",
 "qualname"}, ...]}`` with ``{"status": "pass"|"fail"|"timeout"|"unviable", "failed": [node ids],
@@ -54,9 +57,12 @@ MARKER = b"@abex@"
 class _Runner:
     """A pytest plugin that replaces the test loop by the request loop."""
 
-    def __init__(self, out, inp):
+    def __init__(self, out, inp, wanted=None):
         self.out = out
         self.inp = inp
+        self.wanted = wanted  # the session's node ids, in its order (None: every item)
+        self.missing = []  # those this runner did not collect
+        self.filtered = False
         self.failed = []
         self.message = ""  # the first failure's exception line
         self.greeted = False
@@ -87,6 +93,8 @@ class _Runner:
         _short_failures()
         _warm(session.items)
         hello["collected"] = len(session.items)
+        if self.missing:
+            hello["missing"] = self.missing
         self.send(hello)
         for line in self.inp:
             if not line.strip():
@@ -94,6 +102,22 @@ class _Runner:
             req = json.loads(line)
             self.send(self.one(session, req))
         return True
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, session, config, items):
+        """Keeps exactly the session's items, in its order (the first collection only: the
+        suggested tests a ``collect`` request collects later are abex's own)."""
+        if self.filtered or self.wanted is None:
+            return
+        self.filtered = True
+        rank = {nodeid: n for n, nodeid in enumerate(self.wanted)}
+        kept = sorted((i for i in items if i.nodeid in rank), key=lambda i: rank[i.nodeid])
+        got = {i.nodeid for i in kept}
+        self.missing = [nodeid for nodeid in self.wanted if nodeid not in got]
+        dropped = [i for i in items if i.nodeid not in rank]
+        items[:] = kept
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
 
     def pytest_collectreport(self, report):
         if report.failed and self.greeted:
@@ -347,14 +371,15 @@ def main(argv):
     sys.stdout = sys.stderr
     # pytest replaces sys.stdin while it captures: requests come on a copy of the real one.
     inp = os.fdopen(os.dup(0), "rb")
-    runner = _Runner(out, inp)
+    runner = _Runner(out, inp, spec.get("node_ids"))
     args = [
         "-q",
         "-p", "no:cacheprovider",
         "-p", "no:xdist",
         "-p", "no:randomly",
-        # The outer session's options come in `pytest_args`, the ini's `addopts` included
-        # (see `pytest_abex.suite`); some of them (`-n`, `--lf`) cannot run here.
+        # The outer session's options come in `pytest_args`, the ini's `addopts` and
+        # `PYTEST_ADDOPTS` included (see `pytest_abex.suite`), less those that cannot run here
+        # (`-n`, `--lf`).
         "-o", "addopts=",
         # pytest_abex is imported before pytest starts, so pytest warns that it cannot rewrite
         # its asserts: an error under the user's `filterwarnings = error`.

@@ -5,7 +5,8 @@ project. It speaks the JSON-lines protocol of ``src/exec/worker.rs``: it greets 
 ``{"abex_harness":1}`` (with ``"unloaded": {id: reason}`` for the targets it could not load),
 then answers each request ``[target_id,[args...]]`` with one line
 ``{"ok": repr}``, ``{"err": [type, message]}``, ``{"bad": message}`` or ``{"timed_out": true}``
-(the timer interrupted the call; the worker carries on), each prefixed by ``@abex@``. A call
+(the timer interrupted the call; the worker carries on), each prefixed by ``@abex@``, on the
+file descriptor ``ABEX_ANSWER_FD`` names (else a copy of stdout). A call
 that the timer cannot interrupt (a C extension that never returns) is killed from the core. Requests are read in chunks and answered in one
 write per chunk. ``ABEX_CALL_TIMEOUT_MS`` is the per-call limit (a SIGALRM timer).
 A text longer than 4096 bytes (a repr, a message) is cut as the core cuts it (``value::cut``):
@@ -104,8 +105,10 @@ def main(argv):
     with open(argv[1], encoding="utf-8") as f:
         spec = json.load(f)
     _patch.add_paths(spec.get("sys_path", []))
-    out = os.fdopen(os.dup(1), "wb", buffering=0)
-    # What the code under test prints goes to stderr, never into the protocol.
+    # The answers' own channel: the descriptor the core names (a pipe of its own), else a copy
+    # of stdout; what the code under test prints goes to stderr, never into the protocol.
+    fd = os.environ.get("ABEX_ANSWER_FD")
+    out = os.fdopen(int(fd) if fd else os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     targets = []

@@ -6,7 +6,7 @@ use syn::spanned::Spanned;
 use syn::visit::Visit;
 
 use super::items::{collect, FnItem};
-use super::operators::Gen;
+use super::operators::{Gen, Peer};
 use super::skip::{exclude_attrs, suppressed, SkipRules};
 use crate::mutate::{line_column, mutant_id, Mutant, Origin, Pattern};
 use crate::rust::source::Lines;
@@ -57,9 +57,28 @@ pub fn mutants_of(
 
     let body_start = at(found.block.brace_token.span.open().start());
     let file_name = file.to_string_lossy().replace('\\', "/");
+    let returns = match &found.sig.output {
+        syn::ReturnType::Default => String::new(),
+        syn::ReturnType::Type(..) => {
+            let (s, e) = (at(found.sig.output.span().start()), at(found.sig.output.span().end()));
+            format!(" {}", file_text[s..e].split_whitespace().collect::<Vec<_>>().join(" "))
+        }
+    };
+    let peer_fn = &found.peer_name;
     let mut out: Vec<Mutant> = Vec::new();
     for r in gen.raw {
         let (line, column) = line_column(file_text, r.span.0);
+        let peer_name = match &r.peer {
+            Peer::None => None,
+            Peer::Change(at, what) => {
+                let (l, c) = line_column(file_text, *at);
+                Some(format!("{file_name}:{l}:{c}: {what} in {peer_fn}"))
+            }
+            Peer::Value(at, value) => {
+                let (l, c) = line_column(file_text, *at);
+                Some(format!("{file_name}:{l}:{c}: replace {peer_fn}{returns} with {value}"))
+            }
+        };
         let excluded = exclude.iter().any(|p| {
             p.matches(function)
                 || p.matches(&format!("{file_name}: {}", r.description))
@@ -67,6 +86,7 @@ pub fn mutants_of(
                     "{file_name}:{line}:{column}: {} in {function}",
                     r.description
                 ))
+                || peer_name.as_ref().is_some_and(|n| p.matches(n))
         });
         if excluded {
             continue;
@@ -91,6 +111,7 @@ pub fn mutants_of(
             replacement: r.replacement,
             switchable: true,
             description: r.description,
+            peer_name,
         });
     }
     // Stable: mutants of one operator at one place keep the order they were made in.
@@ -118,11 +139,15 @@ mod tests {
                 (ReplaceBody, body, "{ 0 }"),
                 (ReplaceBody, body, "{ 1 }"),
                 (ReplaceBody, body, "{ -1 }"),
+                (BinaryOperator, "x < 0", "x == 0"),
+                (BinaryOperator, "x < 0", "x > 0"),
                 (ComparisonBoundary, "x < 0", "x <= 0"),
                 (NegateCondition, "x < 0", "!(x < 0)"),
                 (ConstantPlusOne, "0", "1"),
                 (ConstantPlusOne, "0", "1"),
                 (DeleteNot, "!(x > 100)", "(x > 100)"),
+                (BinaryOperator, "x > 100", "x == 100"),
+                (BinaryOperator, "x > 100", "x < 100"),
                 (ComparisonBoundary, "x > 100", "x >= 100"),
                 (ConstantPlusOne, "100", "101"),
                 (ConstantMinusOne, "100", "99"),
@@ -131,12 +156,35 @@ mod tests {
         );
         let descriptions: Vec<&str> = ms.iter().map(|m| m.description.as_str()).collect();
         assert_eq!(descriptions[0], "replace the body with `0`");
-        assert_eq!(descriptions[3], "replace `<` with `<=`");
-        assert_eq!(descriptions[4], "negate the `if` condition");
-        assert_eq!(descriptions[7], "delete `!`");
+        assert_eq!(descriptions[5], "replace `<` with `<=`");
+        assert_eq!(descriptions[6], "negate the `if` condition");
+        assert_eq!(descriptions[9], "delete `!`");
         assert!(ms.iter().all(|m| m.switchable && m.origin == Origin::Rules));
         assert!(ms.iter().all(|m| m.function == "clamp" && m.file == Path::new("src/date.rs")));
         assert_eq!((ms[3].line, ms[3].column), (2, 8));
+        // cargo-mutants' names: its spans start at the operator, or the body's first statement.
+        let peers: Vec<Option<&str>> = ms.iter().map(|m| m.peer_name.as_deref()).collect();
+        assert_eq!(
+            peers,
+            [
+                Some("src/date.rs:2:5: replace clamp -> i32 with 0"),
+                Some("src/date.rs:2:5: replace clamp -> i32 with 1"),
+                Some("src/date.rs:2:5: replace clamp -> i32 with -1"),
+                Some("src/date.rs:2:10: replace < with == in clamp"),
+                Some("src/date.rs:2:10: replace < with > in clamp"),
+                Some("src/date.rs:2:10: replace < with <= in clamp"),
+                None,
+                None,
+                None,
+                Some("src/date.rs:2:28: delete ! in clamp"),
+                Some("src/date.rs:2:32: replace > with == in clamp"),
+                Some("src/date.rs:2:32: replace > with < in clamp"),
+                Some("src/date.rs:2:32: replace > with >= in clamp"),
+                None,
+                None,
+                Some("src/date.rs:2:52: delete - in clamp"),
+            ]
+        );
         check_well_formed(text, "clamp", &ms);
     }
 
@@ -167,13 +215,15 @@ mod tests {
         assert!(ms
             .iter()
             .all(|m| !m.original.contains("invalid day") || m.operator == ReplaceBody));
-        // Results of a tuple: only the first value of each element.
+        // Results of a tuple: every combination of its elements' values, as cargo-mutants.
         let bodies: Vec<&str> = ms
             .iter()
             .filter(|m| m.operator == ReplaceBody)
-            .map(|m| m.description.as_str())
+            .map(|m| m.replacement.as_str())
             .collect();
-        assert_eq!(bodies, ["replace the body with `Ok((0, 0, 0))`"]);
+        assert_eq!(bodies.len(), 3 * 2 * 2);
+        assert_eq!(bodies[0], "{ Ok((0, 0, 0)) }");
+        assert_eq!(bodies[11], "{ Ok((-1, 1, 1)) }");
     }
 
     #[test]
@@ -194,9 +244,15 @@ mod tests {
                 (ReplaceBody, body, "{ 0 }"),
                 (ReplaceBody, body, "{ 1 }"),
                 (BinaryOperator, "self.n += by", "self.n -= by"),
+                (BinaryOperator, "self.n += by", "self.n *= by"),
             ]
         );
         assert_eq!(ms[2].function, "C::bump");
+        assert_eq!(
+            ms[3].peer_name.as_deref(),
+            Some("src/c.rs:5:16: replace += with *= in C::bump")
+        );
+        assert_eq!(ms[0].peer_name.as_deref(), Some("src/c.rs:5:9: replace C::bump -> u32 with 0"));
         check_well_formed(text, "bump", &ms);
     }
 

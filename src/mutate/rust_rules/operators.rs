@@ -1,15 +1,30 @@
 //! The mutation operators: a walk of one function body (never its signature) that makes the
-//! cargo-mutants genres of mutants, skipping macro invocations, patterns, types, attributes,
-//! constant contexts, nested items and the calls named in `skip_calls`.
+//! cargo-mutants genres of mutants, each with every replacement cargo-mutants 27 makes (so abex's
+//! mutants are a superset of its list) and abex's own besides (comparison boundaries both ways,
+//! negated conditions, integer constants ± 1), skipping macro invocations, patterns, types,
+//! attributes, constant contexts, nested items and the calls named in `skip_calls`.
 
 use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 use syn::{Attribute, BinOp, Block, Expr, Item, Pat, ReturnType, Signature, Type, UnOp};
 
+use super::items::tidy;
 use super::values::values;
-use crate::mutate::Operator;
+use crate::mutate::{whole_lines, Operator};
 use crate::rust::source::Lines;
+
+/// What cargo-mutants calls the same mutant, when it makes it: where its span starts (a byte
+/// offset) and how its name reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Peer {
+    /// A mutant cargo-mutants does not make.
+    None,
+    /// `replace > with == in FUNCTION` (the text before ` in FUNCTION`), starting at the byte.
+    Change(usize, String),
+    /// `replace FUNCTION -> T with VALUE` (the value), starting at the byte.
+    Value(usize, String),
+}
 
 /// A mutant before it gets its id and location.
 pub(super) struct Raw {
@@ -17,6 +32,7 @@ pub(super) struct Raw {
     pub(super) span: (usize, usize),
     pub(super) replacement: String,
     pub(super) description: String,
+    pub(super) peer: Peer,
 }
 
 /// Walks a function body and collects its mutants.
@@ -33,32 +49,37 @@ impl Gen<'_> {
         (self.lines.offset(self.text, s.start()), self.lines.offset(self.text, s.end()))
     }
 
-    fn push(&mut self, operator: Operator, span: (usize, usize), replacement: String, what: &str) {
+    fn push(
+        &mut self,
+        operator: Operator,
+        span: (usize, usize),
+        replacement: String,
+        what: &str,
+        peer: Peer,
+    ) {
         let description = what.to_string();
-        self.raw.push(Raw { operator, span, replacement, description });
+        self.raw.push(Raw { operator, span, replacement, description, peer });
     }
 
     /// Replace the whole body by a value of the return type (cargo-mutants' FnValue).
     pub(super) fn replace_body(&mut self, sig: &Signature, block: &Block) {
         let span = self.range(block);
+        let at = block.stmts.first().map_or(span.0, |s| self.range(s).0);
         let written = block.to_token_stream().to_string();
         let values = match &sig.output {
-            ReturnType::Default => Some(vec!["()".to_string()]),
+            ReturnType::Default => vec!["()".to_string()],
             ReturnType::Type(_, ty) => values(ty),
         };
-        for v in values.unwrap_or_default() {
+        for v in values {
             let replacement = if v == "()" { "{}".to_string() } else { format!("{{ {v} }}") };
             let same = syn::parse_str::<Block>(&replacement)
                 .is_ok_and(|b| b.to_token_stream().to_string() == written);
             if same || (v == "()" && block.stmts.is_empty()) {
                 continue;
             }
-            self.push(
-                Operator::ReplaceBody,
-                span,
-                replacement,
-                &format!("replace the body with `{v}`"),
-            );
+            let peer = Peer::Value(at, v.clone());
+            let what = format!("replace the body with `{v}`");
+            self.push(Operator::ReplaceBody, span, replacement, &what, peer);
         }
     }
 
@@ -80,11 +101,38 @@ impl Gen<'_> {
         );
         let replacement = if atom { format!("!{text}") } else { format!("!({text})") };
         let what = format!("negate the `{keyword}` condition");
-        self.push(Operator::NegateCondition, span, replacement, &what);
+        self.push(Operator::NegateCondition, span, replacement, &what, Peer::None);
     }
 
     fn skipped_call(&self, name: &syn::Ident) -> bool {
         self.skip_calls.iter().any(|c| name == c)
+    }
+
+    /// Deletes each named field of a struct literal that has a base (`..Default::default()`),
+    /// as cargo-mutants' StructField genre does; the whole literal is the span, so the mutant
+    /// is an expression of the same type and can be switched.
+    fn delete_fields(&mut self, e: &syn::ExprStruct) {
+        if e.rest.is_none() {
+            return;
+        }
+        let span = self.range(e);
+        let name = tidy(&e.path);
+        for pair in e.fields.pairs() {
+            let syn::Member::Named(field) = &pair.value().member else { continue };
+            let (start, mut end) = self.range(*pair.value());
+            if let Some(comma) = pair.punct() {
+                end = self.range(*comma).1;
+            }
+            // The whitespace after the deleted field goes with it.
+            let rest = &self.text[end..span.1];
+            let skip = rest.len() - rest.trim_start().len();
+            let replacement =
+                format!("{}{}", &self.text[span.0..start], &self.text[end + skip..span.1]);
+            let what = format!("delete the field `{field}` from the `{name}` literal");
+            let peer =
+                Peer::Change(start, format!("delete field {field} from struct {name} expression"));
+            self.push(Operator::DeleteStructField, span, replacement, &what, peer);
+        }
     }
 }
 
@@ -94,7 +142,7 @@ impl<'ast> Visit<'ast> for Gen<'_> {
         let op_text = e.op.to_token_stream().to_string();
         let op_at = self.range(&e.op).0;
         let holds = self.text.get(op_at..op_at + op_text.len()) == Some(op_text.as_str());
-        if let (Some((to, operator)), true) = (swap(&e.op), holds) {
+        for (to, operator, peer) in swaps(&e.op).into_iter().filter(|_| holds) {
             let left_end = self.range(&*e.left).1;
             let left = &self.text[span.0..left_end];
             // `x as u8 < y` would read `<` as the start of generic arguments.
@@ -108,7 +156,13 @@ impl<'ast> Visit<'ast> for Gen<'_> {
                 &self.text[left_end..op_at],
                 &self.text[op_at + op_text.len()..span.1]
             );
-            self.push(operator, span, replacement, &format!("replace `{op_text}` with `{to}`"));
+            let what = format!("replace `{op_text}` with `{to}`");
+            let peer = if peer {
+                Peer::Change(op_at, format!("replace {op_text} with {to}"))
+            } else {
+                Peer::None
+            };
+            self.push(operator, span, replacement, &what, peer);
         }
         visit::visit_expr_binary(self, e);
     }
@@ -122,7 +176,8 @@ impl<'ast> Visit<'ast> for Gen<'_> {
         let span = self.range(e);
         let operand = self.range(&*e.expr);
         let replacement = self.text[operand.0..operand.1].to_string();
-        self.push(operator, span, replacement, &format!("delete `{sign}`"));
+        let peer = Peer::Change(span.0, format!("delete {sign}"));
+        self.push(operator, span, replacement, &format!("delete `{sign}`"), peer);
         visit::visit_expr_unary(self, e);
     }
 
@@ -141,19 +196,27 @@ impl<'ast> Visit<'ast> for Gen<'_> {
         let span = self.range(lit);
         for (operator, replacement) in int_steps(lit) {
             let what = format!("replace `{}` with `{replacement}`", &self.text[span.0..span.1]);
-            self.push(operator, span, replacement, &what);
+            self.push(operator, span, replacement, &what, Peer::None);
         }
     }
 
     fn visit_expr_match(&mut self, e: &'ast syn::ExprMatch) {
         let catch_all = |a: &syn::Arm| a.guard.is_none() && is_catch_all(&a.pat);
         if e.arms.iter().any(catch_all) {
+            // cargo-mutants deletes the unguarded arms when a `_` arm catches what they matched.
+            let wild = e.arms.iter().any(|a| matches!(a.pat, Pat::Wild(_)));
             for arm in e.arms.iter().filter(|a| !catch_all(a)) {
-                let span = whole_lines(self.text, self.range(arm));
+                let at = self.range(arm);
+                let span = whole_lines(self.text, at);
                 let pat = self.range(&arm.pat);
                 let pat = short(&self.text[pat.0..pat.1]);
                 let what = format!("delete the match arm `{pat}`");
-                self.push(Operator::DeleteMatchArm, span, String::new(), &what);
+                let peer = if wild && arm.guard.is_none() {
+                    Peer::Change(at.0, format!("delete match arm {}", tidy(&arm.pat)))
+                } else {
+                    Peer::None
+                };
+                self.push(Operator::DeleteMatchArm, span, String::new(), &what, peer);
             }
         }
         visit::visit_expr_match(self, e);
@@ -167,11 +230,20 @@ impl<'ast> Visit<'ast> for Gen<'_> {
             for value in ["true", "false"] {
                 if written != value {
                     let what = format!("replace the match guard with `{value}`");
-                    self.push(Operator::MatchArmGuard, span, value.to_string(), &what);
+                    let peer = Peer::Change(
+                        span.0,
+                        format!("replace match guard {} with {value}", squash(written)),
+                    );
+                    self.push(Operator::MatchArmGuard, span, value.to_string(), &what, peer);
                 }
             }
         }
         visit::visit_arm(self, arm);
+    }
+
+    fn visit_expr_struct(&mut self, e: &'ast syn::ExprStruct) {
+        self.delete_fields(e);
+        visit::visit_expr_struct(self, e);
     }
 
     fn visit_expr_call(&mut self, e: &'ast syn::ExprCall) {
@@ -203,40 +275,43 @@ impl<'ast> Visit<'ast> for Gen<'_> {
     fn visit_macro(&mut self, _: &'ast syn::Macro) {}
 }
 
-/// The replacement operator for a binary operator, and its genre.
-fn swap(op: &BinOp) -> Option<(&'static str, Operator)> {
+/// The replacements of a binary operator, each with its genre and whether cargo-mutants 27
+/// makes it too: all of cargo-mutants' (`<` → `==`, `>`, `<=`; `+` → `-`, `*`; …) and abex's
+/// own boundary moves (`<=` → `<`, `>=` → `>`).
+fn swaps(op: &BinOp) -> Vec<(&'static str, Operator, bool)> {
     use Operator::{BinaryOperator as B, ComparisonBoundary as C};
-    Some(match op {
-        BinOp::Add(_) => ("-", B),
-        BinOp::Sub(_) => ("+", B),
-        BinOp::Mul(_) => ("/", B),
-        BinOp::Div(_) => ("*", B),
-        BinOp::Rem(_) => ("/", B),
-        BinOp::And(_) => ("||", B),
-        BinOp::Or(_) => ("&&", B),
-        BinOp::BitXor(_) => ("&", B),
-        BinOp::BitAnd(_) => ("|", B),
-        BinOp::BitOr(_) => ("&", B),
-        BinOp::Shl(_) => (">>", B),
-        BinOp::Shr(_) => ("<<", B),
-        BinOp::Eq(_) => ("!=", B),
-        BinOp::Ne(_) => ("==", B),
-        BinOp::Lt(_) => ("<=", C),
-        BinOp::Le(_) => ("<", C),
-        BinOp::Gt(_) => (">=", C),
-        BinOp::Ge(_) => (">", C),
-        BinOp::AddAssign(_) => ("-=", B),
-        BinOp::SubAssign(_) => ("+=", B),
-        BinOp::MulAssign(_) => ("/=", B),
-        BinOp::DivAssign(_) => ("*=", B),
-        BinOp::RemAssign(_) => ("/=", B),
-        BinOp::BitXorAssign(_) => ("&=", B),
-        BinOp::BitAndAssign(_) => ("|=", B),
-        BinOp::BitOrAssign(_) => ("&=", B),
-        BinOp::ShlAssign(_) => (">>=", B),
-        BinOp::ShrAssign(_) => ("<<=", B),
-        _ => return None,
-    })
+    let peer = |ops: &[&'static str]| ops.iter().map(|&o| (o, B, true)).collect::<Vec<_>>();
+    match op {
+        BinOp::Add(_) => peer(&["-", "*"]),
+        BinOp::Sub(_) => peer(&["+", "/"]),
+        BinOp::Mul(_) => peer(&["+", "/"]),
+        BinOp::Div(_) => peer(&["%", "*"]),
+        BinOp::Rem(_) => peer(&["/", "+"]),
+        BinOp::And(_) => peer(&["||"]),
+        BinOp::Or(_) => peer(&["&&"]),
+        BinOp::BitXor(_) => peer(&["|", "&"]),
+        BinOp::BitAnd(_) => peer(&["|", "^"]),
+        BinOp::BitOr(_) => peer(&["&", "^"]),
+        BinOp::Shl(_) => peer(&[">>"]),
+        BinOp::Shr(_) => peer(&["<<"]),
+        BinOp::Eq(_) => peer(&["!="]),
+        BinOp::Ne(_) => peer(&["=="]),
+        BinOp::Lt(_) => vec![("<=", C, true), ("==", B, true), (">", B, true)],
+        BinOp::Gt(_) => vec![(">=", C, true), ("==", B, true), ("<", B, true)],
+        BinOp::Le(_) => vec![("<", C, false), (">", B, true)],
+        BinOp::Ge(_) => vec![(">", C, false), ("<", B, true)],
+        BinOp::AddAssign(_) => peer(&["-=", "*="]),
+        BinOp::SubAssign(_) => peer(&["+=", "/="]),
+        BinOp::MulAssign(_) => peer(&["+=", "/="]),
+        BinOp::DivAssign(_) => peer(&["%=", "*="]),
+        BinOp::RemAssign(_) => peer(&["/=", "+="]),
+        BinOp::BitXorAssign(_) => peer(&["|=", "&="]),
+        BinOp::BitAndAssign(_) => peer(&["|="]),
+        BinOp::BitOrAssign(_) => peer(&["&="]),
+        BinOp::ShlAssign(_) => peer(&[">>="]),
+        BinOp::ShrAssign(_) => peer(&["<<="]),
+        _ => Vec::new(),
+    }
 }
 
 /// `n + 1` and `n - 1` for an integer literal, in its radix and with its suffix; no `-1` from
@@ -301,21 +376,14 @@ fn is_catch_all(p: &Pat) -> bool {
     }
 }
 
-/// Widens a range to whole lines when nothing else shares them, so a deleted arm leaves no
-/// blank line behind.
-fn whole_lines(text: &str, (start, end): (usize, usize)) -> (usize, usize) {
-    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
-    let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i + 1);
-    if text[line_start..start].trim().is_empty() && text[end..line_end].trim().is_empty() {
-        (line_start, line_end)
-    } else {
-        (start, end)
-    }
+/// Source text on one line, its whitespace runs made one space.
+fn squash(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Source text on one line, cut to 40 characters, for descriptions.
 fn short(text: &str) -> String {
-    let one: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let one = squash(text);
     if one.chars().count() > 40 {
         format!("{}…", one.chars().take(39).collect::<String>())
     } else {
@@ -401,6 +469,7 @@ fn bound(o: Option<u8>) -> u8 {
             triples(&ms).into_iter().skip(3).collect::<Vec<_>>(),
             [
                 (Operator::BinaryOperator, "n - 1", "n + 1"),
+                (Operator::BinaryOperator, "n - 1", "n / 1"),
                 (Operator::ConstantPlusOne, "1", "2"),
                 (Operator::ConstantMinusOne, "1", "0"),
             ]
@@ -466,5 +535,74 @@ fn bound(o: Option<u8>) -> u8 {
                 ("o.is_none()".to_string(), "!o.is_none()".to_string())
             ]
         );
+    }
+
+    #[test]
+    fn fields_of_a_literal_with_a_base_are_deleted_one_at_a_time() {
+        let text = "struct P { a: u8, b: u8, c: u8 }\nfn p(x: u8) -> P {\n    let q = P { a: 1, b: x, ..P::default() };\n    P { c: 2, ..q }\n}\nfn full(x: u8) -> P {\n    P { a: x, b: x, c: x }\n}\n";
+        let ms = mutants(text, "p");
+        check_well_formed(text, "p", &ms);
+        let deleted: Vec<(&str, &str, Option<&str>)> = ms
+            .iter()
+            .filter(|m| m.operator == Operator::DeleteStructField)
+            .map(|m| (m.original.as_str(), m.replacement.as_str(), m.peer_name.as_deref()))
+            .collect();
+        assert_eq!(
+            deleted,
+            [
+                (
+                    "P { a: 1, b: x, ..P::default() }",
+                    "P { b: x, ..P::default() }",
+                    Some("src/date.rs:3:17: delete field a from struct P expression in p")
+                ),
+                (
+                    "P { a: 1, b: x, ..P::default() }",
+                    "P { a: 1, ..P::default() }",
+                    Some("src/date.rs:3:23: delete field b from struct P expression in p")
+                ),
+                (
+                    "P { c: 2, ..q }",
+                    "P { ..q }",
+                    Some("src/date.rs:4:9: delete field c from struct P expression in p")
+                ),
+            ]
+        );
+        assert!(ms
+            .iter()
+            .filter(|m| m.operator == Operator::DeleteStructField)
+            .all(|m| m.switchable));
+        // Without a base every field is needed: nothing to delete.
+        assert!(mutants(text, "full").iter().all(|m| m.operator != Operator::DeleteStructField));
+    }
+
+    #[test]
+    fn match_arms_and_guards_carry_cargo_mutants_names_only_where_it_makes_them() {
+        let text = "fn f(n: u8) -> u8 {\n    match n {\n        1 => 10,\n        2 if n > 1 => 20,\n        _ => 0,\n    }\n}\nfn g(n: u8) -> u8 {\n    match n {\n        1 => 10,\n        other => other,\n    }\n}\n";
+        let names = |f: &str| -> Vec<(Operator, Option<String>)> {
+            mutants(text, f)
+                .into_iter()
+                .filter(|m| {
+                    matches!(m.operator, Operator::DeleteMatchArm | Operator::MatchArmGuard)
+                })
+                .map(|m| (m.operator, m.peer_name))
+                .collect()
+        };
+        assert_eq!(
+            names("f"),
+            [
+                (Operator::DeleteMatchArm, Some("src/date.rs:3:9: delete match arm 1 in f".into())),
+                (Operator::DeleteMatchArm, None),
+                (
+                    Operator::MatchArmGuard,
+                    Some("src/date.rs:4:14: replace match guard n > 1 with true in f".into())
+                ),
+                (
+                    Operator::MatchArmGuard,
+                    Some("src/date.rs:4:14: replace match guard n > 1 with false in f".into())
+                ),
+            ]
+        );
+        // A binding catches everything too, but cargo-mutants deletes arms only beside `_`.
+        assert_eq!(names("g"), [(Operator::DeleteMatchArm, None)]);
     }
 }

@@ -59,6 +59,11 @@ impl Resolver<'_> {
                 if let Some(text) = scope.aliases.get(name) {
                     return Named::Alias(module.to_string(), text.clone());
                 }
+                // A function of the module (a decorator): named by its module, which says
+                // what it does (`checks.utils.validator`).
+                if scope.functions.contains(name) {
+                    return Named::Path(format!("{module}.{name}"));
+                }
             }
             if let Some(target) = scope.imports.get(head) {
                 let full =

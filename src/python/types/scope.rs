@@ -85,6 +85,8 @@ pub struct Scope {
     pub classes: BTreeMap<String, ClassInfo>,
     /// Module-level functions whose text uses `wraps(`: decorators that keep what they wrap.
     pub wrapping: BTreeSet<String>,
+    /// Module-level functions (a decorator imported from here is found by its module).
+    pub functions: BTreeSet<String>,
 }
 
 fn text(n: Node<'_>, src: &[u8]) -> String {
@@ -198,8 +200,11 @@ fn statement(item: Node<'_>, src: &[u8], s: &mut Scope) {
 fn definition(def: Node<'_>, decorators: Vec<String>, src: &[u8], s: &mut Scope, outer: &str) {
     let name = def.child_by_field_name("name").map(|n| text(n, src)).unwrap_or_default();
     if def.kind() == "function_definition" {
-        if outer.is_empty() && text(def, src).contains("wraps(") {
-            s.wrapping.insert(name);
+        if outer.is_empty() {
+            if text(def, src).contains("wraps(") {
+                s.wrapping.insert(name.clone());
+            }
+            s.functions.insert(name);
         }
         return;
     }

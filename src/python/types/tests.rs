@@ -240,3 +240,24 @@ def far(p: Point, unit: Unit) -> int:
         ["p: hum.shapes.Point Pos { only: false }", "unit: hum.time.Unit Pos { only: false }"]
     );
 }
+
+#[test]
+fn a_decorator_from_another_module_that_keeps_the_function_is_called_through() {
+    // validators' shape: `@validator` is `functools.wraps` in `utils`, imported relatively.
+    let fns = project(&[
+        (
+            "checks.utils",
+            "import functools\n\ndef validator(func):\n    @functools.wraps(func)\n    def wrapper(*a):\n        return func(*a) or False\n    return wrapper\n\ndef plain(func):\n    return func\n",
+        ),
+        (
+            "checks.numbers",
+            "from .utils import validator, plain\nfrom checks import utils\n\n@validator\ndef even(value: int):\n    return value % 2 == 0\n\n@utils.validator\ndef odd(value: int):\n    return value % 2 == 1\n\n@plain\ndef same(value: int):\n    return value\n",
+        ),
+    ]);
+    for name in ["even", "odd"] {
+        let f = by(&fns, name);
+        assert!(f.decorated && f.unsupported.is_none(), "{name}: {:?}", f.unsupported);
+    }
+    // A decorator that does not keep the function (no `wraps`) is still refused, with its name.
+    assert!(by(&fns, "same").unsupported.clone().unwrap().contains("@plain"));
+}

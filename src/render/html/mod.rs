@@ -11,7 +11,7 @@
 
 mod classes;
 mod map;
-mod markup;
+pub(crate) mod markup;
 mod mutants;
 mod page;
 mod qd;

@@ -31,6 +31,7 @@ fn status(mu: &MutantReport) -> (&'static str, &'static str) {
         MutantStatus::Timeout => ("timeout", "timeout"),
         MutantStatus::NotExercised => ("not exercised", "skipped"),
         MutantStatus::NotTested => ("not tested", "skipped"),
+        MutantStatus::NotReached => ("not reached by any test", "skipped"),
     }
 }
 
@@ -89,10 +90,12 @@ pub fn render(
     read_source: &dyn Fn(&Path) -> Option<String>,
 ) -> String {
     let mut out = format!("<p>{}.</p>", esc(&m.counts.describe()));
-    if m.self_check_killed == Some(false) {
-        out.push_str(
-            "<p class=\"warning\"><strong>No test reaches this function</strong>: replacing its \
-             body with a panic fails no test.</p>",
+    if let Some(why) = crate::render::reach::why(t) {
+        let _ = write!(
+            out,
+            "<p class=\"warning\"><strong>Not reached by any test</strong>: {}; its mutants are \
+             untested, not gaps.</p>",
+            esc(&why)
         );
     }
     let mut by_line: BTreeMap<usize, Vec<&MutantReport>> = BTreeMap::new();

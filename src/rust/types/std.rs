@@ -3,8 +3,9 @@
 //! their contents; sets, deques and `vec::IntoIter` as lists; maps as lists of pairs; `Chars` as
 //! its string), otherwise as a recipe
 //! (`Duration::from_millis(1500)`, `UNIX_EPOCH + Duration::from_secs(86400)`,
-//! `NonZeroU32::new(3)`, `PathBuf::from("a/b")`, `Ordering::Less`). The harness decodes them with
-//! the impls in `runtime_built.rs`, whose constructor names are the ones listed here.
+//! `NonZeroU32::new(3)`, `PathBuf::from("a/b")`, `Ordering::Less`, `Ipv4Addr::new(127, 0, 0, 1)`,
+//! `SocketAddr::new(IpAddr::V4(…), 8080)`). The harness decodes them with the impls in
+//! `runtime_built.rs`, whose constructor names are the ones listed here.
 
 use quote::ToTokens;
 use syn::Type;
@@ -101,6 +102,65 @@ pub const ORDERING: &[StdCtor] = &[
     c("Ordering::Greater", &[], "std::cmp::Ordering::Greater"),
 ];
 
+const fn u8_(name: &'static str) -> (&'static str, StdParam) {
+    (name, StdParam::U(8))
+}
+const fn u16_(name: &'static str) -> (&'static str, StdParam) {
+    (name, StdParam::U(16))
+}
+const V4: [(&str, StdParam); 4] = [u8_("a"), u8_("b"), u8_("c"), u8_("d")];
+const V6: [(&str, StdParam); 8] =
+    [u16_("a"), u16_("b"), u16_("c"), u16_("d"), u16_("e"), u16_("f"), u16_("g"), u16_("h")];
+const V4_PORT: [(&str, StdParam); 5] = [V4[0], V4[1], V4[2], V4[3], u16_("port")];
+const V6_PORT: [(&str, StdParam); 9] =
+    [V6[0], V6[1], V6[2], V6[3], V6[4], V6[5], V6[6], V6[7], u16_("port")];
+
+/// `std::net::Ipv4Addr`'s constructor.
+pub const IPV4: &[StdCtor] =
+    &[c("Ipv4Addr::new", &V4, "std::net::Ipv4Addr::new({0}, {1}, {2}, {3})")];
+
+/// `std::net::Ipv6Addr`'s constructor.
+pub const IPV6: &[StdCtor] =
+    &[c("Ipv6Addr::new", &V6, "std::net::Ipv6Addr::new({0}, {1}, {2}, {3}, {4}, {5}, {6}, {7})")];
+
+/// `std::net::IpAddr`'s variants.
+pub const IP: &[StdCtor] = &[
+    c("IpAddr::V4", &V4, "std::net::IpAddr::V4(std::net::Ipv4Addr::new({0}, {1}, {2}, {3}))"),
+    c(
+        "IpAddr::V6",
+        &V6,
+        "std::net::IpAddr::V6(std::net::Ipv6Addr::new({0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}))",
+    ),
+];
+
+/// `std::net::SocketAddrV4`'s constructor.
+pub const SOCKET_V4: &[StdCtor] = &[c(
+    "SocketAddrV4::new",
+    &V4_PORT,
+    "std::net::SocketAddrV4::new(std::net::Ipv4Addr::new({0}, {1}, {2}, {3}), {4})",
+)];
+
+/// `std::net::SocketAddrV6`'s constructor (flow info and scope id 0).
+pub const SOCKET_V6: &[StdCtor] = &[c(
+    "SocketAddrV6::new",
+    &V6_PORT,
+    "std::net::SocketAddrV6::new(std::net::Ipv6Addr::new({0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}), {8}, 0, 0)",
+)];
+
+/// `std::net::SocketAddr`'s constructors, one per address family.
+pub const SOCKET: &[StdCtor] = &[
+    c(
+        "SocketAddr::V4",
+        &V4_PORT,
+        "std::net::SocketAddr::new(std::net::IpAddr::V4(std::net::Ipv4Addr::new({0}, {1}, {2}, {3})), {4})",
+    ),
+    c(
+        "SocketAddr::V6",
+        &V6_PORT,
+        "std::net::SocketAddr::new(std::net::IpAddr::V6(std::net::Ipv6Addr::new({0}, {1}, {2}, {3}, {4}, {5}, {6}, {7})), {8})",
+    ),
+];
+
 /// The `NonZero*` types: name, parameter, owned type.
 pub const NON_ZERO: &[(&str, StdParam)] = &[
     ("NonZeroU8", StdParam::U(8)),
@@ -118,8 +178,20 @@ pub const NON_ZERO: &[(&str, StdParam)] = &[
 ];
 
 /// The names of the std types that are recipes (a crate type of the same name gets another).
-pub const BUILT_NAMES: &[&str] =
-    &["Duration", "SystemTime", "PathBuf", "OsString", "Ordering", "NonZero"];
+pub const BUILT_NAMES: &[&str] = &[
+    "Duration",
+    "SystemTime",
+    "PathBuf",
+    "OsString",
+    "Ordering",
+    "NonZero",
+    "Ipv4Addr",
+    "Ipv6Addr",
+    "IpAddr",
+    "SocketAddr",
+    "SocketAddrV4",
+    "SocketAddrV6",
+];
 
 fn built(name: &str, ctors: &[StdCtor]) -> Ty {
     let ctors = ctors
@@ -150,7 +222,20 @@ pub fn ctor_code(name: &str) -> Option<(String, bool)> {
     if name == "PhantomData" {
         return Some(("std::marker::PhantomData".into(), false));
     }
-    for list in [DURATION, SYSTEM_TIME, PATH_BUF, OS_STRING, ORDERING] {
+    let lists = [
+        DURATION,
+        SYSTEM_TIME,
+        PATH_BUF,
+        OS_STRING,
+        ORDERING,
+        IPV4,
+        IPV6,
+        IP,
+        SOCKET_V4,
+        SOCKET_V6,
+        SOCKET,
+    ];
+    for list in lists {
         if let Some(k) = list.iter().find(|k| k.name == name) {
             return Some((k.code.to_string(), k.fallible));
         }
@@ -220,6 +305,16 @@ pub fn owned(name: &str, args: &[&Type], inner: &dyn Fn(&Type) -> Owned) -> Opti
         ("PathBuf" | "Path", []) => recipe(built("PathBuf", PATH_BUF), "::std::path::PathBuf"),
         ("OsString" | "OsStr", []) => recipe(built("OsString", OS_STRING), "::std::ffi::OsString"),
         ("Ordering", []) => recipe(built("Ordering", ORDERING), "::std::cmp::Ordering"),
+        ("Ipv4Addr", []) => recipe(built("Ipv4Addr", IPV4), "::std::net::Ipv4Addr"),
+        ("Ipv6Addr", []) => recipe(built("Ipv6Addr", IPV6), "::std::net::Ipv6Addr"),
+        ("IpAddr", []) => recipe(built("IpAddr", IP), "::std::net::IpAddr"),
+        ("SocketAddr", []) => recipe(built("SocketAddr", SOCKET), "::std::net::SocketAddr"),
+        ("SocketAddrV4", []) => {
+            recipe(built("SocketAddrV4", SOCKET_V4), "::std::net::SocketAddrV4")
+        }
+        ("SocketAddrV6", []) => {
+            recipe(built("SocketAddrV6", SOCKET_V6), "::std::net::SocketAddrV6")
+        }
         ("PhantomData", [_]) => {
             let unit = Ctor {
                 name: "PhantomData".into(),
