@@ -56,11 +56,6 @@ def test_every_boundary_mutant_is_witnessed_with_a_suggested_test_and_the_equiva
             assert m["unwitnessed"]["stage"] == "masked", what
             continue
         assert m.get("witness"), f"{what} has no witness: {m.get('unwitnessed')}"
-        # mutmut's `raise ValueError(f"…")` → `ValueError(None)` has the same witness as the
-        # boundary next to it, whose test (`pytest.raises(ValueError)`) does not read the
-        # message: the pipeline writes one test per input and outcome (a known limit).
-        if m["operator"] in ("replace_argument", "replace_literal"):
-            continue
         assert m.get("suggested_test"), f"{what} has no suggested test"
         assert "unwitnessed" not in m
     inputs = {(f, m["original"], m["replacement"], m["line"]): m["witness"]["input"]

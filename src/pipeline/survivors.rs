@@ -320,13 +320,10 @@ fn prove(
             m.mutant.line,
             untypable_note(&w.input),
         );
-        // A test another survivor's witness already wrote (the same call, the same outcome)
-        // is checked once: it kills both or neither.
+        // A test another survivor's witness already wrote (the same call, the same outcome,
+        // the same need for the error's message) is checked once: it kills both or neither.
         let written = proven.suggestions.iter().any(|s| {
-            s.calls == d
-                && proven.witnesses.get(&s.mutant).is_some_and(|x| {
-                    x.input == w.input && x.original.stringify() == w.original.stringify()
-                })
+            s.calls == d && proven.witnesses.get(&s.mutant).is_some_and(|x| same_test(x, &w))
         });
         if !written {
             let name = crate::testname::unique(&base, taken);
@@ -352,6 +349,22 @@ fn prove(
         proven.witnesses.insert(m.n, w);
     }
     Ok(proven)
+}
+
+/// Whether the tests written for witnesses `a` and `b` are the same test: the same input, the
+/// same original outcome, and the same need for the error's message. A mutant that raises (or
+/// panics with) the original's own error type differs only in the message, so its test must
+/// check the message (`pytest.raises(…, match=…)`, `#[should_panic(expected = …)]`), which a
+/// test written for a mutant that returns instead does not.
+fn same_test(a: &Witness, b: &Witness) -> bool {
+    let message_only = |w: &Witness| match (&w.original, &w.mutant) {
+        (Outcome::Error { ty: x, .. }, Outcome::Error { ty: y, .. }) => x == y,
+        (Outcome::Panic { .. }, Outcome::Panic { .. }) => true,
+        _ => false,
+    };
+    a.input == b.input
+        && a.original.stringify() == b.original.stringify()
+        && message_only(a) == message_only(b)
 }
 
 /// How readable a suggestion is for the smallest set (lower is preferred when two tests kill
@@ -392,10 +405,7 @@ fn wanted_tests(
             // abex's own test of the same call: written for this survivor, or for another
             // whose witness is the same call with the same outcome.
             let same = |s: &&Suggestion| {
-                s.rank == 0
-                    && proven[k].witnesses.get(&s.mutant).is_some_and(|x| {
-                        x.input == w.input && x.original.stringify() == w.original.stringify()
-                    })
+                s.rank == 0 && proven[k].witnesses.get(&s.mutant).is_some_and(|x| same_test(x, w))
             };
             let template = proven[k].suggestions.iter().find(same).map(|s| s.code.clone());
             out.push(super::tester::Wanted {
@@ -655,6 +665,30 @@ fn untypable_note(input: &crate::value::Args) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_mutant_that_only_changes_the_error_message_gets_a_test_of_its_own() {
+        let error = |m: &str| Outcome::Error { ty: "ValueError".into(), message: m.into() };
+        let witness = |mutant: Outcome| Witness {
+            input: vec![crate::value::Value::Int(90)],
+            original: error("bad (90)"),
+            mutant,
+            found_by: "search".into(),
+            shrunk_from: None,
+        };
+        let returns = witness(Outcome::Ok { value: "'B'".into() });
+        let message = witness(error("None"));
+        let other_message = witness(error("bad"));
+        // The test for a mutant that returns does not read the message: not the same test.
+        assert!(!same_test(&returns, &message));
+        assert!(same_test(&message, &other_message));
+        assert!(same_test(&returns, &witness(Outcome::Ok { value: "'C'".into() })));
+        let panics = |m: &str| Witness {
+            original: Outcome::Panic { message: "out of range".into() },
+            ..witness(Outcome::Panic { message: m.into() })
+        };
+        assert!(same_test(&panics("x"), &panics("y")));
+    }
 
     fn suggestion(name: &str, rank: usize, code: &str) -> Suggestion {
         Suggestion {

@@ -16,7 +16,8 @@ def test_parse(text, cents):
 
 @pytest.mark.parametrize("text", ["1.234", "-0.001", "2.5555"])
 def test_too_many_decimals(text):
-    with pytest.raises(ValueError):
+    # The message names the problem and the amount (the sign taken off).
+    with pytest.raises(ValueError, match=f"^too many decimals: {text.lstrip('-')}$"):
         parse_amount(text)
 
 
