@@ -213,6 +213,72 @@ fn a_run_the_time_budget_cut_closes_nothing_and_a_complete_one_closes_what_its_t
     assert_eq!(markers(&c[0]["body"]), (3, false), "the fee's gaps stay open: {}", c[0]["body"]);
 }
 
+#[test]
+fn a_function_no_test_reaches_gets_one_note_which_closes_once_a_test_reaches_it() {
+    let pr = pull_request();
+    // The pull request also adds a function that no test calls.
+    let surcharge = "\n/// Surcharge for big orders.\npub fn surcharge(total: u32) -> u32 {\n    if total > 500 {\n        7\n    } else {\n        0\n    }\n}\n";
+    let anchor = "#[cfg(test)]";
+    edit(&pr.dir, &[(anchor, &format!("{}\n{anchor}", surcharge.trim_start()))]);
+    git(&pr.dir, &["commit", "-q", "-am", "surcharge"]);
+    let head = git(&pr.dir, &["rev-parse", "HEAD"]);
+    fake::write_event(&pr.event, &head, false);
+    let gh = FakeGitHub::start(&head, fake::patches(&pr.dir, "main"));
+    let o = abex(&pr, &gh, &["--offline", "--post-review"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let c = comments(&gh);
+    let notes: Vec<&Value> = c
+        .iter()
+        .filter(|c| c["body"].as_str().unwrap().contains("a function no test reaches"))
+        .collect();
+    // One note for the function, with one marker: none of its mutants is a gap or a comment.
+    assert_eq!(notes.len(), 1, "{c:#?}");
+    let note = notes[0]["body"].as_str().unwrap();
+    assert_eq!(markers(&notes[0]["body"]), (1, false), "{note}");
+    assert!(note.contains("`surcharge`") && !note.contains("```rust"), "{note}");
+    assert!(c.iter().all(|c| !c["body"].as_str().unwrap().contains("total > 500")), "{c:#?}");
+    let reviews = gh.state.lock().unwrap().reviews.clone();
+    let body = reviews[0]["body"].as_str().unwrap();
+    assert!(body.contains("6 gap(s)") && body.contains("1 function(s) not reached"), "{body}");
+
+    // The next push tests it: the note is closed, saying why, and its gaps are now gaps.
+    let tested = "assert_eq!((discount(200), discount(20)), (10, 0));";
+    edit(
+        &pr.dir,
+        &[
+            ("use super::{discount, fee};", "use super::{discount, fee, surcharge};"),
+            (
+                tested,
+                &format!("{tested}\n        assert_eq!((surcharge(1000), surcharge(10)), (7, 0));"),
+            ),
+        ],
+    );
+    git(&pr.dir, &["commit", "-q", "-am", "test surcharge"]);
+    let head = git(&pr.dir, &["rev-parse", "HEAD"]);
+    fake::write_event(&pr.event, &head, false);
+    {
+        // GitHub's diff now holds the test module's new line too.
+        let mut state = gh.state.lock().unwrap();
+        state.head_sha = head;
+        state.patches = fake::patches(&pr.dir, "main");
+    }
+    let o = abex(&pr, &gh, &["--offline", "--post-review"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let c = comments(&gh);
+    let id = notes[0]["id"].as_u64().unwrap();
+    let note = c.iter().find(|x| x["id"].as_u64() == Some(id)).unwrap();
+    let text = note["body"].as_str().unwrap();
+    assert!(
+        text.contains("abex: closed") && text.contains("a test now reaches its function"),
+        "{text}"
+    );
+    assert!(
+        c.iter().any(|x| x["body"].as_str().unwrap().contains("replace `>` with `>=`")),
+        "the threshold 500 is a gap now: {}",
+        stderr(&o)
+    );
+}
+
 /// `text` with GitHub's suggestion in `body` applied on `line`: the block's lines replace it.
 fn apply_suggestion(text: &str, line: usize, body: &str) -> String {
     let block = body.split("```suggestion\n").nth(1).expect("a suggestion block");
