@@ -28,17 +28,50 @@ def resolve(module, qualname, role=None):
     func = getattr(raw, "__func__", raw)  # staticmethod / classmethod
     if isinstance(func, property) and role in ("setter", "deleter"):
         func = func.fset if role == "setter" else func.fdel
-    return mod, _plain(func)
+    return mod, _plain(func, parts[-1])
 
 
-def _plain(obj):
+def _plain(obj, name=None):
     """The function behind a property, a cached property, or a decorator that keeps it
-    (``functools.wraps`` sets ``__wrapped__``: ``lru_cache``, most decorators)."""
+    (``functools.wraps`` sets ``__wrapped__``: ``lru_cache``, most decorators), or one that
+    closes over it (``def logged(f): def inner(*a): return f(*a); return inner``): then the
+    function named ``name`` among the wrapper's closure cells, a few closures deep. ``ValueError``
+    when a wrapper hides it."""
     if isinstance(obj, property):
         obj = obj.fget
     elif isinstance(obj, functools.cached_property):
         obj = obj.func
-    return inspect.unwrap(obj)
+    obj = inspect.unwrap(obj)
+    code = getattr(obj, "__code__", None)
+    if name is None or code is None or code.co_name == name:
+        return obj
+    found = _closed_over(obj, name, depth=4)
+    if found is None:
+        raise ValueError(f"the decorator's wrapper `{code.co_name}` hides `{name}`: it is neither "
+                         "`functools.wraps`'d nor held in the wrapper's closure")
+    return found
+
+
+def _closed_over(wrapper, name, depth):
+    """The function named ``name`` in ``wrapper``'s closure cells (breadth first, ``depth``
+    closures deep), or ``None``."""
+    level = [wrapper]
+    for _ in range(depth):
+        nxt = []
+        for f in level:
+            for cell in getattr(f, "__closure__", None) or ():
+                try:
+                    v = inspect.unwrap(cell.cell_contents)
+                except ValueError:  # an empty cell
+                    continue
+                c = getattr(v, "__code__", None)
+                if c is None:
+                    continue
+                if c.co_name == name:
+                    return v
+                nxt.append(v)
+        level = nxt
+    return None
 
 
 def _find_code(code, path):

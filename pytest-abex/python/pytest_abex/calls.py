@@ -6,7 +6,7 @@ with their types and how each is passed: ``pos``, ``kw`` (by name), ``star`` (a 
 ``*args``) or ``starstar`` (a dictionary spread as ``**kwargs``). With ``receiver``, the first
 argument is the instance a method is called on (a built value); without, a method is called on
 a fresh ``Class()``. ``decorated``: the function is called through its decorator (one that
-keeps it, as ``functools.wraps`` does). ``is_async``: the coroutine runs on a new event loop.
+keeps it, as ``functools.wraps`` does, or closes over it). ``is_async``: the coroutine runs on a new event loop.
 An ``init`` target builds the class and answers the instance's attributes (``vars``); a
 ``setter`` target sets the property and answers what it reads back.
 
@@ -46,7 +46,7 @@ def _spread(params, vals):
 def _swapped(wrapper, code):
     """Calls ``wrapper`` with its innermost function running ``code`` (a cache such as
     ``lru_cache``'s is cleared, so that it does not answer for another code)."""
-    inner = inspect.unwrap(wrapper)
+    inner = _patch._plain(wrapper, code.co_name)
     clear = getattr(wrapper, "cache_clear", None)
 
     def call(*args, **kwargs):

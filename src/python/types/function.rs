@@ -3,7 +3,7 @@
 //! through `x`), how it is passed (by position, by name, `*args`, `**kwargs`), the instance a
 //! method is called on (a built receiver when its class's constructor takes arguments), and
 //! whether a decorator lets abex call it (one that keeps the function, as `functools.wraps`
-//! does: `lru_cache`, a project decorator using `wraps`).
+//! does: `lru_cache`, a project decorator using `wraps` or whose wrapper closes over it).
 
 use super::classes;
 use super::lookup::{Lookup, Named};
@@ -54,7 +54,7 @@ fn decorator(d: &str, module: &str, r: &Resolver<'_>) -> Result<bool, String> {
         return Ok(true);
     }
     Err(format!(
-        "decorated with `@{d}`: abex calls through a decorator only when it keeps the function (`functools.wraps`)"
+        "decorated with `@{d}`: abex calls through a decorator only when it keeps the function (`functools.wraps`, or a project decorator whose wrapper closes over it)"
     ))
 }
 

@@ -83,7 +83,9 @@ pub struct Scope {
     pub aliases: BTreeMap<String, String>,
     /// Qualified name in the module (`Outer.Inner`) → the class.
     pub classes: BTreeMap<String, ClassInfo>,
-    /// Module-level functions whose text uses `wraps(`: decorators that keep what they wrap.
+    /// Module-level functions whose text uses `wraps(`, or that define a function inside
+    /// (a closure, which holds what it wraps): decorators that keep what they wrap, as the
+    /// worker finds it (`__wrapped__`, or the wrapper's closure cells).
     pub wrapping: BTreeSet<String>,
     /// Module-level functions (a decorator imported from here is found by its module).
     pub functions: BTreeSet<String>,
@@ -197,11 +199,26 @@ fn statement(item: Node<'_>, src: &[u8], s: &mut Scope) {
     }
 }
 
+/// Whether the body of the function `def` defines a function (at any depth): a decorator's
+/// wrapper, or a decorator factory's decorator.
+fn defines_function(def: Node<'_>) -> bool {
+    let Some(body) = def.child_by_field_name("body") else { return false };
+    let mut stack = vec![body];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "function_definition" {
+            return true;
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    false
+}
+
 fn definition(def: Node<'_>, decorators: Vec<String>, src: &[u8], s: &mut Scope, outer: &str) {
     let name = def.child_by_field_name("name").map(|n| text(n, src)).unwrap_or_default();
     if def.kind() == "function_definition" {
         if outer.is_empty() {
-            if text(def, src).contains("wraps(") {
+            if text(def, src).contains("wraps(") || defines_function(def) {
                 s.wrapping.insert(name.clone());
             }
             s.functions.insert(name);

@@ -261,3 +261,24 @@ fn a_decorator_from_another_module_that_keeps_the_function_is_called_through() {
     // A decorator that does not keep the function (no `wraps`) is still refused, with its name.
     assert!(by(&fns, "same").unsupported.clone().unwrap().contains("@plain"));
 }
+
+#[test]
+fn a_project_decorator_whose_wrapper_closes_over_the_function_is_called_through() {
+    // No `wraps`: the worker finds the function in the wrapper's closure cells.
+    let fns = project(&[
+        (
+            "shop.util",
+            "def logged(func):\n    def inner(*a, **k):\n        return func(*a, **k)\n    return inner\n\ndef retry(times):\n    def deco(func):\n        def attempt(*a):\n            return func(*a)\n        return attempt\n    return deco\n",
+        ),
+        (
+            "shop.prices",
+            "import click\nfrom .util import logged, retry\n\n@logged\ndef fee(w: int):\n    return w\n\n@retry(3)\ndef tax(a: int):\n    return a\n\n@click.command()\ndef cli(n: int):\n    return n\n",
+        ),
+    ]);
+    for name in ["fee", "tax"] {
+        let f = by(&fns, name);
+        assert!(f.decorated && f.unsupported.is_none(), "{name}: {:?}", f.unsupported);
+    }
+    // Another package's decorator (a command object, not a function) is still refused.
+    assert!(by(&fns, "cli").unsupported.clone().unwrap().contains("@click.command()"));
+}
