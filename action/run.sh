@@ -219,9 +219,21 @@ post() {
   exec cargo-abex abex post "${args[@]}"
 }
 
+# The toolchain part of the scratch build's cache key, as the step output `toolchain=` (letters,
+# digits and dots; the rest `-`): set for a crate with rustc on the PATH, left unset otherwise
+# (a Python project, no toolchain), which skips the cache step.
+scratch_key() {
+  cd "${ABEX_WORKING_DIRECTORY:-.}" || fail "no folder \`${ABEX_WORKING_DIRECTORY:-.}\` (the working-directory input)"
+  local toolchain
+  if [ -f Cargo.toml ] && toolchain=$(rustc --version 2>/dev/null); then
+    echo "toolchain=$(printf '%s' "$toolchain" | tr -c 'A-Za-z0-9.' '-')" >> "$GITHUB_OUTPUT"
+  fi
+}
+
 case "${1:-}" in
   install) install ;;
   analyse) analyse ;;
   post) post ;;
-  *) echo "usage: $0 install|analyse|post" >&2; exit 2 ;;
+  scratch-key) scratch_key ;;
+  *) echo "usage: $0 install|analyse|post|scratch-key" >&2; exit 2 ;;
 esac

@@ -536,6 +536,32 @@ fn posting_checks_the_pull_request_owns_only_its_comments_and_never_doubles_a_re
     assert_eq!(c.iter().find(|c| c["id"] == mallory).unwrap()["body"], forged.as_str());
 }
 
+#[test]
+fn the_scratch_build_is_keyed_on_the_toolchain_of_a_crate_and_not_kept_for_a_python_project() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../action/run.sh");
+    let (tmp, dir) = support::project("review");
+    let key = |folder: &Path| {
+        let out = tmp.path().join("outputs");
+        std::fs::write(&out, "").unwrap();
+        let o = Command::new("bash")
+            .arg(&script)
+            .arg("scratch-key")
+            .env("ABEX_WORKING_DIRECTORY", folder)
+            .env("GITHUB_OUTPUT", &out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        std::fs::read_to_string(&out).unwrap()
+    };
+    let crate_key = key(&dir);
+    let line = crate_key.strip_prefix("toolchain=rustc-").unwrap_or_else(|| panic!("{crate_key}"));
+    assert!(line.trim_end().chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-'));
+    let python = tmp.path().join("python");
+    std::fs::create_dir_all(&python).unwrap();
+    std::fs::write(python.join("pyproject.toml"), "[project]\nname = \"p\"\n").unwrap();
+    assert_eq!(key(&python), "", "no scratch build to keep");
+}
+
 /// The action's `run.sh`, as `action.yml` runs it: `install` (here linking the binary the tests
 /// built, through `ABEX_BINARY`), then `subcommand` (`analyse` or `post`) with the inputs as
 /// `ABEX_*` variables. `analyse` gets no token, `post` gets `GITHUB_TOKEN` and the report's folder.
@@ -592,6 +618,7 @@ fn check_action_metadata() {
         [
             r#"exec "$GITHUB_ACTION_PATH/action/install.sh" fetch"#,
             r#"exec "$GITHUB_ACTION_PATH/action/install.sh" build"#,
+            r#"exec "$GITHUB_ACTION_PATH/action/run.sh" scratch-key"#,
             r#"exec "$GITHUB_ACTION_PATH/action/run.sh" analyse"#,
             r#"exec "$GITHUB_ACTION_PATH/action/run.sh" post"#
         ]
