@@ -87,7 +87,9 @@ fn best_below<K: Ord + Copy>(keys: &[K], than: K) -> Option<usize> {
 /// compares for equality, which move together or not at all; a lattice too coarse for the
 /// target: `w * K / (h * h)` jumps over 184 whichever of `w` and `h` moves; a plateau, as of
 /// an exponent): first the variables holding a value the objective says was compared, set to
-/// the other operand ([`super::steer`]); then moves of two numbers at once, by up to ±3 each,
+/// the other operand, and the input's numbers and strings made equal to each other (a
+/// comparison of values that are not numbers has no distance to climb; see [`super::steer`]);
+/// then moves of two numbers at once, by up to ±3 each,
 /// and every number scaled by the same factor (which keeps such ratios and makes their steps
 /// finer, or crosses orders of magnitude, see [`SCALES`]), tried as one batch; whether one
 /// improved.
@@ -97,7 +99,8 @@ fn escape<O: Objective>(
     fx: &mut O::Key,
     vars: &[Var],
 ) -> Result<bool, O::Error> {
-    let steered = super::steer::candidates(x, vars, &o.compared(x));
+    let mut steered = super::steer::candidates(x, vars, &o.compared(x));
+    steered.extend(super::steer::equalised(x, vars));
     if !steered.is_empty() {
         let fs = o.eval(&steered)?;
         if let Some(best) = best_below(&fs, *fx) {

@@ -8,9 +8,10 @@
 //! at once keeps the guards that compare two fields equal (`ver.major != cmp.major`) while it
 //! moves both.
 //!
-//! Past the site, no probe says what a masked input lacks; the comparisons there most often
-//! read two fields too (`ver.minor != minor`), so [`equalised`] makes each number of the input
-//! equal to another one.
+//! Past the site, no probe says what a masked input lacks, and a comparison of values that are
+//! not numbers (`ver.pre > cmp.pre`) has no distance; such comparisons most often read two
+//! fields (`ver.minor != minor`), so [`equalised`] makes each number of the input equal to
+//! another one, and each string equal to another one or empty.
 
 use super::moves::{self, Kind, Var};
 use crate::value::Args;
@@ -63,24 +64,33 @@ pub(crate) fn candidates(x: &Args, vars: &[Var], pairs: &[[String; 2]]) -> Vec<A
 }
 
 /// The inputs made from `x` (whose variables are `vars`) by setting one number (an integer,
-/// a number written in a string) to the value of another that differs, at most [`MAX`].
+/// a number written in a string) to the value of another that differs, and one string to
+/// another or to `""`, at most [`MAX`].
 pub(crate) fn equalised(x: &Args, vars: &[Var]) -> Vec<Args> {
     let numbers: Vec<(&Var, f64)> = vars
         .iter()
         .filter(|v| matches!(v.kind, Kind::Int { .. } | Kind::Digits | Kind::Run { .. }))
         .filter_map(|v| Some((v, moves::get(x, v)?)))
         .collect();
+    let texts: Vec<(&Var, String)> =
+        vars.iter().filter_map(|v| Some((v, moves::text(x, v)?))).collect();
     let mut out: Vec<Args> = Vec::new();
+    let mut add = |y: Option<Args>| {
+        if let Some(y) = y {
+            if out.len() < MAX && !out.contains(&y) {
+                out.push(y);
+            }
+        }
+    };
     for (v, _) in &numbers {
         for (_, value) in &numbers {
-            if out.len() >= MAX {
-                return out;
-            }
-            if let Some(y) = moves::set(x, v, *value) {
-                if !out.contains(&y) {
-                    out.push(y);
-                }
-            }
+            add(moves::set(x, v, *value));
+        }
+    }
+    for (v, _) in &texts {
+        add(moves::with_text(x, v, ""));
+        for (_, t) in &texts {
+            add(moves::with_text(x, v, t));
         }
     }
     out
@@ -146,5 +156,11 @@ mod tests {
                 }));
         assert!(same.iter().any(|y| y[0] == Value::Str("^1.5.3".into())));
         assert!(!same.contains(&x));
+        assert!(same.contains(&vec![Value::Str(String::new()), x[1].clone()]));
+        // Two strings made equal, either way.
+        let two = vec![Value::Str("alpha".into()), Value::Str("beta".into())];
+        let same = equalised(&two, &moves::vars(&[Ty::Str, Ty::Str], &two));
+        assert!(same.contains(&vec![Value::Str("beta".into()), Value::Str("beta".into())]));
+        assert!(same.contains(&vec![Value::Str("alpha".into()), Value::Str("alpha".into())]));
     }
 }
