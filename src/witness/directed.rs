@@ -30,6 +30,9 @@ const AROUND: usize = 200;
 /// Constants tried in the variables of one masked input, before the walk around it.
 const AROUND_CONSTANTS: usize = 64;
 
+/// Constants tried again in each input of the walk around a masked input.
+const AROUND_AGAIN: usize = 16;
+
 /// Random restarts after the given starts are used up.
 const RESTARTS: usize = 8;
 
@@ -218,7 +221,16 @@ impl<'a> Directed<'a> {
             if !expanded.insert(key(&x)) {
                 continue;
             }
-            let mut tries = Vec::new();
+            // A few of the constants again in each input walked: a masked input often lacks a
+            // constant in one place after a number made equal in another.
+            let mut tries = match self.constants {
+                Some(hints) => {
+                    let mut c = super::seeds::from_constants(self.params, &x, hints);
+                    c.truncate(AROUND_AGAIN);
+                    c
+                }
+                None => Vec::new(),
+            };
             for var in moves::vars(self.params, &x) {
                 for d in [1.0, -1.0, 2.0, -2.0] {
                     tries.extend(moves::moved(&x, &var, d));
