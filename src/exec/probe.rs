@@ -13,7 +13,10 @@
 //! comparison disagree); `A`, `B` the compared values at that closest evaluation, as text; per
 //! guard on the way to the site (the conditions of `if`, `while` and match guards it depends
 //! on, in source order), `S` 1 when it took the direction that leads to the site at least once,
-//! and `G` its smallest branch distance to that direction (`null` when it never ran).
+//! and `G` its smallest branch distance to that direction (`null` when it never ran); a missed
+//! guard may add the operands of its comparisons at that closest evaluation, `[S,G,[[A,B],...]]`
+//! (the directed search sets the inputs holding one operand to the other, see
+//! `witness::steer`).
 //!
 //! The original's worker in trace mode (for the explorer's threshold operator) answers with a
 //! `probe` object of one member, `{"cmps":[[ID,"<",A,B],...]}`: per comparison of the traced
@@ -99,6 +102,9 @@ pub struct GuardProbe {
     pub satisfied: bool,
     /// Its smallest branch distance to that direction; `None` when it never ran.
     pub distance: Option<f64>,
+    /// When it was missed: the operands of its comparisons at its closest evaluation, as the
+    /// worker wrote them (`cmp.major > 0` missed at `1 > 0`: `["1", "0"]`).
+    pub operands: Vec<[String; 2]>,
 }
 
 /// How close a call came to infecting a mutated site; lower is closer. `stage` is 0 once the
@@ -173,6 +179,18 @@ impl Probe {
                                 s.as_bool().unwrap_or(false) || s.as_u64().unwrap_or(0) > 0
                             }),
                             distance: g.get(1).and_then(number),
+                            operands: g
+                                .get(2)
+                                .and_then(serde_json::Value::as_array)
+                                .map(|ps| {
+                                    ps.iter()
+                                        .filter_map(|p| {
+                                            let p = p.as_array().filter(|p| p.len() == 2)?;
+                                            Some([text(&p[0]), text(&p[1])])
+                                        })
+                                        .collect()
+                                })
+                                .unwrap_or_default(),
                         })
                     })
                     .collect()
@@ -274,10 +292,12 @@ mod tests {
         assert_eq!(p.operands, Some(["182".to_string(), "185".to_string()]));
         assert_eq!(p.fitness(), Fitness { stage: 1, distance: 3.0 });
         let stopped = Probe::from_json(&serde_json::json!({
-            "reached": 0, "infected": 0, "guards": [[1, 0], [0, 7], [0, null]]
+            "reached": 0, "infected": 0, "guards": [[1, 0], [0, 7, [["1", "0"]]], [0, null]]
         }))
         .unwrap();
         assert_eq!(stopped.fitness(), Fitness { stage: 4, distance: 7.0 });
+        assert_eq!(stopped.guards[1].operands, [["1".to_string(), "0".to_string()]]);
+        assert!(stopped.guards[0].operands.is_empty());
         let infected = Probe { reached: 1, infected: Some(1), ..Probe::default() };
         assert!(infected.fitness().infected());
         let unprobed = Probe::from_json(&serde_json::json!({"reached": 1, "infected": null,

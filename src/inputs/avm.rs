@@ -1,8 +1,9 @@
 //! The alternating variable method (Korel 1990) over an argument list, for any objective: from a
 //! start, one variable at a time (see `moves`), exploratory moves (±1; for floats, finer steps
 //! when ±1 fails) and, in the direction that improved, accelerating pattern moves (doubling
-//! steps, tried as one batch); out of a local optimum, moves of two numbers at once and every
-//! number scaled. The witness search minimises a mutant's distance to infection with it, the
+//! steps, tried as one batch); out of a local optimum, the variables holding a value that a
+//! missed guard compared set to the other operand (`steer`), then moves of two numbers at once
+//! and every number scaled. The witness search minimises a mutant's distance to infection with it, the
 //! explorer's threshold operator a comparison's distance to its threshold.
 //!
 //! The method is deterministic: it draws nothing at random, and tries its moves in a fixed order.
@@ -37,6 +38,11 @@ pub(crate) trait Objective {
     fn done(&self) -> bool;
     /// Whether `key` is the goal: the method stops there.
     fn goal(&self, key: &Self::Key) -> bool;
+    /// The values compared where `x` went the wrong way (a missed guard's operands, as the
+    /// worker wrote them), for [`steer`](super::steer); none by default.
+    fn compared(&self, _x: &Args) -> Vec<[String; 2]> {
+        Vec::new()
+    }
 }
 
 /// The method from `start` (typed by `params`): where it stopped and its key.
@@ -77,17 +83,32 @@ fn best_below<K: Ord + Copy>(keys: &[K], than: K) -> Option<usize> {
     (0..keys.len()).filter(|&k| keys[k] < than).min_by_key(|&k| keys[k])
 }
 
-/// Out of a local optimum, where no single variable's move improves (a lattice too coarse for
-/// the target: `w * K / (h * h)` jumps over 184 whichever of `w` and `h` moves; a plateau, as
-/// of an exponent): moves of two numbers at once, by up to ±3 each, and every number scaled by
-/// the same factor (which keeps such ratios and makes their steps finer, or crosses orders of
-/// magnitude, see [`SCALES`]), tried as one batch; whether one improved.
+/// Out of a local optimum, where no single variable's move improves (two fields a guard
+/// compares for equality, which move together or not at all; a lattice too coarse for the
+/// target: `w * K / (h * h)` jumps over 184 whichever of `w` and `h` moves; a plateau, as of
+/// an exponent): first the variables holding a value the objective says was compared, set to
+/// the other operand, and the input's numbers and strings made equal to each other (a
+/// comparison of values that are not numbers has no distance to climb; see [`super::steer`]);
+/// then moves of two numbers at once, by up to ±3 each,
+/// and every number scaled by the same factor (which keeps such ratios and makes their steps
+/// finer, or crosses orders of magnitude, see [`SCALES`]), tried as one batch; whether one
+/// improved.
 fn escape<O: Objective>(
     o: &mut O,
     x: &mut Args,
     fx: &mut O::Key,
     vars: &[Var],
 ) -> Result<bool, O::Error> {
+    let mut steered = super::steer::candidates(x, vars, &o.compared(x));
+    steered.extend(super::steer::equalised(x, vars));
+    if !steered.is_empty() {
+        let fs = o.eval(&steered)?;
+        if let Some(best) = best_below(&fs, *fx) {
+            *x = steered[best].clone();
+            *fx = fs[best];
+            return Ok(true);
+        }
+    }
     let numbers: Vec<&Var> = vars
         .iter()
         .filter(|v| matches!(v.kind, Kind::Int { .. } | Kind::Float | Kind::Len { .. }))

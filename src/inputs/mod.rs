@@ -12,8 +12,9 @@
 //! on the type and hold the argument-list operators; `same` says when two values count as one
 //! input; `seq` holds the operators on sequences of any element (shared edits, midpoints by
 //! position or by edit script), `edit_script` the alignment they use, `rng` small helpers over the
-//! random stream; `moves` the variables of an argument list and their single moves, and `avm`
-//! the alternating variable method over them, for the directed searches. Dependencies go one way: from `neighbour` and `midpoint` to the kinds, from
+//! random stream; `moves` the variables of an argument list and their single moves, `steer`
+//! the inputs made by setting the variables that hold a compared value to the other operand,
+//! and `avm` the alternating variable method over them, for the directed searches. Dependencies go one way: from `neighbour` and `midpoint` to the kinds, from
 //! `collections` to `random` (for fresh elements), from `random` to the scalar kinds, and from all
 //! of them to the leaves (`same`, `seq`, `edit_script`, `rng`). A collection operator that
 //! recurses into its elements is handed the element operation by its dispatcher.
@@ -32,6 +33,7 @@ mod random;
 mod rng;
 mod same;
 mod seq;
+pub(crate) mod steer;
 #[cfg(test)]
 mod testing;
 mod text;

@@ -301,6 +301,26 @@ pub(crate) fn set(args: &Args, var: &Var, value: f64) -> Option<Args> {
     moved(args, var, value - current)
 }
 
+/// The string whose length is variable `var` (a `Len` of a string), in `args`.
+pub(crate) fn text(args: &Args, var: &Var) -> Option<String> {
+    let mut copy = args.clone();
+    match (&var.kind, at_mut(&mut copy, &var.path)?) {
+        (Kind::Len { item: None }, Value::Str(s)) => Some(std::mem::take(s)),
+        _ => None,
+    }
+}
+
+/// `args` with the string whose length is variable `var` replaced by `s`, or `None` when `var`
+/// is not a string's length or nothing changes.
+pub(crate) fn with_text(args: &Args, var: &Var, s: &str) -> Option<Args> {
+    let mut out = args.clone();
+    match (&var.kind, at_mut(&mut out, &var.path)?) {
+        (Kind::Len { item: None }, Value::Str(t)) if t != s => *t = s.to_string(),
+        _ => return None,
+    }
+    Some(out)
+}
+
 /// The numeric value of variable `var` in `args` (a length for a length).
 pub(crate) fn get(args: &Args, var: &Var) -> Option<f64> {
     let mut copy = args.clone();

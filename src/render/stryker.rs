@@ -17,7 +17,7 @@
 //! | abex            | Stryker        | `statusReason`                                       |
 //! |-----------------|----------------|------------------------------------------------------|
 //! | `killed`        | `Killed`       | `killed by <test>` (and `killedBy: [<test>]`)         |
-//! | `survived`      | `Survived`     | `witness: <input> → original <o1>, mutant <o2>`, or `no witness found: possibly equivalent` |
+//! | `survived`      | `Survived`     | `witness: <input> → original <o1>, mutant <o2>`, or `no witness found: <the stage the search never passed>` (only a masked one reads "probably equivalent"), or `no witness found: possibly equivalent` in a report without stages |
 //! | `timeout`       | `Timeout`      | the tests ran past the time limit                    |
 //! | `unviable`      | `CompileError` | does not build                                       |
 //! | `not_exercised` | `Ignored`      | not compiled under the current features              |
@@ -166,7 +166,11 @@ fn status_and_reason(m: &MutantReport, stopped: &str) -> (&'static str, Option<S
                     w.original,
                     w.mutant
                 ),
-                (None, true) => "no witness found: possibly equivalent".into(),
+                // Only a masked survivor reads as equivalent: an unreached site is unproven.
+                (None, true) => match &m.unwitnessed {
+                    Some(u) => format!("no witness found: {}", u.describe()),
+                    None => "no witness found: possibly equivalent".into(),
+                },
                 (None, false) => "every test passed".into(),
             };
             if let Some(test) = &m.suggested_test {
@@ -376,6 +380,14 @@ pub fn clamp(x: i32, lo: i32, hi: i32) -> i32 {
         let mut equivalent = mutant("s2", Operator::ComparisonBoundary, 6, 10, ">");
         equivalent.replacement = ">=".into();
         equivalent.possibly_equivalent = true;
+        // Behind a guard no input passed: unproven, not "possibly equivalent".
+        let mut unreached = mutant("s3", Operator::ComparisonBoundary, 6, 12, ">");
+        unreached.replacement = ">=".into();
+        unreached.possibly_equivalent = true;
+        unreached.unwitnessed = Some(crate::witness::Unwitnessed::NeverReached {
+            missed_guards: 1,
+            branch_distance: Some(1.0),
+        });
 
         // Spans lines 3–5: `if x < lo {` … `}`.
         let mut unviable =
@@ -401,7 +413,16 @@ pub fn clamp(x: i32, lo: i32, hi: i32) -> i32 {
         report(vec![
             target(
                 "src/clamp.rs",
-                vec![witnessed, equivalent, killed, unviable, timeout, not_exercised, not_tested],
+                vec![
+                    witnessed,
+                    equivalent,
+                    unreached,
+                    killed,
+                    unviable,
+                    timeout,
+                    not_exercised,
+                    not_tested,
+                ],
             ),
             target("src/gone.rs", vec![gone]),
         ])
@@ -461,7 +482,7 @@ pub fn clamp(x: i32, lo: i32, hi: i32) -> i32 {
             .iter()
             .map(|m| m["id"].as_str().unwrap())
             .collect();
-        assert_eq!(ids, ["s1", "s2", "k1", "u1", "t1", "n1", "n2"]);
+        assert_eq!(ids, ["s1", "s2", "s3", "k1", "u1", "t1", "n1", "n2"]);
     }
 
     #[test]
@@ -488,6 +509,12 @@ pub fn clamp(x: i32, lo: i32, hi: i32) -> i32 {
         let equivalent = by_id(&doc, "s2");
         assert_eq!(equivalent["status"], "Survived");
         assert_eq!(equivalent["statusReason"], "no witness found: possibly equivalent");
+        let unreached = by_id(&doc, "s3");
+        assert_eq!(
+            unreached["statusReason"],
+            "no witness found: site never reached (closest approach: 1 guard missed, branch \
+             distance 1)"
+        );
 
         assert_eq!(by_id(&doc, "u1")["status"], "CompileError");
         assert_eq!(by_id(&doc, "u1")["mutatorName"], "Rewrite");
@@ -559,7 +586,7 @@ pub fn clamp(x: i32, lo: i32, hi: i32) -> i32 {
         let again = r.targets[0].clone();
         r.targets.push(again);
         let doc = mutation_report(&r, &read_clamp);
-        assert_eq!(doc["files"]["src/clamp.rs"]["mutants"].as_array().unwrap().len(), 7);
+        assert_eq!(doc["files"]["src/clamp.rs"]["mutants"].as_array().unwrap().len(), 8);
     }
 
     #[test]

@@ -19,8 +19,9 @@
 //!
 //! Other sites (logical operators, assignments, replaced bodies and guards) have no infection
 //! probe, only the count of runs. Guards are the conditions of `if`, `while` and match guards
-//! that the site sits in, and the conditions of earlier `if`s whose branch leaves the block
-//! (`return`, `break`, `continue`, a panic), with the direction that leads to the site.
+//! that the site sits in, the left operands of the `&&` and `||` whose right operand it sits
+//! in, and the conditions of earlier `if`s whose branch leaves the block (`return`, `break`,
+//! `continue`, a panic), with the direction that leads to the site.
 //!
 //! Everything generated compiles to the same behaviour for the code under test: operands are
 //! borrowed (comparisons) or moved (arithmetic) exactly as the operators do, and the numbers
@@ -463,6 +464,15 @@ impl<'a> Planner<'a> {
                         return self.guards_in_expr(&arm.body, site, out);
                     }
                 }
+            }
+            // The right operand of `&&` runs only when the left one holds, of `||` when it
+            // does not: the left one is a guard of a site on the right.
+            Expr::Binary(b)
+                if matches!(b.op, BinOp::And(_) | BinOp::Or(_))
+                    && contains(self, b.right.span()) =>
+            {
+                out.extend(self.guard(&b.left, matches!(b.op, BinOp::And(_))));
+                self.guards_in_expr(&b.right, site, out);
             }
             other => {
                 let mut c = Children::default();

@@ -32,7 +32,9 @@
 // `"probe":{"cmps":[[ID,"<","A","B"],...]}`, each comparison at its smallest |A - B|.
 //
 // After each call the answer carries `"probe":{"reached":R,"infected":I,"distance":D,
-// "operands":[A,B],"guards":[[S,G],...]}` (the protocol of `src/exec/probe.rs`).
+// "operands":[A,B],"guards":[[S,G],...]}` (the protocol of `src/exec/probe.rs`); a guard missed
+// at its closest evaluation also names the operands of its comparisons there,
+// `[S,G,[["A","B"],...]]` (the directed search steers the inputs that hold them).
 
 /// A number seen by a probe.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -407,8 +409,11 @@ struct ProbeState {
     taps: Vec<(u32, Num)>,
     // The original's value of a site bound by a `let`, as last tapped.
     shadow: Option<Num>,
-    // Per guard: (took its direction, smallest distance to it).
-    guards: Vec<(bool, Option<f64>)>,
+    // Per comparison atom: its operands at its last evaluation.
+    atom_ops: Vec<(u32, Num, Num)>,
+    // Per guard: (took its direction, smallest distance to it, the operands of its
+    // comparisons at its closest missed evaluation).
+    guards: Vec<(bool, Option<f64>, Vec<(Num, Num)>)>,
     // Trace mode: per comparison (id, operator, operands) at its smallest |a - b|.
     cmps: Vec<(u32, u8, Num, Num)>,
 }
@@ -590,6 +595,12 @@ pub fn cmp(id: u32, op: u8, r: bool, a: Option<Num>, b: Option<Num>) {
                 _ => (if r { 0.0 } else { 1.0 }, if r { 1.0 } else { 0.0 }),
             };
             note_atom(s, id, dt, df);
+            if let (Some(x), Some(y)) = (a, b) {
+                match s.atom_ops.iter_mut().find(|o| o.0 == id) {
+                    Some(o) => *o = (id, x, y),
+                    None => s.atom_ops.push((id, x, y)),
+                }
+            }
         }
         let (alt_op, alt) = match spec.site {
             ProbeSite::Cmp(at, alt_op, ref l, ref rr) if at == id => {
@@ -636,6 +647,19 @@ pub fn tap(slot: u32, v: Option<Num>) {
     });
 }
 
+// The comparisons a guard's condition reads.
+fn cond_cmps(c: &ProbeCond, out: &mut Vec<u32>) {
+    match *c {
+        ProbeCond::Cmp(id) => out.push(id),
+        ProbeCond::Bool(_) => {}
+        ProbeCond::Not(ref x) => cond_cmps(x, out),
+        ProbeCond::And(ref x, ref y) | ProbeCond::Or(ref x, ref y) => {
+            cond_cmps(x, out);
+            cond_cmps(y, out);
+        }
+    }
+}
+
 fn cond_distance(c: &ProbeCond, want: bool, s: &ProbeState) -> f64 {
     match *c {
         ProbeCond::Cmp(id) | ProbeCond::Bool(id) => {
@@ -676,16 +700,31 @@ pub fn cond(id: u32, b: bool) -> bool {
             return;
         }
         if s.guards.len() < spec.guards.len() {
-            s.guards.resize(spec.guards.len(), (false, None));
+            s.guards.resize(spec.guards.len(), (false, None, Vec::new()));
         }
         for (k, g) in spec.guards.iter().enumerate() {
             if g.top != id {
                 continue;
             }
             let d = if b == g.want { 0.0 } else { cond_distance(&g.cond, g.want, s) };
+            let closer = s.guards[k].1.map_or(true, |e: f64| d < e);
+            let mut ops = Vec::new();
+            if closer && b != g.want {
+                let mut ids = Vec::new();
+                cond_cmps(&g.cond, &mut ids);
+                for id in ids {
+                    let fresh = s.atoms.iter().any(|a| a.0 == id && a.1);
+                    if let Some(o) = s.atom_ops.iter().find(|o| o.0 == id).filter(|_| fresh) {
+                        ops.push((o.1, o.2));
+                    }
+                }
+            }
             let entry = &mut s.guards[k];
             entry.0 = entry.0 || b == g.want;
             entry.1 = Some(entry.1.map_or(d, |e: f64| e.min(d)));
+            if closer {
+                entry.2 = ops;
+            }
         }
         // The guard has read its atoms: the next evaluation sees only what it runs itself.
         for a in s.atoms.iter_mut() {
@@ -776,12 +815,22 @@ fn probe_report() -> Option<String> {
         }
         out.push_str(",\"guards\":[");
         for k in 0..spec.guards.len() {
-            let (sat, d) = s.guards.get(k).cloned().unwrap_or((false, None));
+            let (sat, d, ops) = s.guards.get(k).cloned().unwrap_or((false, None, Vec::new()));
             if k > 0 {
                 out.push(',');
             }
             out.push_str(if sat { "[1," } else { "[0," });
             json_distance(&mut out, d);
+            if !sat && !ops.is_empty() {
+                out.push_str(",[");
+                for (n, (a, b)) in ops.iter().enumerate() {
+                    if n > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&::std::format!("[\"{}\",\"{}\"]", a.text(), b.text()));
+                }
+                out.push(']');
+            }
             out.push(']');
         }
         out.push(']');

@@ -30,6 +30,9 @@ const AROUND: usize = 200;
 /// Constants tried in the variables of one masked input, before the walk around it.
 const AROUND_CONSTANTS: usize = 64;
 
+/// Constants tried again in each input of the walk around a masked input.
+const AROUND_AGAIN: usize = 16;
+
 /// Random restarts after the given starts are used up.
 const RESTARTS: usize = 8;
 
@@ -44,6 +47,9 @@ pub(super) struct Directed<'a> {
     budget: usize,
     /// The fitness of every input run.
     seen: HashMap<String, Fitness>,
+    /// The values compared where an input went the wrong way: the first missed guard's
+    /// operands, or the site's when it ran uninfected (the method steers by them).
+    compared: HashMap<String, Vec<[String; 2]>>,
     /// Inputs to try first around a masked input, made from it by [`Directed::around`]'s
     /// caller-given constants (see [`Directed::with_constants`]).
     constants: Option<&'a super::seeds::Hints>,
@@ -69,6 +75,7 @@ impl<'a> Directed<'a> {
             until,
             budget,
             seen: HashMap::new(),
+            compared: HashMap::new(),
             constants: None,
             witness: None,
         }
@@ -117,6 +124,11 @@ impl<'a> Directed<'a> {
             for (a, (out, probe)) in chunk.iter().zip(answers) {
                 let f = self.tracker.see(a, probe.as_ref());
                 self.seen.insert(key(a), f);
+                if let Some(pairs) = probe.as_ref().map(|p| compared(p, f)) {
+                    if !pairs.is_empty() {
+                        self.compared.insert(key(a), pairs);
+                    }
+                }
                 let unknown = probe.as_ref().is_some_and(|p| p.infected.is_none());
                 if f.infected() || (f.stage == 1 && unknown) {
                     check.push((a.clone(), out));
@@ -183,16 +195,24 @@ impl<'a> Directed<'a> {
         crate::inputs::random_args(self.params, rng)
     }
 
-    /// Walks the infected region around the masked input `x`: its single moves and random
+    /// Walks the infected region around the masked input `x`: first the function's constants
+    /// put into its variables and each of its numbers made equal to another (the comparisons
+    /// past the site often read two fields: `ver.minor != minor`), then single moves and random
     /// neighbours, expanding from every infected one, within [`AROUND`] calls.
     fn around(&mut self, x: Args, rng: &mut ChaCha8Rng) -> Result<(), ExecError> {
+        let mut tries = Vec::new();
         if let Some(hints) = self.constants {
-            let mut tries = super::seeds::from_constants(self.params, &x, hints);
+            tries = super::seeds::from_constants(self.params, &x, hints);
             tries.truncate(AROUND_CONSTANTS);
-            self.eval(&tries)?;
         }
+        let vars = moves::vars(self.params, &x);
+        tries.extend(crate::inputs::steer::equalised(&x, &vars));
+        let fs = self.eval(&tries)?;
         let stop = self.budget.saturating_sub(AROUND);
+        // The infected ones among them are walked first (the last pushed is expanded first).
         let mut frontier = vec![x];
+        frontier
+            .extend(tries.into_iter().zip(fs).filter(|(_, f)| f.infected()).map(|(a, _)| a).rev());
         let mut expanded = HashSet::new();
         while let Some(x) = frontier.pop() {
             if self.done() || self.budget <= stop {
@@ -201,7 +221,16 @@ impl<'a> Directed<'a> {
             if !expanded.insert(key(&x)) {
                 continue;
             }
-            let mut tries = Vec::new();
+            // A few of the constants again in each input walked: a masked input often lacks a
+            // constant in one place after a number made equal in another.
+            let mut tries = match self.constants {
+                Some(hints) => {
+                    let mut c = super::seeds::from_constants(self.params, &x, hints);
+                    c.truncate(AROUND_AGAIN);
+                    c
+                }
+                None => Vec::new(),
+            };
             for var in moves::vars(self.params, &x) {
                 for d in [1.0, -1.0, 2.0, -2.0] {
                     tries.extend(moves::moved(&x, &var, d));
@@ -230,6 +259,19 @@ impl Objective for Directed<'_> {
     }
     fn goal(&self, key: &Fitness) -> bool {
         key.infected()
+    }
+    fn compared(&self, x: &Args) -> Vec<[String; 2]> {
+        self.compared.get(&key(x)).cloned().unwrap_or_default()
+    }
+}
+
+/// The values `p` (of fitness `f`) compared where its call went the wrong way: the site's
+/// operands when it ran uninfected, otherwise those of the first guard it missed.
+fn compared(p: &crate::exec::Probe, f: Fitness) -> Vec<[String; 2]> {
+    match f.stage {
+        0 => Vec::new(),
+        1 => p.operands.iter().cloned().collect(),
+        _ => p.guards.iter().find(|g| !g.satisfied).map(|g| g.operands.clone()).unwrap_or_default(),
     }
 }
 
@@ -307,10 +349,15 @@ mod tests {
                 };
                 let g2 = if m > 12 { m - 12 } else { 0 };
                 let guards = vec![
-                    GuardProbe { satisfied: g1 == 0, distance: Some(g1 as f64) },
+                    GuardProbe {
+                        satisfied: g1 == 0,
+                        distance: Some(g1 as f64),
+                        ..GuardProbe::default()
+                    },
                     GuardProbe {
                         satisfied: g1 == 0 && g2 == 0,
                         distance: (g1 == 0).then_some(g2 as f64),
+                        ..GuardProbe::default()
                     },
                 ];
                 let (reached, value) = if g1 > 0 || g2 > 0 {
@@ -380,11 +427,17 @@ mod tests {
             }
             let start = vec![Value::Int(1), Value::Int(9_000)];
             d.run(&[start], &mut ChaCha8Rng::seed_from_u64(1)).unwrap();
-            d.witness
+            (d.witness.take(), 300 - d.budget)
         };
-        let w = run(true).expect("a witness on the 32nd day");
-        assert_eq!(w.input, vec![Value::Int(1), Value::Int(32)]);
-        assert!(run(false).is_none(), "the walk alone should not get there in 300 calls");
+        let (w, calls) = run(true);
+        assert_eq!(
+            w.expect("a witness on the 32nd day").input,
+            vec![Value::Int(1), Value::Int(32)]
+        );
+        // Without them, only the walk from the day made equal to the month (1) gets there, 31
+        // days later.
+        let (_, walked) = run(false);
+        assert!(calls * 2 < walked, "{calls} calls with the constants, {walked} without");
     }
 
     #[test]

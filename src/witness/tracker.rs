@@ -127,7 +127,11 @@ mod tests {
         let mut t = Tracker::default();
         assert!(matches!(t.unwitnessed(), Unwitnessed::NoProbe { .. }));
         let stopped = |d: f64| Probe {
-            guards: vec![GuardProbe { satisfied: false, distance: Some(d) }],
+            guards: vec![GuardProbe {
+                satisfied: false,
+                distance: Some(d),
+                ..GuardProbe::default()
+            }],
             ..Probe::default()
         };
         t.see(&at(0), Some(&stopped(9.0)));

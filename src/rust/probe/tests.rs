@@ -176,3 +176,24 @@ fn the_probed_switches_and_the_runtime_build_on_every_edition_and_without_the_st
         );
     }
 }
+
+#[test]
+fn the_left_operand_of_a_logical_operator_guards_a_site_on_its_right() {
+    // `year > 9999` runs only when `year < 1812` does not hold; `day < 1` of the same shape
+    // under `&&` only when the left operand holds.
+    let (ms, p) = planned();
+    let (n, _) = find(&ms, "year > 9999", "year >= 9999");
+    let s = spec(&p, n);
+    let guards = s["guards"].as_array().unwrap();
+    assert_eq!(guards.len(), 1, "{s:#}");
+    assert_eq!(guards[0]["want"], false);
+    assert!(guards[0]["cond"]["c"].is_u64(), "{s:#}");
+    let text = "pub fn check(a: u32, b: u32) -> bool {\n    a > 3 && b < 7\n}\n";
+    let ms = mutants(text);
+    let numbered: Vec<(u32, &Mutant)> =
+        ms.iter().enumerate().map(|(i, m)| (i as u32 + 1, m)).collect();
+    let p = plan(text, spans(text).1, &numbered, 10_000);
+    let (n, _) = find(&ms, "b < 7", "b <= 7");
+    let s = spec(&p, n);
+    assert_eq!(s["guards"][0]["want"], true, "{s:#}");
+}
