@@ -293,12 +293,11 @@ fn mutation(out: &mut String, t: &TargetReport, m: &MutationReport, opts: &TextO
             truncate(&x.description, 90),
             opts.paint(Style::Dim, &format!("({})", x.id))
         );
+        let (original, mutant) = apart(&w.original.stringify(), &w.mutant.stringify(), 50);
         let _ = writeln!(
             out,
-            "      on {}: original → {}, mutant → {}",
+            "      on {}: original → {original}, mutant → {mutant}",
             truncate(&stringify_input(&w.input), 50),
-            truncate(&w.original.stringify(), 50),
-            truncate(&w.mutant.stringify(), 50)
         );
     }
     leftovers(out, m, opts);
@@ -396,11 +395,38 @@ fn truncate(s: &str, max: usize) -> String {
     super::inert::terminal(s, max)
 }
 
+/// `a` and `b` cut to about `max` characters each where they differ: when their common start
+/// would fill the cut, both start with `…` a few characters before the first difference, so the
+/// terminal shows what tells them apart (`…index: 1 }`, `…index: 0 }`), not the same prefix twice.
+fn apart(a: &str, b: &str, max: usize) -> (String, String) {
+    const BEFORE: usize = 12;
+    let common = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    if common + BEFORE < max || a == b {
+        return (truncate(a, max), truncate(b, max));
+    }
+    let from = common - BEFORE;
+    let tail = |s: &str| format!("…{}", s.chars().skip(from).collect::<String>());
+    (truncate(&tail(a), max), truncate(&tail(b), max))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::archive::Pair;
     use crate::value::Value;
+
+    #[test]
+    fn a_witness_shows_where_two_long_outcomes_differ() {
+        let a = "InvalidHexCharacter { c: '\\0', index: 1 } ⟹ arg1 = [0, 0, 0, 0, 0, 0, 0, 0]";
+        let b = a.replace("index: 1", "index: 0");
+        let (x, y) = apart(a, &b, 30);
+        assert!(x.starts_with('…') && x.contains("index: 1"), "{x}");
+        assert!(y.starts_with('…') && y.contains("index: 0"), "{y}");
+        // Short ones, or ones that differ early, read from their start as before.
+        assert_eq!(apart("1", "2", 30), ("1".to_string(), "2".to_string()));
+        let (x, _) = apart(&format!("A{}", &a[1..]), a, 30);
+        assert!(x.starts_with("AnvalidHex"), "{x}");
+    }
 
     fn cell(a: [i128; 2], b: [i128; 2], oa: &str, ob: &str) -> Cell {
         let ok = |v: &str| Outcome::Ok { value: v.to_string() };
