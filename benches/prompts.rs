@@ -21,10 +21,10 @@ mod date;
 mod parse;
 
 use abex::archive::Archive;
-use abex::budget::Budget;
 use abex::exec::FnEvaluator;
 use abex::explore::{explore_with, ExploreConfig, Proposer, View};
 use abex::llm::agents::{explorer, planner, STRATEGY_IDLE};
+use abex::llm::budget::Budget;
 use abex::llm::client::{Client, Message};
 use abex::llm::config::LlmConfig;
 use abex::llm::session::Session;

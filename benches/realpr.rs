@@ -24,7 +24,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use abex::pipeline::{Event, LanguageOptions, RunConfig, RustOptions, Selection};
+use abex::event::Event;
+use abex::pipeline::{LanguageOptions, RunConfig, RustOptions, Selection};
 
 /// A comment line inserted before the line where `anchor` (its first match in `file`) ends.
 struct Edit {

@@ -60,23 +60,6 @@ pub fn tracked(root: &Path, dir: &Path) -> BTreeSet<PathBuf> {
     }
 }
 
-/// Writes `bytes` to `path` atomically (a temporary file in the same folder, then a rename), so
-/// a concurrent reader sees the old file or the new one, never a torn one. The folder is created.
-/// Every error names the path it is about.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    fs_err::create_dir_all(dir)?;
-    // `tempfile` names the temporary file in its creation and write errors, not in a rename's.
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    std::io::Write::write_all(&mut tmp, bytes)?;
-    tmp.persist(path).map_err(|e| {
-        let what =
-            format!("failed to rename a temporary file to `{}`: {}", path.display(), e.error);
-        std::io::Error::new(e.error.kind(), what)
-    })?;
-    Ok(())
-}
-
 impl ResultCache {
     /// The cache under `root/.abex/cache/results`.
     pub fn open(root: &Path) -> ResultCache {
@@ -122,7 +105,7 @@ impl ResultCache {
     /// Writes an entry, unless git tracks its file (abex never changes a tracked file);
     /// whether it was written.
     fn write(&self, path: &Path, bytes: &[u8]) -> bool {
-        !self.tracked.contains(path) && write_atomic(path, bytes).is_ok()
+        !self.tracked.contains(path) && crate::atomic::write(path, bytes).is_ok()
     }
 
     fn partial_dir(&self, key: &str) -> PathBuf {
@@ -222,18 +205,5 @@ mod tests {
         let planted = d.path().join(".abex/cache/results/planted.partial/tested/0123abcd.json");
         cache.put_tested("planted", "0123abcd", &"survived".to_string());
         assert_eq!(std::fs::read_to_string(planted).unwrap(), "\"killed\"");
-    }
-
-    #[test]
-    fn write_atomic_errors_name_the_path() {
-        let d = tempfile::tempdir().unwrap();
-        std::fs::write(d.path().join("file"), "x").unwrap();
-        let target = d.path().join("file").join("entry.json");
-        let e = write_atomic(&target, b"{}").unwrap_err();
-        let folder = d.path().join("file").display().to_string();
-        assert!(e.to_string().contains(&folder), "{e}");
-        write_atomic(&d.path().join("sub").join("entry.json"), b"{}").unwrap();
-        let text = std::fs::read_to_string(d.path().join("sub").join("entry.json")).unwrap();
-        assert_eq!(text, "{}");
     }
 }

@@ -7,10 +7,11 @@
 
 pub mod allowlist;
 pub mod archive;
+pub mod atomic;
 pub mod bounded;
-pub mod budget;
 pub mod cache;
 pub mod cache_key;
+pub mod event;
 pub mod exec;
 pub mod explore;
 pub mod fingerprint;

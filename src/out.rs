@@ -166,9 +166,7 @@ impl OutDir {
     /// Writes `name` atomically (a temporary file renamed into place).
     pub fn write(&self, name: &str, content: &[u8]) -> std::io::Result<PathBuf> {
         let dest = self.path.join(name);
-        let mut tmp = tempfile::NamedTempFile::new_in(&self.path)?;
-        std::io::Write::write_all(&mut tmp, content)?;
-        tmp.persist(&dest).map_err(|e| e.error)?;
+        crate::atomic::write(&dest, content)?;
         Ok(dest)
     }
 

@@ -5,10 +5,10 @@
 
 mod support;
 
-use abex::budget::Budget;
 use abex::exec::FnEvaluator;
 use abex::explore::{explore_with, ExploreConfig};
 use abex::llm::agents::Agents;
+use abex::llm::budget::Budget;
 use abex::llm::client::Client;
 use abex::llm::config::{AgentsMode, LlmConfig};
 use abex::llm::session::Session;

@@ -7,7 +7,7 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use abex::budget::Budget;
+use abex::llm::budget::Budget;
 use abex::llm::client::{Backoff, Client, Message, Request, Shape};
 use abex::llm::config::{LlmConfig, Role};
 use abex::llm::session::Session;

@@ -4,9 +4,9 @@
 //! injection attempt) must stay inside `<data>` tags.
 
 use abex::archive::{Archive, Pair};
-use abex::budget::Budget;
 use abex::explore::View;
 use abex::llm::agents::{explorer, planner};
+use abex::llm::budget::Budget;
 use abex::llm::client::{Client, Message};
 use abex::llm::config::LlmConfig;
 use abex::llm::session::Session;

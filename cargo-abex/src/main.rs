@@ -480,7 +480,11 @@ fn model_proxy(base_url: Option<String>, usd: Option<f64>, tokens: Option<u64>) 
             .or_else(|| abex::secrets::var("ABEX_BASE_URL").filter(|u| !u.is_empty()))
             .unwrap_or_else(|| abex::llm::config::DEFAULT_BASE_URL.into()),
         key,
-        budget: abex::budget::Budget { max_usd: usd, max_tokens: tokens, ..Default::default() },
+        budget: abex::llm::budget::Budget {
+            max_usd: usd,
+            max_tokens: tokens,
+            ..Default::default()
+        },
         prices: abex::llm::prices::Prices { trusted, ..Default::default() },
     };
     let served = proxy.serve(|url, token| {

@@ -17,7 +17,7 @@ use std::io::{BufRead, Read};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use abex::budget::Budget;
+use abex::llm::budget::Budget;
 use abex::llm::prices::{Price, Prices};
 
 /// What the proxy forwards to and how much it lets through.

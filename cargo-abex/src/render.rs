@@ -8,8 +8,8 @@
 use std::path::Path;
 use std::time::Duration;
 
+use abex::event::Event;
 use abex::out::REPORT_FILE;
-use abex::pipeline::Event;
 use abex::render::progress;
 use abex::render::text::{self, TextOptions};
 use abex::report::Report;

@@ -72,7 +72,7 @@ impl ResponseCache {
         let Ok(bytes) = serde_json::to_vec(&entry) else { return };
         let path = self.path(key);
         if !self.tracked.contains(&path) {
-            let _ = crate::cache::write_atomic(&path, &bytes);
+            let _ = crate::atomic::write(&path, &bytes);
         }
     }
 }

@@ -5,12 +5,12 @@
 use std::path::Path;
 use std::time::Instant;
 
+use super::budget::Budget;
 use super::client::Client;
 use super::config::{self, ConfigError, LlmOptions, Resolved};
 use super::prompts::PromptError;
 use super::session::Session;
-use super::usage::LlmReport;
-use crate::budget::Budget;
+use crate::report::usage::LlmReport;
 
 /// The model settings are broken.
 #[derive(Debug, thiserror::Error)]

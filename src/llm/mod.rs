@@ -5,6 +5,7 @@
 //! (`crate::rust::model`, `crate::python::model`).
 
 pub mod agents;
+pub mod budget;
 pub mod cache;
 pub mod client;
 pub mod config;
@@ -17,4 +18,3 @@ pub mod session;
 pub mod strategy;
 pub mod subject;
 pub mod tester;
-pub mod usage;

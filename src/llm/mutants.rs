@@ -2,9 +2,9 @@
 //! the tests that reach the function, and answers with the whole mutated function. The answer is
 //! validated before anything runs, by the front end's own check (it must parse, keep the
 //! signature, change only the function, and reach nothing outside it). A refused answer is never
-//! run; the model gets the reason and another try (at most [`ATTEMPTS`] in all per mutant). Once
-//! mutants have run, [`outcome_feedback`] says what happened to each (the paper's feedback) for
-//! the next round (the spine's feedback rounds).
+//! run; the model gets the reason and another try (at most [`ATTEMPTS`] in all per mutant). What
+//! happened to each mutant that ran goes back to the model in the spine's feedback rounds
+//! (`crate::pipeline`).
 
 use serde::Deserialize;
 
@@ -119,61 +119,4 @@ pub fn generate(
         }
     }
     out
-}
-
-/// What to tell the Mutator about a model mutant that ran (paper 003, section 3): the failing
-/// test for a killed one, the build failure for an unviable one, "take a different approach" for
-/// a survivor no input tells apart. `None` for a witnessed survivor (the goal) and for mutants
-/// that did not get an outcome.
-pub fn outcome_feedback(m: &crate::report::MutantReport, tests: &[String]) -> Option<String> {
-    use crate::report::MutantStatus;
-    let what = format!("Your mutant \"{}\"", m.description.trim_start_matches("model: "));
-    match m.status {
-        MutantStatus::Killed => {
-            let name = m.killed_by.clone().unwrap_or_default();
-            let short = name.rsplit("::").next().unwrap_or(&name).to_string();
-            let source = tests
-                .iter()
-                .find(|t| {
-                    t.contains(&format!("fn {short}("))
-                        || t.contains(&format!("fn {short} ("))
-                        || t.contains(&format!("def {short}("))
-                })
-                .map(|t| format!(":\n<data>\n{}\n</data>", data(t)))
-                .unwrap_or_default();
-            let failed = m
-                .failure
-                .as_deref()
-                .map(|f| {
-                    format!(
-                        "\nIt failed with (expected and actual values):\n<data>\n{}\n</data>",
-                        data(f)
-                    )
-                })
-                .unwrap_or_default();
-            Some(format!(
-                "\n{what} was caught by the existing test `{name}`{source}{failed}\nWrite a fault \
-                 that this test does not catch but that still changes the result on some valid \
-                 input.\n"
-            ))
-        }
-        MutantStatus::Unviable => {
-            let error = m
-                .failure
-                .as_deref()
-                .map(|e| format!(" The build said:\n<data>\n{}\n</data>\n", data(e)))
-                .unwrap_or_default();
-            Some(format!(
-                "\n{what} did not compile.{error} Keep every type and name as in the original.\n"
-            ))
-        }
-        MutantStatus::Timeout => {
-            Some(format!("\n{what} made the tests hang. Do not add loops that may not end.\n"))
-        }
-        MutantStatus::Survived if m.witness.is_none() => Some(format!(
-            "\n{what} passed the tests but no input made it behave differently from the original: \
-             it may be equivalent. Take a different approach.\n"
-        )),
-        _ => None,
-    }
 }

@@ -8,11 +8,11 @@
 
 use serde::de::DeserializeOwned;
 
+use super::budget::Budget;
 use super::cache::ResponseCache;
 use super::client::{Client, Message, Request, Shape};
 use super::config::{LlmConfig, Role};
-use super::usage::{LlmReport, Skipped};
-use crate::budget::Budget;
+use crate::report::usage::{LlmReport, Skipped};
 
 /// Skipped calls listed one by one in the report; the rest are counted.
 const SKIPPED_LISTED: usize = 20;

@@ -172,7 +172,7 @@ impl Library {
         };
         let Ok(bytes) = serde_json::to_vec_pretty(&e) else { return };
         let path = self.dir.join(shape).join(format!("{}.json", strategy.id()));
-        let _ = crate::cache::write_atomic(&path, &bytes);
+        let _ = crate::atomic::write(&path, &bytes);
     }
 }
 

@@ -191,25 +191,6 @@ pub(crate) fn mutant_id(
     format!("{h:016x}")[..12].to_string()
 }
 
-/// 1-based line and column (in characters) of byte `offset` in `text`.
-pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    (before.matches('\n').count() + 1, before[line_start..].chars().count() + 1)
-}
-
-/// Widens a byte range to whole lines when nothing else shares them, so a deleted match arm or
-/// case leaves no blank line behind.
-pub(crate) fn whole_lines(text: &str, (start, end): (usize, usize)) -> (usize, usize) {
-    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
-    let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i + 1);
-    if text[line_start..start].trim().is_empty() && text[end..line_end].trim().is_empty() {
-        (line_start, line_end)
-    } else {
-        (start, end)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -222,13 +203,5 @@ mod tests {
         assert_ne!(a, mutant_id("src/a.rs", "f", Operator::BinaryOperator, 4, 5, "a - b"));
         assert_ne!(a, mutant_id("src/a.rs", "g", Operator::BinaryOperator, 3, 5, "a - b"));
         assert_eq!(a, mutant_id("src/a.rs", "f", Operator::BinaryOperator, 3, 5, "a - b"));
-    }
-
-    #[test]
-    fn line_and_column_are_one_based_and_count_characters() {
-        let t = "ab\né x";
-        assert_eq!(line_column(t, 0), (1, 1));
-        assert_eq!(line_column(t, 3), (2, 1));
-        assert_eq!(line_column(t, 6), (2, 3));
     }
 }

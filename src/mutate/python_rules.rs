@@ -493,7 +493,7 @@ pub fn self_check(text: &str, file: &Path, function: &str, body: (usize, usize))
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::python::source::functions;
+    use crate::python::types::function::functions;
 
     const SRC: &str = "def other(a):\n    return a + 1\n\ndef grade(score: int, xs: list) -> str:\n    \"\"\"Grade.\"\"\"\n    if score >= 90 and not xs:\n        return 'A'\n    total = -score * 2\n    total += 1  # pragma: no mutate\n    if x is not None or y not in z:\n        pass\n    return xs[1:score]\n";
 

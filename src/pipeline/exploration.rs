@@ -3,8 +3,8 @@
 
 use super::context::Ctx;
 use super::error::RunError;
-use super::event::Event;
 use super::front::{FrontEnd, Lab};
+use crate::event::Event;
 use crate::explore::{self, Exploration, ExploreConfig, Progress, Proposer};
 use crate::llm::agents::Agents;
 use crate::value::Ty;

@@ -6,12 +6,69 @@
 
 use super::context::Ctx;
 use super::error::{unless_cut, RunError};
-use super::event::Event;
 use super::front::{Lab, Numbered, Unit};
 use super::survivors;
 use crate::archive::Pair;
+use crate::event::Event;
+use crate::llm::prompts::data;
 use crate::mutate::Origin;
 use crate::report::{MutantReport, MutantStatus, MutationReport, TargetReport};
+
+/// What to tell the Mutator about a model mutant that ran (paper 003, section 3): the failing
+/// test for a killed one, the build failure for an unviable one, "take a different approach" for
+/// a survivor no input tells apart. `None` for a witnessed survivor (the goal) and for mutants
+/// that did not get an outcome.
+fn outcome_feedback(m: &MutantReport, tests: &[String]) -> Option<String> {
+    let what = format!("Your mutant \"{}\"", m.description.trim_start_matches("model: "));
+    match m.status {
+        MutantStatus::Killed => {
+            let name = m.killed_by.clone().unwrap_or_default();
+            let short = name.rsplit("::").next().unwrap_or(&name).to_string();
+            let source = tests
+                .iter()
+                .find(|t| {
+                    t.contains(&format!("fn {short}("))
+                        || t.contains(&format!("fn {short} ("))
+                        || t.contains(&format!("def {short}("))
+                })
+                .map(|t| format!(":\n<data>\n{}\n</data>", data(t)))
+                .unwrap_or_default();
+            let failed = m
+                .failure
+                .as_deref()
+                .map(|f| {
+                    format!(
+                        "\nIt failed with (expected and actual values):\n<data>\n{}\n</data>",
+                        data(f)
+                    )
+                })
+                .unwrap_or_default();
+            Some(format!(
+                "\n{what} was caught by the existing test `{name}`{source}{failed}\nWrite a fault \
+                 that this test does not catch but that still changes the result on some valid \
+                 input.\n"
+            ))
+        }
+        MutantStatus::Unviable => {
+            let error = m
+                .failure
+                .as_deref()
+                .map(|e| format!(" The build said:\n<data>\n{}\n</data>\n", data(e)))
+                .unwrap_or_default();
+            Some(format!(
+                "\n{what} did not compile.{error} Keep every type and name as in the original.\n"
+            ))
+        }
+        MutantStatus::Timeout => {
+            Some(format!("\n{what} made the tests hang. Do not add loops that may not end.\n"))
+        }
+        MutantStatus::Survived if m.witness.is_none() => Some(format!(
+            "\n{what} passed the tests but no input made it behave differently from the original: \
+             it may be equivalent. Take a different approach.\n"
+        )),
+        _ => None,
+    }
+}
 
 /// The ids of the model-written mutants among `mutants`.
 fn model_ids(mutants: &[MutantReport]) -> Vec<String> {
@@ -67,7 +124,7 @@ pub(crate) fn rounds(
                 .mutants
                 .iter()
                 .filter(|x| last[k].contains(&x.id))
-                .filter_map(|x| crate::llm::mutants::outcome_feedback(x, &tests))
+                .filter_map(|x| outcome_feedback(x, &tests))
                 .collect();
             if feedback.is_empty() || session.stopped().is_some() {
                 continue;

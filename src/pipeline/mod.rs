@@ -8,7 +8,6 @@ mod choose;
 mod config;
 mod context;
 mod error;
-mod event;
 mod exploration;
 mod feedback;
 mod front;
@@ -26,7 +25,6 @@ pub use config::{
     TestScope,
 };
 pub use error::{ExitCode, FrontError, RunError};
-pub use event::Event;
 pub use front::{
     bounded, Choice, FrontEnd, Lab, Numbered, Suggestion, Tested, Uncallable, Unit, Verdict,
     VERDICT_TEXT,

@@ -10,8 +10,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::context::Ctx;
 use super::error::{unless_cut, RunError};
-use super::event::Event;
 use super::front::{Lab, Numbered, Suggestion, Unit, Verdict};
+use crate::event::Event;
 use crate::mutate::{Mutant, Origin};
 use crate::report::{MutantReport, TargetReport};
 use crate::targets::Drive;

@@ -15,21 +15,21 @@ use std::time::Instant;
 use super::config::RunConfig;
 use super::context::{Ctx, ExploreClock};
 use super::error::{unless_cut, RunError};
-use super::event::Event;
 use super::front::{FrontEnd, Numbered, Tested, Unit};
 use super::saver::Saver;
 use super::survivors::Heard;
 use super::{exploration, feedback, survivors};
 use crate::archive::Pair;
 use crate::cache::ResultCache;
+use crate::event::Event;
 use crate::llm::session::Session;
-use crate::llm::usage::LlmReport;
 use crate::out::OutDir;
+use crate::report::usage::LlmReport;
+use crate::report::Unwitnessed;
 use crate::report::{
     ExplorationReport, Interrupted, MutantStatus, Report, Reused, Settings, TargetReport,
 };
 use crate::targets::{Drive, Target};
-use crate::witness::Unwitnessed;
 
 /// Runs the whole pipeline on `front`'s targets; returns the report and the folder it was
 /// written to. An interrupted run returns the report of what was finished (its `interrupted`

@@ -7,9 +7,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::context::Ctx;
 use super::error::{unless_cut, RunError};
-use super::event::Event;
 use super::front::{Lab, Numbered, Suggestion, Tested, Unit, Verdict};
 use crate::archive::Pair;
+use crate::event::Event;
 use crate::report::{
     smallest_killing_set, MutantCounts, MutantReport, MutantStatus, MutationReport, SuggestedTest,
     TestOrigin, UnpinnedBoundary, Witness,
@@ -25,7 +25,7 @@ struct Proven {
     settled: bool,
     witnesses: BTreeMap<u32, Witness>,
     /// Per survivor searched: why it stayed without a witness, and how long the search took.
-    searches: BTreeMap<u32, (Option<witness::Unwitnessed>, u64)>,
+    searches: BTreeMap<u32, (Option<crate::report::Unwitnessed>, u64)>,
     /// Archive elite index → the survivors that move it.
     unpinned: BTreeMap<usize, Vec<String>>,
     suggestions: Vec<Suggestion>,
@@ -103,7 +103,7 @@ pub(crate) fn analyse(
             // Whether the tests reach the function is not known: no survivor of it is a gap.
             let because = "the function's self-check (its body replaced by a raise or a panic) did not run or did not build, so whether the tests reach it is not known";
             for m in &mine {
-                let why = witness::Unwitnessed::NotSearched { because: because.into() };
+                let why = crate::report::Unwitnessed::NotSearched { because: because.into() };
                 proven[k].searches.insert(m.n, (Some(why), 0));
             }
             proven[k].settled = true;
@@ -249,7 +249,7 @@ fn prove(
             .unwrap_or_default();
         let function = target.qualified_name.clone();
         for m in survivors {
-            let why = witness::Unwitnessed::NotCallable {
+            let why = crate::report::Unwitnessed::NotCallable {
                 function: function.clone(),
                 reason: reason.clone(),
             };
@@ -274,7 +274,9 @@ fn prove(
     for m in survivors {
         if ctx.past_deadline() {
             let because = "the time budget ran out".to_string();
-            proven.searches.insert(m.n, (Some(witness::Unwitnessed::NotSearched { because }), 0));
+            proven
+                .searches
+                .insert(m.n, (Some(crate::report::Unwitnessed::NotSearched { because }), 0));
             continue;
         }
         let mut mutant = lab.mutant(d, m.n)?;
@@ -299,7 +301,9 @@ fn prove(
         let unloadable = |w: &Witness| matches!(&w.mutant, Outcome::Error { ty, .. } if ty == "abex: bad arguments");
         let Some(w) = w.filter(|w| !unloadable(w)) else {
             let why = found.unwitnessed.or_else(|| {
-                Some(witness::Unwitnessed::NoProbe { why: "the mutant could not be loaded".into() })
+                Some(crate::report::Unwitnessed::NoProbe {
+                    why: "the mutant could not be loaded".into(),
+                })
             });
             proven.searches.insert(m.n, (why, ms));
             continue;
@@ -575,7 +579,7 @@ impl Entry<'_> {
                         .searches
                         .get(&m.n)
                         .and_then(|s| s.0.as_ref())
-                        .is_some_and(witness::Unwitnessed::proves_nothing),
+                        .is_some_and(crate::report::Unwitnessed::proves_nothing),
                 unwitnessed: proven.searches.get(&m.n).and_then(|s| s.0.clone()),
                 search_ms: proven.searches.get(&m.n).map(|s| s.1),
                 witness,

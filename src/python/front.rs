@@ -10,11 +10,12 @@ use super::error::PythonError;
 use super::lab::PythonLab;
 use super::project::{Chosen, Project, Selected};
 use super::{calls, model, selection};
+use crate::event::Event;
 use crate::llm::session::Session;
 use crate::llm::subject::Subject;
 use crate::mutate::{python_rules, Mutant};
 use crate::pipeline::{
-    Choice, Event, FrontEnd, Lab, LanguageOptions, Numbered, RunConfig, RunError, Unit,
+    Choice, FrontEnd, Lab, LanguageOptions, Numbered, RunConfig, RunError, Unit,
 };
 use crate::report::Report;
 use crate::value::Ty;

@@ -15,7 +15,6 @@ pub mod front;
 pub mod lab;
 pub mod model;
 pub mod model_check;
-pub mod patch;
 pub mod project;
 pub mod runner;
 pub mod seeds;

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use super::project::{Chosen, Project};
-use super::{selection, source};
+use super::selection;
 use crate::llm::session::Session;
 use crate::llm::subject::Subject;
 use crate::mutate::{line_column, mutant_id, Mutant, Operator, Origin};
@@ -24,7 +24,7 @@ fn reaching_test_sources(project: &Project, c: &Chosen) -> Vec<String> {
     let mut out = Vec::new();
     for rel in selection::reaching(project, pf, &pf.fns[c.func].qualname) {
         let Ok(text) = std::fs::read_to_string(project.root.join(&rel)) else { continue };
-        for t in source::functions(&text) {
+        for t in super::types::function::functions(&text) {
             let code = &text[t.byte_span.0..t.byte_span.1];
             let names_it =
                 code.split(|ch: char| !ch.is_alphanumeric() && ch != '_').any(|w| w == name);
@@ -147,7 +147,7 @@ pub fn mutants(
 #[cfg(test)]
 mod tests {
     use super::{indent_from_second_line, replacement};
-    use crate::python::source::functions;
+    use crate::python::types::function::functions;
     use std::path::Path;
 
     #[test]

@@ -8,7 +8,7 @@ use tree_sitter::{Node, Parser};
 
 use crate::targets::{Param, Span};
 
-use super::types::{self, Pass, RawParam};
+use super::types::scope::{self, Pass, RawParam, Scope};
 
 /// How a function is reached from its module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -82,36 +82,22 @@ impl PyFn {
     }
 }
 
-/// Every function of `text` defined at module level or directly in a module-level class, with
-/// its parameters' types read from `text` alone (a module named `""`); a project reads them
-/// with every module's names ([`read`], then [`super::types::function::resolve`]).
-pub fn functions(text: &str) -> Vec<PyFn> {
-    let (mut fns, scope) = read(text, "", false);
-    let mut index = types::Index::default();
-    index.scopes.insert(String::new(), scope);
-    let r = types::Resolver { index: &index };
-    for f in &mut fns {
-        types::function::resolve(f, "", &r);
-    }
-    fns
-}
-
 /// The functions of `text` (types not read yet) and the names the module `module` declares.
-pub fn read(text: &str, module: &str, is_package: bool) -> (Vec<PyFn>, types::Scope) {
+pub fn read(text: &str, module: &str, is_package: bool) -> (Vec<PyFn>, Scope) {
     let mut parser = Parser::new();
     if parser.set_language(&tree_sitter_python::LANGUAGE.into()).is_err() {
-        return (Vec::new(), types::Scope::default());
+        return (Vec::new(), Scope::default());
     }
     let Some(tree) = parser.parse(text, None) else {
-        return (Vec::new(), types::Scope::default());
+        return (Vec::new(), Scope::default());
     };
     let src = text.as_bytes();
     let mut out = Vec::new();
     let root = tree.root_node();
-    let scope = types::scope::read(root, src, module, is_package);
+    let scope = scope::read(root, src, module, is_package);
     let mut cursor = root.walk();
     for item in root.named_children(&mut cursor) {
-        let (def, decorators) = types::scope::unwrap_decorated(item, src);
+        let (def, decorators) = scope::unwrap_decorated(item, src);
         match def.kind() {
             "function_definition" => {
                 out.push(read_fn(item, def, &decorators, None, src));
@@ -123,7 +109,7 @@ pub fn read(text: &str, module: &str, is_package: bool) -> (Vec<PyFn>, types::Sc
                 let Some(body) = def.child_by_field_name("body") else { continue };
                 let mut c2 = body.walk();
                 for member in body.named_children(&mut c2) {
-                    let (mdef, mdec) = types::scope::unwrap_decorated(member, src);
+                    let (mdef, mdec) = scope::unwrap_decorated(member, src);
                     if mdef.kind() == "function_definition" {
                         out.push(read_fn(member, mdef, &mdec, Some(&class), src));
                     }
@@ -194,7 +180,7 @@ fn read_fn(
     let skip = usize::from(!matches!(kind, Kind::Function | Kind::StaticMethod));
     let raw = def
         .child_by_field_name("parameters")
-        .map(|ps| types::scope::params(ps, src, skip))
+        .map(|ps| scope::params(ps, src, skip))
         .unwrap_or_default();
     let doc = body.and_then(|b| docstring(b, src)).unwrap_or_default();
     let qualname = match class {
@@ -246,6 +232,7 @@ fn docstring(body: Node<'_>, src: &[u8]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::python::types::function::functions;
     use crate::value::Ty;
 
     const SRC: &str = r#"

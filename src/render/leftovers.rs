@@ -4,8 +4,8 @@
 //! the search got stuck first (never reached, never infected, no probe), and last the masked
 //! ones, the only ones that read as "probably equivalent". None of them is a gap.
 
+use crate::report::Unwitnessed;
 use crate::report::{MutantReport, MutantStatus, MutationReport};
-use crate::witness::Unwitnessed;
 
 /// Survivors without a witness that share one reason.
 #[derive(Debug)]

@@ -3,7 +3,7 @@
 //! `cargo abex` styles the verb and adds progress bars while a function is explored; `pytest
 //! --abex` prints the lines as they come. Per-function results are `text`'s business.
 
-use crate::pipeline::Event;
+use crate::event::Event;
 use crate::targets::Drive;
 
 /// One progress line: a verb people scan for, and the rest.

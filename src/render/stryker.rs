@@ -384,7 +384,7 @@ pub fn clamp(x: i32, lo: i32, hi: i32) -> i32 {
         let mut unreached = mutant("s3", Operator::ComparisonBoundary, 6, 12, ">");
         unreached.replacement = ">=".into();
         unreached.possibly_equivalent = true;
-        unreached.unwitnessed = Some(crate::witness::Unwitnessed::NeverReached {
+        unreached.unwitnessed = Some(crate::report::Unwitnessed::NeverReached {
             missed_guards: 1,
             branch_distance: Some(1.0),
         });

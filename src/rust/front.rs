@@ -12,11 +12,12 @@ use super::lab::RustLab;
 use super::model;
 use super::source::FoundFn;
 use super::workspace::{self, Selected};
+use crate::event::Event;
 use crate::llm::session::Session;
 use crate::llm::subject::Subject;
 use crate::mutate::{rust_rules, Mutant, Operator, Origin};
 use crate::pipeline::{
-    Choice, Event, FrontEnd, Lab, LanguageOptions, Numbered, RunConfig, RunError, Unit,
+    Choice, FrontEnd, Lab, LanguageOptions, Numbered, RunConfig, RunError, Unit,
 };
 use crate::report::Report;
 use crate::value::Ty;

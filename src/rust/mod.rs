@@ -23,7 +23,6 @@ pub mod literal;
 pub mod model;
 pub mod model_check;
 pub mod no_std;
-pub mod patch;
 pub mod probe;
 pub mod reach;
 pub mod recipes;

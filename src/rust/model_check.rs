@@ -37,7 +37,7 @@ pub fn validate_rust(original: &str, candidate: &str) -> Result<String, String> 
     }
     crate::allowlist::check_rust(original, candidate)?;
     // The body's text, from its braces' positions in the candidate.
-    let lines = super::source::Lines::new(candidate);
+    let lines = crate::mutate::Lines::new(candidate);
     let span = block.brace_token.span;
     let (open, close) = (
         lines.offset(candidate, span.open().start()),

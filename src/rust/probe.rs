@@ -35,7 +35,8 @@ use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 use syn::{BinOp, Block, Expr, Stmt, UnOp};
 
-use super::source::Lines;
+use crate::mutate::rust_rules::has_let;
+use crate::mutate::Lines;
 use crate::mutate::{Mutant, Operator};
 
 /// The probe spec (the value of `ABEX_PROBE`) of the original's worker in trace mode.
@@ -670,16 +671,6 @@ fn literal(e: &Expr) -> Option<String> {
             _ => None,
         },
         _ => None,
-    }
-}
-
-/// Whether a condition binds (`if let`, let chains).
-fn has_let(e: &Expr) -> bool {
-    match e {
-        Expr::Let(_) => true,
-        Expr::Binary(b) => has_let(&b.left) || has_let(&b.right),
-        Expr::Paren(p) => has_let(&p.expr),
-        _ => false,
     }
 }
 

@@ -10,6 +10,8 @@
 use std::path::{Path, PathBuf};
 
 use proc_macro2::LineColumn;
+
+use crate::mutate::Lines;
 use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::{Attribute, ImplItem, Item, Signature, Visibility};
@@ -115,20 +117,6 @@ struct Pending {
     index: usize,
     sig: Signature,
     head: Option<ImplHead>,
-}
-
-/// Byte offsets of line starts, to turn spans into offsets.
-pub(crate) struct Lines(Vec<usize>);
-
-impl Lines {
-    pub(crate) fn new(text: &str) -> Lines {
-        Lines(std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect())
-    }
-
-    pub(crate) fn offset(&self, text: &str, at: LineColumn) -> usize {
-        let start = self.0.get(at.line.saturating_sub(1)).copied().unwrap_or(text.len());
-        text[start..].char_indices().nth(at.column).map_or(text.len(), |(i, _)| start + i)
-    }
 }
 
 fn doc_of(attrs: &[Attribute]) -> String {

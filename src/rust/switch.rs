@@ -21,7 +21,7 @@
 use std::collections::BTreeMap;
 
 use super::probe::{self, Arm, FnProbes, NodeKind, ProbeNode};
-use super::source::Lines;
+use crate::mutate::Lines;
 use crate::mutate::{Mutant, Operator};
 
 /// The module added at the crate root that reads the active mutant.

@@ -454,7 +454,7 @@ mod tests {
         assert!(d.witness.is_none());
         assert!(matches!(
             tracker.unwitnessed(),
-            super::super::Unwitnessed::Masked { infected_inputs } if infected_inputs > 10
+            crate::report::Unwitnessed::Masked { infected_inputs } if infected_inputs > 10
         ));
     }
 }

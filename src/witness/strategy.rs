@@ -14,8 +14,8 @@ use super::directed::Directed;
 use super::random::Random;
 use super::seeds::{self, Hints};
 use super::tracker::Tracker;
-use super::unwitnessed::Unwitnessed;
 use crate::exec::{Evaluate, ExecError, ProbeEvaluate};
+use crate::report::Unwitnessed;
 use crate::report::Witness;
 use crate::value::{Args, Outcome, Ty};
 

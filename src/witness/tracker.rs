@@ -4,8 +4,8 @@
 
 use std::collections::HashSet;
 
-use super::unwitnessed::Unwitnessed;
 use crate::exec::{Fitness, Probe};
+use crate::report::Unwitnessed;
 use crate::value::{Args, Value};
 
 /// How many of the closest inputs are kept.

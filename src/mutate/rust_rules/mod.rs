@@ -24,4 +24,5 @@ mod testing;
 mod values;
 
 pub use mutants::mutants_of;
+pub(crate) use operators::has_let;
 pub use skip::{load_skip_rules, SkipRules};

@@ -8,8 +8,8 @@ use syn::visit::Visit;
 use super::items::{collect, FnItem};
 use super::operators::{Gen, Peer};
 use super::skip::{exclude_attrs, suppressed, SkipRules};
+use crate::mutate::Lines;
 use crate::mutate::{line_column, mutant_id, Mutant, Origin, Pattern};
-use crate::rust::source::Lines;
 
 /// The rule-based mutants of `function` (its qualified name), the function item whose
 /// signature and body lie in `fn_span` (a byte range of `file_text`; the item's own range, or

@@ -11,8 +11,8 @@ use syn::{Attribute, BinOp, Block, Expr, Item, Pat, ReturnType, Signature, Type,
 
 use super::items::tidy;
 use super::values::values;
+use crate::mutate::Lines;
 use crate::mutate::{whole_lines, Operator};
-use crate::rust::source::Lines;
 
 /// What cargo-mutants calls the same mutant, when it makes it: where its span starts (a byte
 /// offset) and how its name reads.
@@ -355,7 +355,7 @@ fn int_steps(lit: &syn::LitInt) -> Vec<(Operator, String)> {
 }
 
 /// Whether a condition binds (`if let`, let chains).
-fn has_let(e: &Expr) -> bool {
+pub(crate) fn has_let(e: &Expr) -> bool {
     match e {
         Expr::Let(_) => true,
         Expr::Binary(b) => has_let(&b.left) || has_let(&b.right),

@@ -7,8 +7,8 @@ use syn::Expr;
 
 use super::items::collect;
 use super::{mutants_of, SkipRules};
+use crate::mutate::Lines;
 use crate::mutate::{Mutant, Operator};
-use crate::rust::source::Lines;
 
 /// The byte range of the function item named `name` (free, in an impl or a trait).
 pub(super) fn fn_range(text: &str, name: &str) -> (usize, usize) {

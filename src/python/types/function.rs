@@ -7,11 +7,25 @@
 
 use super::classes;
 use super::lookup::{Lookup, Named};
-use super::resolve::Resolver;
+use super::resolve::{Index, Resolver};
 use super::scope::Pass;
 use crate::python::source::{Kind, PyFn};
 use crate::targets::Param;
 use crate::value::Ty;
+
+/// Every function of `text` defined at module level or directly in a module-level class, with
+/// its parameters' types read from `text` alone (a module named `""`); a project reads them
+/// with every module's names ([`crate::python::source::read`], then [`resolve`]).
+pub fn functions(text: &str) -> Vec<PyFn> {
+    let (mut fns, scope) = crate::python::source::read(text, "", false);
+    let mut index = Index::default();
+    index.scopes.insert(String::new(), scope);
+    let r = Resolver { index: &index };
+    for f in &mut fns {
+        resolve(f, "", &r);
+    }
+    fns
+}
 
 /// Decorators that keep the function they decorate reachable (`__wrapped__`) and callable.
 const KEEPING: &[&str] =

@@ -1,9 +1,5 @@
-//! The suggested tests as a patch of the project: `suggested-tests.patch` in the output folder
-//! (a unified diff against the project's tree that `git apply` takes), and the same edits
-//! written in place for `--write-tests` / `--abex-write-tests`, the only option with which abex
-//! changes the user's files. Each language places its tests where a person would (Rust: the
-//! file's `#[cfg(test)] mod tests`; Python: the module's test file, see `rust::patch` and
-//! `python::patch`); this module gathers them per file and writes the diff.
+//! The edits of a project that its suggested tests make, one per file (gathered from each
+//! language's placement), as a unified diff and written in place.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -55,15 +51,15 @@ pub fn edits(report: &Report, read: &dyn Fn(&Path) -> Option<String>) -> Vec<Fil
         match lang.as_str() {
             "rust" => {
                 let Some(text) = read(&file) else { continue };
-                let placed: Vec<crate::rust::patch::Placed<'_>> = tests
+                let placed: Vec<super::rust::Placed<'_>> = tests
                     .iter()
-                    .map(|t| crate::rust::patch::Placed {
+                    .map(|t| super::rust::Placed {
                         function: t.function,
                         name: t.name,
                         code: t.code,
                     })
                     .collect();
-                let Some((after, names)) = crate::rust::patch::place(&text, &placed) else {
+                let Some((after, names)) = super::rust::place(&text, &placed) else {
                     continue;
                 };
                 if after != text {
@@ -71,17 +67,17 @@ pub fn edits(report: &Report, read: &dyn Fn(&Path) -> Option<String>) -> Vec<Fil
                 }
             }
             "python" => {
-                let test_file = crate::python::patch::test_file(&report.project_root, &stem(&file));
+                let test_file = super::python::test_file(&report.project_root, &stem(&file));
                 let pairs: Vec<(&str, &str)> = tests.iter().map(|t| (t.name, t.code)).collect();
                 // Two modules of one stem share a test file: the second adds to the first's.
                 if let Some(e) = out.iter_mut().find(|e| e.path == test_file) {
-                    let (after, names) = crate::python::patch::place(Some(&e.after), &pairs);
+                    let (after, names) = super::python::place(Some(&e.after), &pairs);
                     e.after = after;
                     e.tests.extend(names);
                     continue;
                 }
                 let before = read(&test_file);
-                let (after, names) = crate::python::patch::place(before.as_deref(), &pairs);
+                let (after, names) = super::python::place(before.as_deref(), &pairs);
                 out.push(FileEdit { path: test_file, before, after, tests: names });
             }
             _ => {}
@@ -133,12 +129,7 @@ pub fn apply(root: &Path, edits: &[FileEdit]) -> std::io::Result<Vec<PathBuf>> {
                 path.display()
             )));
         }
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        let mut tmp = tempfile::NamedTempFile::new_in(path.parent().unwrap_or(root))?;
-        std::io::Write::write_all(&mut tmp, e.after.as_bytes())?;
-        tmp.persist(&path).map_err(|e| e.error)?;
+        crate::atomic::write(&path, e.after.as_bytes())?;
         written.push(e.path.clone());
     }
     Ok(written)

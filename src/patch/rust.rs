@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use syn::spanned::Spanned;
 
-use super::source::Lines;
+use crate::mutate::Lines;
 use crate::testname::unique;
 
 /// A test to place: the function it calls (its name and, for a method, the type's) and its

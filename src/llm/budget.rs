@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::llm::prices::Price;
+use super::prices::Price;
 
 /// Why a call was not started.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
