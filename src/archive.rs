@@ -1,8 +1,9 @@
-//! The boundary archive (MAP-Elites) and its metrics, exactly as DESIGN.md defines them: four
-//! integer descriptors per pair, the program derivative with the bigram-Jaccard output distance,
-//! strict-improvement insertion, QD-score, BC count and validity groups.
+//! The boundary archive (MAP-Elites) and its metrics, exactly as `docs/design.md` defines them
+//! (section "Definitions"): four integer descriptors per pair, the program derivative with the
+//! bigram-Jaccard output distance, strict-improvement insertion, QD-score, BC count and validity
+//! groups.
 //!
-//! Documented in `docs/report.md` (section "Boundaries").
+//! Their fields in the report: `docs/report.md` (section "Boundaries: cells").
 
 use std::collections::{BTreeSet, HashMap};
 
