@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 
-use super::source::FoundFn;
+use crate::rust::source::FoundFn;
 
 /// How many calls deep a vehicle may be looked for.
 const DEPTH: usize = 3;
@@ -108,7 +108,7 @@ mod tests {
              pub fn unrelated(a: u8) -> u8 { a }\n",
         )
         .unwrap();
-        let fns = super::super::source::read_crate(&lib).unwrap().fns;
+        let fns = crate::rust::source::read_crate(&lib).unwrap().fns;
         let at = |n: &str| fns.iter().position(|f| f.name == n).unwrap();
         assert!(fns[at("hidden")].plan.is_err() && fns[at("middle")].plan.is_err());
         assert_eq!(vehicle(&fns, at("hidden")), Some(at("small")));

@@ -11,8 +11,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::reach::BinaryTrace;
-use super::suite::{self, DocTests, TestBinary, TestResult, TestSuite};
+use crate::rust::reach::BinaryTrace;
+use crate::rust::suite::{self, DocTests, TestBinary, TestResult, TestSuite};
 
 /// The runtool rustdoc runs each doc-test program with (`$1` the program, then its arguments):
 /// it keeps the program (a hard link into `ABEX_DOCTESTS`, which rustdoc's temporary folder

@@ -13,11 +13,11 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::cargo::{PendingTests, TestBinary};
-use super::error::RustError;
-use super::reach::{BinaryTrace, Selection};
-use super::suite::{self, TestResult, TestSuite};
 use crate::pipeline::Defaults;
+use crate::rust::cargo::{PendingTests, TestBinary};
+use crate::rust::error::RustError;
+use crate::rust::reach::{BinaryTrace, Selection};
+use crate::rust::suite::{self, TestResult, TestSuite};
 
 /// Longest the baseline (the tests without any mutant) may take.
 pub const BASELINE_LIMIT: Duration = Duration::from_secs(600);

@@ -1,9 +1,9 @@
 //! What can go wrong on the Rust side of a run, and which exit code it deserves.
 
-use super::harness::HarnessError;
-use super::workspace::WorkspaceError;
 use crate::exec::ExecError;
 use crate::pipeline::{ExitCode, FrontError};
+use crate::rust::harness::HarnessError;
+use crate::rust::workspace::WorkspaceError;
 
 /// Errors of `cargo abex`'s front end.
 #[derive(Debug, thiserror::Error)]

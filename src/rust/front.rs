@@ -1,17 +1,12 @@
 //! `cargo abex`'s side of the spine: a cargo workspace's chosen functions as targets, grouped
 //! by crate target (one scratch build each), with their rule-based and model-written mutants;
-//! [`RustFront::open`] builds a unit into a [`super::lab::RustLab`].
+//! [`RustFront::open`] builds a unit into a [`crate::rust::lab::RustLab`].
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::error::RustError;
-use super::lab::RustLab;
-use super::model;
-use super::source::FoundFn;
-use super::workspace::{self, Selected};
 use crate::event::Event;
 use crate::llm::session::Session;
 use crate::llm::subject::Subject;
@@ -20,6 +15,11 @@ use crate::pipeline::{
     Choice, FrontEnd, Lab, LanguageOptions, Numbered, RunConfig, RunError, Unit,
 };
 use crate::report::Report;
+use crate::rust::error::RustError;
+use crate::rust::lab::RustLab;
+use crate::rust::model;
+use crate::rust::source::FoundFn;
+use crate::rust::workspace::{self, Selected};
 use crate::value::Ty;
 use crate::witness::Hints;
 
@@ -179,11 +179,11 @@ impl FrontEnd for RustFront {
         name: &str,
         examples: &[String],
     ) -> Result<String, String> {
-        super::model_check::vet_test(&self.sel.found(i).source, written, name, examples)
+        crate::rust::model_check::vet_test(&self.sel.found(i).source, written, name, examples)
     }
 
     fn hints(&self, i: usize, m: &Mutant) -> Hints {
-        super::constants::of_source(&self.sel.found(i).source).for_mutant(m)
+        crate::rust::constants::of_source(&self.sel.found(i).source).for_mutant(m)
     }
 
     fn self_check(&self, i: usize) -> Mutant {

@@ -11,17 +11,6 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::builders::part_id;
-use super::cargo::Build;
-use super::doctests::Recorded;
-use super::early::{self, BaselineSpec, Done, Early, BASELINE_LIMIT, RUNS_OF_A_FAILURE};
-use super::error::RustError;
-use super::harness::{self, Harness, HarnessRequest, Host, Part};
-use super::reach::Selection;
-use super::source::CallPlan;
-use super::suite::{self, DocTests, TestResult, TestSuite};
-use super::workspace::Selected;
-use super::{suggest, wrapper};
 use crate::exec::shared::SharedWorker;
 use crate::exec::worker::{Worker, WorkerSpec};
 use crate::exec::{Evaluate, ProbeEvaluate};
@@ -29,6 +18,17 @@ use crate::pipeline::{
     bounded, Lab, Numbered, RunConfig, RunError, Suggestion, Tested, Uncallable, Unit, Verdict,
 };
 use crate::report::{MutantStatus, Witness};
+use crate::rust::cargo::Build;
+use crate::rust::doctests::Recorded;
+use crate::rust::early::{self, BaselineSpec, Done, Early, BASELINE_LIMIT, RUNS_OF_A_FAILURE};
+use crate::rust::error::RustError;
+use crate::rust::harness::builders::part_id;
+use crate::rust::harness::{self, Harness, HarnessRequest, Host, Part};
+use crate::rust::reach::Selection;
+use crate::rust::source::CallPlan;
+use crate::rust::suite::{self, DocTests, TestResult, TestSuite};
+use crate::rust::workspace::Selected;
+use crate::rust::{harness::wrapper, suggest};
 use crate::targets::Param;
 use crate::value::{Ty, Value};
 
@@ -691,7 +691,7 @@ impl Lab for RustLab<'_> {
         // The original's worker in trace mode: the comparisons of every probed function (the
         // targets with mutants, the driven one among them) report their operands.
         let id = self.driven.iter().position(|&d| d == driver).unwrap_or(usize::MAX);
-        let env = [("ABEX_PROBE".to_string(), super::probe::TRACE_SPEC.to_string())];
+        let env = [("ABEX_PROBE".to_string(), crate::rust::harness::probe::TRACE_SPEC.to_string())];
         let worker = self.worker(&self.builds[0], None).with_env(env);
         Ok(Some(Box::new(SharedWorker::own(worker, id))))
     }
@@ -725,7 +725,7 @@ impl Lab for RustLab<'_> {
         };
         let receiver = self
             .built_plan(i)
-            .is_some_and(|(p, _)| matches!(p.callee, super::source::Callee::Method { .. }));
+            .is_some_and(|(p, _)| matches!(p.callee, crate::rust::source::Callee::Method { .. }));
         let args = match w.input.get(1..) {
             Some(rest) if receiver && !rest.is_empty() => rest,
             _ => &w.input,
@@ -752,7 +752,7 @@ impl Lab for RustLab<'_> {
 
     fn parametrises(&self) -> bool {
         let dir = &self.front.ws.crates[self.krate].package_dir;
-        super::workspace::uses_rstest(dir)
+        crate::rust::workspace::uses_rstest(dir)
     }
 
     fn check(

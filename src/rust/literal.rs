@@ -6,10 +6,10 @@
 
 use syn::Type;
 
-use super::book::{placeholder_of, Book, Fallible};
-use super::recipes::type_args;
-use super::types::std as std_types;
-use super::types::{ArgPlan, Pass};
+use crate::rust::types::book::{placeholder_of, Book, Fallible};
+use crate::rust::types::recipes::type_args;
+use crate::rust::types::std as std_types;
+use crate::rust::types::{ArgPlan, Pass};
 use crate::value::{Ty, Value};
 
 /// Where a test is written: its module and the crate's recipes.
@@ -249,7 +249,7 @@ fn std_path(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rust::book::{placeholder, Arm, Builder};
+    use crate::rust::types::book::{placeholder, Arm, Builder};
     use crate::value::CtorForm;
 
     fn plan(ty: Ty, owned: &str, pass: Pass) -> ArgPlan {

@@ -4,10 +4,10 @@
 
 use std::path::Path;
 
-use super::source::FoundFn;
 use crate::llm::session::Session;
 use crate::llm::subject::{reaching_tests, Subject};
 use crate::mutate::{Mutant, Operator, Origin};
+use crate::rust::source::FoundFn;
 use crate::value::Ty;
 
 /// Tests shown to the agents at most.
@@ -41,7 +41,7 @@ pub fn mutants(
         return Vec::new();
     }
     let subject = subject(f, Vec::new(), test_code);
-    let validate = |candidate: &str| super::model_check::validate_rust(&f.source, candidate);
+    let validate = |candidate: &str| crate::rust::model_check::validate_rust(&f.source, candidate);
     let (s, e) = f.body_span;
     let Some(original) = text.get(s..e) else { return Vec::new() };
     let line = text[..s].matches('\n').count() + 1;

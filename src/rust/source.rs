@@ -1,7 +1,7 @@
 //! Reads a Rust crate's sources: walks the module tree from a target's root file (`lib.rs`,
 //! `main.rs`), and lists the functions of each module with their spans, signatures and the plan
 //! to call them from a generated harness. Plans are made once every file is read: they need the
-//! crate's type table (`typetable.rs`), from which the recipe book of the crate's types is
+//! crate's type table (`types/table.rs`), from which the recipe book of the crate's types is
 //! synthesised (`recipes.rs`, `book.rs`), with seeds from its tests (`seeds.rs`).
 //!
 //! Test code is never a target: `#[test]` functions and `#[cfg(test)]` modules are skipped, and
@@ -16,13 +16,13 @@ use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::{Attribute, ImplItem, Item, Signature, Visibility};
 
-pub use super::callplan::{CallPlan, Callee, Receiver, Via};
-pub use super::files::{is_cfg_test, is_test_fn, ModuleSite, SourceFile};
+pub use crate::rust::files::{is_cfg_test, is_test_fn, ModuleSite, SourceFile};
+pub use crate::rust::types::callplan::{CallPlan, Callee, Receiver, Via};
 
-use super::book::Book;
-use super::fnplan::{self, ImplHead};
-use super::recipes::Recipes;
-use super::typetable::TypeTable;
+use crate::rust::types::book::Book;
+use crate::rust::types::fnplan::{self, ImplHead};
+use crate::rust::types::recipes::Recipes;
+use crate::rust::types::table::TypeTable;
 use crate::targets::{Param, Span};
 
 /// Errors reading a crate's sources.
@@ -196,7 +196,7 @@ fn plan_all(
         f.plan = planned.plan;
         f.alternatives = planned.alternatives;
     }
-    super::seeds::collect(&recipes, parsed, &out.test_code, root);
+    crate::rust::types::seeds::collect(&recipes, parsed, &out.test_code, root);
     // Value types again, now that constructors carry their seeds.
     for f in &mut out.fns {
         if let Ok(plan) = &f.plan {

@@ -3,12 +3,12 @@
 //! next to the function (private functions stay reachable), built and run in the scratch copy;
 //! only tests that pass on the original and fail on their mutant are suggested.
 
-use super::book::Book;
-use super::literal::Cx;
-use super::source::{CallPlan, Callee, FoundFn, Receiver, Via};
-use super::types::{Ret, ITEMS};
-use super::wrapper::observed;
 use crate::report::Witness;
+use crate::rust::harness::wrapper::observed;
+use crate::rust::literal::Cx;
+use crate::rust::source::{CallPlan, Callee, FoundFn, Receiver, Via};
+use crate::rust::types::book::Book;
+use crate::rust::types::{Ret, ITEMS};
 use crate::value::{Outcome, Value};
 
 /// Start of the name of the module holding the suggested tests next to a function.
@@ -645,7 +645,7 @@ mod tests {
         std::fs::create_dir_all(lib.parent().unwrap()).unwrap();
         std::fs::write(&lib, "pub fn pad(n: u32) -> String { \"a\".repeat(n as usize) }\n")
             .unwrap();
-        let c = super::super::source::read_crate(&lib).unwrap();
+        let c = crate::rust::source::read_crate(&lib).unwrap();
         let (f, plan) = (&c.fns[0], c.fns[0].plan.as_ref().unwrap());
         let w = |value: String| Witness {
             input: vec![Value::Int(5000)],
@@ -669,7 +669,7 @@ mod tests {
         std::fs::create_dir_all(lib.parent().unwrap()).unwrap();
         std::fs::write(&lib, "pub fn a(n: u32) -> u32 { n }\npub fn b(n: u32) -> u32 { n }\n")
             .unwrap();
-        let c = super::super::source::read_crate(&lib).unwrap();
+        let c = crate::rust::source::read_crate(&lib).unwrap();
         let w = Witness {
             input: vec![Value::Int(5)],
             original: Outcome::Ok { value: "5".into() },
@@ -757,12 +757,12 @@ mod tests {
         assert!(return_type("fn f()").is_none());
     }
 
-    fn one_fn(src: &str) -> super::super::source::CrateSources {
+    fn one_fn(src: &str) -> crate::rust::source::CrateSources {
         let d = tempfile::tempdir().unwrap();
         let lib = d.path().join("src/lib.rs");
         std::fs::create_dir_all(lib.parent().unwrap()).unwrap();
         std::fs::write(&lib, src).unwrap();
-        super::super::source::read_crate(&lib).unwrap()
+        crate::rust::source::read_crate(&lib).unwrap()
     }
 
     #[test]

@@ -16,8 +16,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-pub use super::cargo::TestBinary;
-use super::reach::{self, Run, Selection};
+pub use crate::rust::cargo::TestBinary;
+use crate::rust::reach::{self, Run, Selection};
 
 /// What a test run of one mutant (or of the original) gave.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -333,7 +333,7 @@ impl DocTests {
     pub(crate) fn command(&self) -> Command {
         // The harness's environment: the doc-tests reuse its build of the crate and every
         // dependency.
-        let mut cmd = super::cargo::scratch_cargo(&self.tree, &self.target_dir);
+        let mut cmd = crate::rust::cargo::scratch_cargo(&self.tree, &self.target_dir);
         cmd.args(["test", "--doc"])
             .env_remove("ABEX_MUTANT")
             .stdin(Stdio::null())

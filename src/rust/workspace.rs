@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::harness;
-use super::source::{self, CrateSources, FoundFn, SourceError};
+use crate::rust::harness;
+use crate::rust::source::{self, CrateSources, FoundFn, SourceError};
 use crate::targets::diff::Changes;
 use crate::targets::{Drive, Target};
 
@@ -67,7 +67,7 @@ impl CrateTarget {
             switches: Vec::new(),
             inserts: Vec::new(),
             test_packages: Vec::new(),
-            what: super::cargo::Build::All,
+            what: crate::rust::cargo::Build::All,
             apply: None,
             known_dropped: Default::default(),
             cargo_flags: &[],
@@ -384,7 +384,7 @@ impl crate::pipeline::Catalog for Workspace {
     }
 
     fn caller(&self, item: &Chosen) -> Option<Chosen> {
-        let j = super::calls::vehicle(&self.crates[item.krate].sources.fns, item.func)?;
+        let j = crate::rust::calls::vehicle(&self.crates[item.krate].sources.fns, item.func)?;
         Some(self.chosen(item.krate, j, None))
     }
 }

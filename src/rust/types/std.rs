@@ -5,7 +5,7 @@
 //! (`Duration::from_millis(1500)`, `UNIX_EPOCH + Duration::from_secs(86400)`,
 //! `NonZeroU32::new(3)`, `PathBuf::from("a/b")`, `Ordering::Less`, `Ipv4Addr::new(127, 0, 0, 1)`,
 //! `SocketAddr::new(IpAddr::V4(…), 8080)`). The harness decodes them with the impls in
-//! `runtime_built.rs`, whose constructor names are the ones listed here.
+//! `runtime/built.rs`, whose constructor names are the ones listed here.
 
 use quote::ToTokens;
 use syn::Type;

@@ -11,7 +11,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::types::ArgPlan;
+use super::ArgPlan;
 use crate::value::{Ctor, CtorForm, Ty, Value};
 
 /// The first character of a placeholder's name; the builder's index follows.

@@ -18,8 +18,8 @@ use syn::visit_mut::VisitMut;
 use syn::{Fields, FnArg, GenericArgument, ImplItem, PathArguments, ReturnType, Type};
 
 use super::book::{placeholder, Arm, Book, Builder, Fallible};
-use super::types::{self, owned, pass_expr, ArgPlan, Pass, Resolve};
-use super::typetable::{tight, Resolved, TypeKind, TypeTable};
+use super::table::{tight, Resolved, TypeKind, TypeTable};
+use crate::rust::types::{self, owned, pass_expr, ArgPlan, Pass, Resolve};
 use crate::value::{CtorForm, Ty};
 
 /// The most constructors a type keeps (enum variants aside).
@@ -410,7 +410,7 @@ impl<'t, 'a> Recipes<'t, 'a> {
         }
         let def = &self.table.types[ty];
         let clash = self.table.types.iter().filter(|t| t.name == def.name).count() > 1
-            || super::types::std::BUILT_NAMES.contains(&def.name.as_str());
+            || super::std::BUILT_NAMES.contains(&def.name.as_str());
         let mut name = if clash && !def.module.is_empty() {
             format!("{}::{}", def.module.join("::"), def.name)
         } else {
@@ -587,7 +587,7 @@ impl<'t, 'a> Recipes<'t, 'a> {
                                     || sig.unsafety.is_some()
                                     || sig.asyncness.is_some()
                                     || sig.generics.type_params().next().is_some()
-                                    || super::files::is_cfg_test(&f.attrs)
+                                    || crate::rust::files::is_cfg_test(&f.attrs)
                                 {
                                     continue;
                                 }
@@ -771,10 +771,10 @@ fn rank(name: &str) -> u8 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::book::Fallible;
-    use super::super::fnplan::{self, ImplHead};
-    use super::super::source::{Callee, SourceFile, Via};
     use super::*;
+    use crate::rust::source::{Callee, SourceFile, Via};
+    use crate::rust::types::book::Fallible;
+    use crate::rust::types::fnplan::{self, ImplHead};
 
     const CRATE: &str = r#"
         use std::str::FromStr;

@@ -1,11 +1,11 @@
-// Unit tests of the runtime's built values (`runtime_built.rs`), included after `runtime.rs` as
+// Unit tests of the runtime's built values (`runtime/built.rs`), included after `runtime/core.rs` as
 // the generated harness includes them.
 
 #[allow(warnings, clippy::all)]
 mod rt {
-    include!("runtime.rs");
-    include!("probe_runtime.rs");
-    include!("runtime_built.rs");
+    include!("core.rs");
+    include!("probe.rs");
+    include!("built.rs");
 
     #[cfg(test)]
     mod tests {

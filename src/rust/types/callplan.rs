@@ -2,7 +2,7 @@
 //! receiver as first argument), through which trait and how (`format!`, a capped `collect`, a
 //! hasher), its generic arguments, and the decode-and-pass plan of each argument.
 
-use super::types::{ArgPlan, Ret};
+use super::{ArgPlan, Ret};
 
 /// How a function is reached.
 #[derive(Clone, Debug, PartialEq, Eq)]

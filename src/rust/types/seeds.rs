@@ -12,8 +12,8 @@ use syn::visit::Visit;
 use syn::{Expr, Lit, Pat, UnOp};
 
 use super::book::{placeholder_of, Book};
-use super::files::SourceFile;
 use super::recipes::Recipes;
+use crate::rust::files::SourceFile;
 use crate::value::{Ty, Value};
 
 /// How many seeds one constructor keeps.
@@ -365,11 +365,7 @@ impl Finder<'_> {
         (matches!(ty, Ty::Built { .. }) || crate::inputs::conforms(ty, &v)).then_some(v)
     }
 
-    fn args(
-        &self,
-        params: &[(String, super::types::ArgPlan)],
-        exprs: &[&Expr],
-    ) -> Option<Vec<Value>> {
+    fn args(&self, params: &[(String, super::ArgPlan)], exprs: &[&Expr]) -> Option<Vec<Value>> {
         if params.len() != exprs.len() {
             return None;
         }

@@ -2,7 +2,7 @@ use std::path::Path;
 
 use super::*;
 use crate::mutate::rust_rules::{mutants_of, SkipRules};
-use crate::rust::switch::switch_probed;
+use crate::rust::harness::switch::switch_probed;
 
 const DATE: &str = "pub fn check(year: i64, month: u32, day: u32) -> Result<u32, String> {
     if year < 1812 || year > 9999 {
@@ -149,7 +149,7 @@ fn the_probed_switches_and_the_runtime_build_on_every_edition_and_without_the_st
     }
     lib = format!(
         "{lib}\n{}\n#[allow(warnings)]\npub mod __abex_harness {{\n{}\n}}\n",
-        crate::rust::switch::SWITCH_MODULE,
+        crate::rust::harness::switch::SWITCH_MODULE,
         crate::rust::harness::RUNTIME
     );
     let dir = tempfile::tempdir().unwrap();

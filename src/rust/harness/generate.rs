@@ -3,31 +3,32 @@
 //! Private functions are reachable because each wrapper is injected as a child module
 //! (`__abex_h`) of the module that defines the function; the modules on the way from the crate
 //! root are widened to `pub(crate)` in the copy, and a dispatcher at the crate root
-//! (`__abex_harness`, which also holds the dependency-free runtime from `runtime.rs`) maps target
-//! ids to wrappers. A library gets an extra binary target whose `main` serves the protocol (a
-//! binary, not an example, so that dev-dependencies are not built); a
-//! binary's own `main` is renamed and replaced. A wrapper that does not compile (a receiver type
-//! without `Default`, a return type without `Debug`, code that is `cfg`'d out) drops only that
-//! target, with the compiler's message as the reason; any other error means the crate itself does
-//! not build.
+//! (`__abex_harness`, which also holds the dependency-free runtime from `runtime/core.rs`) maps
+//! target ids to wrappers. A library gets an extra binary target whose `main` serves the
+//! protocol (a binary, not an example, so that dev-dependencies are not built); a binary's own
+//! `main` is renamed and replaced. A wrapper that does not compile (a receiver type without
+//! `Default`, a return type without `Debug`, code that is `cfg`'d out) drops only that target,
+//! with the compiler's message as the reason; any other error means the crate itself does not
+//! build.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::cargo::{self, Build, CompileError, PendingTests, TestBinary};
 use super::probe::{self, FnProbes};
-use super::source::{CrateSources, FoundFn};
 use super::switch;
 use super::{builders, wrapper as wrappers};
 use crate::mutate::Mutant;
+use crate::rust::cargo::{self, Build, CompileError, PendingTests, TestBinary};
+use crate::rust::source::{CrateSources, FoundFn};
 use crate::scratch::{self, ScratchError};
 
 /// The dependency-free runtime injected into the user's crate: the worker, then its probes.
-pub const RUNTIME: &str = concat!(include_str!("runtime.rs"), include_str!("probe_runtime.rs"));
+pub const RUNTIME: &str =
+    concat!(include_str!("runtime/core.rs"), include_str!("runtime/probe.rs"));
 
 /// The runtime's part that decodes built values (std recipes and containers).
-pub const RUNTIME_BUILT: &str = include_str!("runtime_built.rs");
+pub const RUNTIME_BUILT: &str = include_str!("runtime/built.rs");
 
 /// Name of the generated binary target and runtime module.
 const HARNESS: &str = "__abex_harness";
@@ -137,7 +138,7 @@ pub struct Harness {
     pub tests: Vec<TestBinary>,
     /// The scratch copy.
     pub tree: PathBuf,
-    /// The probe spec of each switched mutant (see `probe_runtime.rs`), by number.
+    /// The probe spec of each switched mutant (see `runtime/probe.rs`), by number.
     pub probe_specs: BTreeMap<u32, String>,
     /// The test binaries still building, when the harness came first ([`Build::HarnessFirst`]).
     pub pending: Option<PendingTests>,

@@ -9,9 +9,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use super::book::{Book, Fallible};
-use super::files::ModuleSite;
-use super::types::Pass;
+use crate::rust::files::ModuleSite;
+use crate::rust::types::book::{Book, Fallible};
+use crate::rust::types::Pass;
 
 /// The name of the generated module holding builders in each module.
 pub const MODULE: &str = "__abex_b";
@@ -141,7 +141,7 @@ pub fn code(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rust::book::{Arm, Builder};
+    use crate::rust::types::book::{Arm, Builder};
     use crate::rust::types::ArgPlan;
     use crate::value::{CtorForm, Ty};
 
@@ -229,7 +229,7 @@ pub fn above<T: PartialOrd>(xs: &[T], limit: T) -> usize { xs.iter().filter(|x| 
         let d = tempfile::tempdir().unwrap();
         let path = d.path().join("lib.rs");
         std::fs::write(&path, lib).unwrap();
-        let c = super::super::source::read_crate(&path).unwrap();
+        let c = crate::rust::source::read_crate(&path).unwrap();
         let fns: Vec<&crate::rust::source::FoundFn> =
             c.fns.iter().filter(|f| f.plan.is_ok()).collect();
         assert!(
@@ -240,7 +240,7 @@ pub fn above<T: PartialOrd>(xs: &[T], limit: T) -> usize { xs.iter().filter(|x| 
         let needed: BTreeSet<usize> = fns
             .iter()
             .flat_map(|f| {
-                crate::rust::wrapper::plans(f).into_iter().flat_map(|p| p.builders.clone())
+                crate::rust::harness::wrapper::plans(f).into_iter().flat_map(|p| p.builders.clone())
             })
             .collect();
         let built = code(&c.book, &c.sites, &needed, &|_| false);
@@ -252,7 +252,7 @@ pub fn above<T: PartialOrd>(xs: &[T], limit: T) -> usize { xs.iter().filter(|x| 
         let wrappers: String = fns
             .iter()
             .enumerate()
-            .map(|(id, f)| crate::rust::wrapper::wrapper(id, f, rt, &|_| false))
+            .map(|(id, f)| crate::rust::harness::wrapper::wrapper(id, f, rt, &|_| false))
             .collect();
         text.push_str(&format!(
             "\n#[allow(warnings)]\npub mod __abex_h {{\n    use super::*;\n{wrappers}}}\n#[allow(warnings)]\npub mod __abex_harness {{\n{}\n{}\n}}\n",

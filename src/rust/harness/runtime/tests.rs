@@ -1,11 +1,11 @@
-// Unit tests of the harness runtime. `runtime.rs` is source text pasted into user crates, so it is
+// Unit tests of the harness runtime. `runtime/core.rs` is source text pasted into user crates, so it is
 // included here as a module body, exactly as the generated harness includes it, and its private
 // helpers are tested from a child module.
 
 #[allow(warnings, clippy::all)]
 mod rt {
-    include!("runtime.rs");
-    include!("probe_runtime.rs");
+    include!("core.rs");
+    include!("probe.rs");
 
     #[cfg(test)]
     mod tests {

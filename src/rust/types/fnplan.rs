@@ -13,8 +13,8 @@ use syn::{FnArg, Pat, Signature, Type};
 use super::callplan::{CallPlan, Callee, Receiver, Via};
 use super::generics::{self, instantiations};
 use super::recipes::{with_lifetimes, Place, Recipes};
-use super::types::{self, ArgPlan, Ret};
-use super::typetable::tight;
+use super::table::tight;
+use crate::rust::types::{self, ArgPlan, Ret};
 use crate::targets::Param;
 use crate::value::Ty;
 

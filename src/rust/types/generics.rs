@@ -11,7 +11,7 @@ use syn::punctuated::Punctuated;
 use syn::{GenericParam, Token, Type, TypeParamBound, WherePredicate};
 
 use super::recipes::type_args;
-use super::typetable::{tight, TypeTable};
+use super::table::{tight, TypeTable};
 
 /// How many instantiations of one function are tried.
 pub const MAX_TRIES: usize = 3;

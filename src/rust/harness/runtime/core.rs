@@ -11,7 +11,7 @@
 // `{"err":["<type>","<Debug>"]}`, `{"panic":"<message>"}`, `{"bad":"<message>"}`, or
 // `{"timeout":true}`, after which the process exits with code 124. An empty line or EOF ends it.
 // With `ABEX_PROBE` set, each answer also carries a `probe` member about the active mutant's
-// site (`{"ok":"3","probe":{"reached":1,...}}`; see `probe_runtime.rs`, pasted after this file).
+// site (`{"ok":"3","probe":{"reached":1,...}}`; see `runtime/probe.rs`, pasted after this file).
 // Responses are buffered and written when no more input is buffered (one write per batch), or
 // after every response with `ABEX_FLUSH_EACH=1`. `ABEX_CALL_TIMEOUT_MS` (default 1000, 0 = none)
 // is the per-call time limit.

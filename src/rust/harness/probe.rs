@@ -1,7 +1,7 @@
 //! Probes for Rust mutants (weak mutation): where to instrument a function's switched build so
 //! that a mutant's worker in probe mode reports, per call, whether the mutated site ran, whether
 //! the original and the mutant differed there, how far from that they were, and how far each
-//! guard on the way was from leading there (see `probe_runtime.rs` for the calls and the spec).
+//! guard on the way was from leading there (see `runtime/probe.rs` for the calls and the spec).
 //!
 //! Per mutant, the site's infection is measured where it shows first:
 //! - a mutated comparison (`<` → `<=`, `==` → `!=`): its switch arm computes the original's

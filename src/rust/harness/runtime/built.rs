@@ -1,4 +1,4 @@
-// Built values in the abex harness runtime. abex pastes this file after `runtime.rs` in
+// Built values in the abex harness runtime. abex pastes this file after `runtime/core.rs` in
 // `pub mod __abex_harness { ... }`, with the same rules: std only, no `unsafe`, no inner
 // attributes, absolute `::std` paths, editions 2015 to 2024.
 //

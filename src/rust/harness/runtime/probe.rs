@@ -1,8 +1,8 @@
-// Probes of the abex harness runtime (weak mutation). Pasted right after `runtime.rs` into the
+// Probes of the abex harness runtime (weak mutation). Pasted right after `runtime/core.rs` into the
 // same module of the user's crate, under the same rules: std only, no `unsafe`, no inner
 // attributes, absolute `::std` paths, editions 2015 to 2024.
 //
-// The switched build calls these functions around the mutants' sites (see `src/rust/probe.rs`,
+// The switched build calls these functions around the mutants' sites (see `src/rust/harness/probe.rs`,
 // which generates the calls and the spec below): `reach` in the active mutant's switch arm,
 // `cmp` around a comparison of the original code, `cmp_alt` around a mutated comparison (with
 // the original operator's result beside the mutant's), `tap` on the operands of the

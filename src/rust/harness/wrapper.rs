@@ -5,8 +5,8 @@
 //! part of its own (`// abex-part inst ID K {` … `}`); the wrapper the dispatcher calls forwards
 //! to the first one that compiles.
 
-use super::source::{CallPlan, Callee, FoundFn, Via};
-use super::types::{pass_expr, Pass, Ret, ITEMS};
+use crate::rust::source::{CallPlan, Callee, FoundFn, Via};
+use crate::rust::types::{pass_expr, Pass, Ret, ITEMS};
 use crate::value::AFTER;
 
 /// The plans of `f`: its first plan, then the other instantiations.
@@ -32,7 +32,7 @@ fn callee(f: &FoundFn, plan: &CallPlan) -> String {
     let name = &f.name;
     let tf = &plan.turbofish;
     match (&plan.callee, &plan.trait_) {
-        (Callee::Free, _) => format!("super::{name}{tf}"),
+        (Callee::Free, _) => format!("crate::rust::{name}{tf}"),
         (Callee::Assoc { self_ty } | Callee::Method { self_ty, .. }, Some(t)) => {
             format!("<{self_ty} as {t}>::{name}{tf}")
         }
