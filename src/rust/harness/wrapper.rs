@@ -32,7 +32,7 @@ fn callee(f: &FoundFn, plan: &CallPlan) -> String {
     let name = &f.name;
     let tf = &plan.turbofish;
     match (&plan.callee, &plan.trait_) {
-        (Callee::Free, _) => format!("crate::rust::{name}{tf}"),
+        (Callee::Free, _) => format!("super::{name}{tf}"),
         (Callee::Assoc { self_ty } | Callee::Method { self_ty, .. }, Some(t)) => {
             format!("<{self_ty} as {t}>::{name}{tf}")
         }

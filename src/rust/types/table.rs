@@ -1,6 +1,6 @@
 //! The crate's type table, read with syn: every struct, enum and type alias outside test code,
 //! every impl block (inherent and trait), and each module's `use` imports, so that a type written
-//! in a signature (`Version`, `crate::Comparator`, `crate::rust::Op`, `fmt::Formatter`, `Self`) can be
+//! in a signature (`Version`, `crate::Comparator`, `super::Op`, `fmt::Formatter`, `Self`) can be
 //! resolved to the crate's definition or recognised as a std type. Resolution is syntactic and
 //! approximate (no macro expansion, no trait solving): a wrong guess costs a harness part that
 //! does not compile, never the build.
