@@ -6,13 +6,12 @@
 //! and never fall back to the offline engine because of the shape of a request; the Tester's
 //! repair loop ends within its rounds and falls back to the offline test, saying so.
 
-#[path = "../../tests/support/mod.rs"]
-mod support;
-
 use std::process::Command;
 
 use serde_json::Value;
-use support::llama::LlamaServer;
+
+use crate::support;
+use crate::support::llama::LlamaServer;
 
 #[test]
 fn a_model_run_on_the_demo_crate_against_a_real_local_server() {
