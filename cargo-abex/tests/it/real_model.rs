@@ -1,5 +1,5 @@
 //! `cargo abex` against a real model on loopback: llama-cpp-python's server with SmolLM2-135M
-//! (`tests/support/llama.rs`; `ABEX_LLAMA_PYTHON`, set up by `.ci/run`). A model run on
+//! (`tests/it/support/llama.rs`; `ABEX_LLAMA_PYTHON`, set up by `.ci/run`). A model run on
 //! `examples/demo` must make calls and count them, read usage from the answers, negotiate
 //! structured output (the server refuses a JSON schema with HTTP 500 and takes JSON mode with
 //! the schema), refuse or ignore the tiny model's nonsense without a crash, hold its budgets,
