@@ -6,7 +6,7 @@
 //!
 //! Needs Debian's `chromium` (`.ci/run` installs it). Run: `cargo bench --bench html`.
 
-#[path = "../tests/support/browser.rs"]
+#[path = "../tests/it/support/browser.rs"]
 mod browser;
 
 use std::time::Instant;

@@ -7,15 +7,14 @@
 //! generate-and-repair loop is led through a test that does not compile, one that fails on the
 //! original and one that does not kill to one that kills; hostile tests are refused unrun.
 
-#[path = "../../tests/support/mod.rs"]
-mod support;
-
 use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use support::fake_llm::{Call, FakeLlm, Reply, Strictness};
+
+use crate::support;
+use crate::support::fake_llm::{Call, FakeLlm, Reply, Strictness};
 
 fn abex(dir: &Path, url: &str, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cargo-abex"))

@@ -3,17 +3,13 @@
 //! request. Covers the first review (through a secondary rate limit), a re-run that updates
 //! and closes instead of duplicating, suppression by 👎, and a line GitHub's diff refuses.
 
-#[path = "../../tests/support/mod.rs"]
-mod support;
-
-#[path = "../../tests/support/github.rs"]
-mod fake;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use fake::FakeGitHub;
 use serde_json::Value;
+
+use crate::fake::{self, FakeGitHub};
+use crate::support;
 
 struct Pr {
     _tmp: tempfile::TempDir,

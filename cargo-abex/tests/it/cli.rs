@@ -2,14 +2,13 @@
 //! repositories, checking the targets it picks, the report it writes, its exit codes and that
 //! the user's tree is left exactly as it was.
 
-#[path = "../../tests/support/mod.rs"]
-mod support;
-
 use std::path::Path;
 use std::process::{Command, Output};
 
 use abex::pipeline::Defaults;
 use serde_json::Value;
+
+use crate::support;
 
 fn abex(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cargo-abex"))

@@ -5,13 +5,12 @@
 //! only the tests that reach its function on the original code; and the tests of another
 //! package run in that package's folder.
 
-#[path = "../../tests/support/mod.rs"]
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
+
+use crate::support;
 
 /// A `cargo` that runs the real one and appends its arguments (`cargo: …`) and what it prints
 /// on stderr (`Compiling …` lines) to `log`.

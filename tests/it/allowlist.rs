@@ -5,7 +5,7 @@
 //! characters two parsers read differently as a line end, attribute arguments such as
 //! `#[doc = include_str!(…)]`, paths inside macro bodies).
 //! Each is refused by the front end's validation, with a reason; a set of honest mutants passes.
-//! The end-to-end runs that prove none of them ran are `cargo-abex/tests/llm.rs` and
+//! The end-to-end runs that prove none of them ran are `cargo-abex/tests/it/llm.rs` and
 //! `pytest-abex/tests/test_model.py`.
 
 use std::path::Path;

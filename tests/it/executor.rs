@@ -2,13 +2,13 @@
 //! calling private functions, and surviving panics, hangs and crashes without losing the other
 //! results of a batch.
 
-mod support;
-
 use std::time::Duration;
 
 use abex::exec::worker::{Worker, WorkerSpec};
 use abex::rust::harness;
 use abex::value::{Outcome, Value};
+
+use crate::support;
 
 fn build(dir: &std::path::Path, names: &[&str]) -> (harness::Harness, Vec<String>) {
     let ws = abex::rust::workspace::load(Some(&dir.join("Cargo.toml")), &[]).unwrap();

@@ -3,8 +3,6 @@
 //! strategy goes through the Ideator and the Strategy Generator into the pool, the plateau
 //! detector injects fresh generation, and the Explorer's personas rotate temperatures.
 
-mod support;
-
 use abex::exec::FnEvaluator;
 use abex::explore::{explore_with, ExploreConfig};
 use abex::llm::agents::Agents;
@@ -15,7 +13,9 @@ use abex::llm::session::Session;
 use abex::llm::subject::Subject;
 use abex::value::{Args, Outcome, Ty, Value};
 use serde_json::json;
-use support::fake_llm::{FakeLlm, Reply, Strictness};
+
+use crate::support;
+use crate::support::fake_llm::{FakeLlm, Reply, Strictness};
 
 fn classify(a: &Args) -> Outcome {
     let n = a[0].as_int().unwrap_or(0);

@@ -4,12 +4,11 @@
 //! that fails one run in three whatever the code, and a build script slower than the test
 //! timeout.
 
-#[path = "../../tests/support/mod.rs"]
-mod support;
-
 use std::process::Command;
 
 use serde_json::Value;
+
+use crate::support;
 
 #[test]
 fn aborts_segfaults_runaway_memory_flaky_and_loud_tests_and_a_slow_build_each_have_an_outcome() {

@@ -1,4 +1,4 @@
-//! Opening `report.html` in headless Chromium, shared by the browser tests (`tests/html.rs`) and
+//! Opening `report.html` in headless Chromium, shared by the browser tests (`tests/it/html.rs`) and
 //! the page benchmark (`benches/html.rs`): the frozen reports of the examples, their pages, a
 //! report as large as a full run of the demo, and the browser run itself.
 

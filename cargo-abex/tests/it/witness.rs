@@ -5,13 +5,12 @@
 //! witness and say they are masked; with the directed search switched off, some real gaps
 //! stay hidden.
 
-#[path = "../../tests/support/mod.rs"]
-mod support;
-
 use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
+
+use crate::support;
 
 const FUNCTIONS: [&str; 7] =
     ["underweight", "check_date", "check_name", "fits", "fever", "clamp_percent", "day_of"];

@@ -3,15 +3,14 @@
 //! fallback when `response_format` is refused, repair of a malformed answer, replay from the
 //! response cache, and the token budget.
 
-mod support;
-
 use std::time::{Duration, Instant};
 
 use abex::llm::budget::Budget;
 use abex::llm::client::{Backoff, Client, Message, Request, Shape};
 use abex::llm::config::{LlmConfig, Role};
 use abex::llm::session::Session;
-use support::fake_llm::{FakeLlm, Reply, Strictness};
+
+use crate::support::fake_llm::{FakeLlm, Reply, Strictness};
 
 const FAST: Backoff = Backoff { base: Duration::from_millis(10), max: Duration::from_secs(5) };
 

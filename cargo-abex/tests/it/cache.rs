@@ -4,13 +4,12 @@
 //! again and report the fresh witness; an entry git tracks is never read; a cached suggested
 //! test that no longer kills its mutant is caught before it is reported.
 
-#[path = "../../tests/support/mod.rs"]
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
+
+use crate::support;
 
 fn abex(dir: &Path, env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-abex"));

@@ -1,18 +1,17 @@
 //! `cargo abex` against a real model on loopback: llama-cpp-python's server with SmolLM2-135M
-//! (`tests/support/llama.rs`; `ABEX_LLAMA_PYTHON`, set up by `.ci/run`). A model run on
+//! (`tests/it/support/llama.rs`; `ABEX_LLAMA_PYTHON`, set up by `.ci/run`). A model run on
 //! `examples/demo` must make calls and count them, read usage from the answers, negotiate
 //! structured output (the server refuses a JSON schema with HTTP 500 and takes JSON mode with
 //! the schema), refuse or ignore the tiny model's nonsense without a crash, hold its budgets,
 //! and never fall back to the offline engine because of the shape of a request; the Tester's
 //! repair loop ends within its rounds and falls back to the offline test, saying so.
 
-#[path = "../../tests/support/mod.rs"]
-mod support;
-
 use std::process::Command;
 
 use serde_json::Value;
-use support::llama::LlamaServer;
+
+use crate::support;
+use crate::support::llama::LlamaServer;
 
 #[test]
 fn a_model_run_on_the_demo_crate_against_a_real_local_server() {

@@ -4,14 +4,13 @@
 //! and ends with the findings of an uninterrupted run; a run killed with SIGKILL still leaves
 //! a report that parses.
 
-#[path = "../../tests/support/mod.rs"]
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+
+use crate::support;
 
 const ARGS: [&str; 5] = ["--offline", "--all", "--test-timeout", "2s", "--seed=3"];
 

@@ -3,13 +3,11 @@
 //! own, naming every gap it closes, the tests that close the most first. A later push that
 //! closes some of the gaps edits those comments (and closes the one whose gaps are all gone).
 
-#[path = "../../tests/support/github.rs"]
-mod fake;
-
 use abex::github::post::{post, PostOptions};
 use abex::report::Report;
-use fake::FakeGitHub;
 use serde_json::{json, Value};
+
+use crate::fake::FakeGitHub;
 
 /// The lines of the gaps each test closes: test 1's first gap shares test 0's line, test 2's
 /// shares one of test 0's, so they must go on lines of their other gaps.

@@ -4,12 +4,11 @@
 //! `Default`, and a `Duration` parameter. Each is explored through built arguments, its gaps are
 //! proven with witnesses, and the suggested tests build their arguments as a person would.
 
-#[path = "../../tests/support/mod.rs"]
-mod support;
-
 use std::process::Command;
 
 use serde_json::Value;
+
+use crate::support;
 
 fn find<'a>(r: &'a Value, qualified: &str) -> &'a Value {
     let all = r["targets"].as_array().unwrap();

@@ -5,15 +5,14 @@
 
 #![cfg(target_os = "linux")]
 
-#[path = "../../tests/support/mod.rs"]
-mod support;
-
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::Value;
+
+use crate::support;
 
 /// Peak resident memory abex may reach on these runs, in MiB (it reads 100 MiB of output and
 /// a 1 GiB body: reading either whole would pass it).
