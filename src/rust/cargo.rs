@@ -82,6 +82,8 @@ pub struct CompileError {
     pub file: String,
     /// The line of its primary span.
     pub line: usize,
+    /// The column of its primary span's start, in characters from 1.
+    pub column: usize,
     /// The message as the compiler renders it, colours removed.
     pub rendered: String,
 }
@@ -149,6 +151,7 @@ pub fn run(
                 run.errors.push(CompileError {
                     file: span.map(|s| s.file_name.clone()).unwrap_or_default(),
                     line: span.map_or(0, |s| s.line_start),
+                    column: span.map_or(0, |s| s.column_start),
                     rendered: strip_ansi(
                         m.message.rendered.as_deref().unwrap_or(&m.message.message),
                     ),

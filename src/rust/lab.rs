@@ -51,6 +51,9 @@ pub struct RustLab<'a> {
     /// Mutants built alone (they cannot be switched with the others), each with its own
     /// harness executable.
     alone: BTreeMap<u32, Harness>,
+    /// Mutants whose own code does not compile (the switched build's error named them alone),
+    /// with the compiler's message: unviable without a build of their own.
+    unviable: BTreeMap<u32, String>,
     /// The worker that runs the originals (exploration, witnesses).
     original: Rc<RefCell<Worker>>,
     scratch: PathBuf,
@@ -130,6 +133,7 @@ impl<'a> RustLab<'a> {
             builds: Vec::new(),
             build_of: BTreeMap::new(),
             alone: BTreeMap::new(),
+            unviable: BTreeMap::new(),
             original: Rc::new(RefCell::new(Worker::new(WorkerSpec {
                 program: PathBuf::new(),
                 args: Vec::new(),
@@ -236,11 +240,18 @@ impl<'a> RustLab<'a> {
         }
     }
 
-    /// Records which of `numbers` build `index` switches (the others are built alone).
+    /// Records which of `numbers` build `index` switches (the others are built alone, but for
+    /// those whose own code the compiler refused there: they are unviable as they are).
     fn place(&mut self, numbers: &[u32], built: &Harness, index: usize) {
         for &n in numbers {
-            if !built.dropped.contains_key(&Part::Mutant(n)) {
-                self.build_of.insert(n, index);
+            match built.dropped.get(&Part::Mutant(n)) {
+                None => {
+                    self.build_of.insert(n, index);
+                }
+                Some(reason) if built.unviable.contains(&n) => {
+                    self.unviable.insert(n, reason.clone());
+                }
+                Some(_) => {}
             }
         }
     }
@@ -651,16 +662,29 @@ impl Lab for RustLab<'_> {
         let timeout = self.timeout().map_err(front_err)?;
         let mut by_build: BTreeMap<usize, Vec<u32>> = BTreeMap::new();
         let mut alone = Vec::new();
+        let mut unviable = Vec::new();
         for m in self.mutants.iter().filter(|m| numbers.contains(&m.n)) {
             if self.not_compiled(m.target) {
                 continue;
             }
-            match self.build_of.get(&m.n) {
-                Some(b) => by_build.entry(*b).or_default().push(m.n),
-                None => alone.push(m.n),
+            match (self.build_of.get(&m.n), self.unviable.get(&m.n)) {
+                (Some(b), _) => by_build.entry(*b).or_default().push(m.n),
+                (None, Some(_)) => unviable.push(m.n),
+                (None, None) => alone.push(m.n),
             }
         }
         let mut results = BTreeMap::new();
+        for n in unviable {
+            let reason = self.unviable.get(&n).cloned();
+            let t = Tested {
+                status: MutantStatus::Unviable,
+                killed_by: reason.clone(),
+                failure: reason,
+                time: Duration::ZERO,
+            };
+            on_result(n, &t);
+            results.insert(n, t);
+        }
         for (b, list) in &by_build {
             self.test_switched(*b, list, timeout, &mut results, on_result);
         }

@@ -12,13 +12,13 @@ use serde_json::Value;
 
 use crate::support;
 
-/// A `cargo` that runs the real one and appends its arguments (`cargo: …`) and what it prints
-/// on stderr (`Compiling …` lines) to `log`.
+/// A `cargo` that runs the real one and appends its arguments (`cargo: …`), its folder
+/// (`cwd: …`) and what it prints on stderr (`Compiling …` lines) to `log`.
 fn logging_cargo(dir: &Path, log: &Path) -> PathBuf {
     let real = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let script = dir.join("cargo-logging");
     let text = format!(
-        "#!/bin/bash\necho \"cargo: $*\" >> '{log}'\nerr=$(mktemp)\n'{real}' \"$@\" 2>\"$err\"\nrc=$?\ncat \"$err\" >> '{log}'\ncat \"$err\" >&2\nrm -f \"$err\"\nexit $rc\n",
+        "#!/bin/bash\necho \"cargo: $*\" >> '{log}'\necho \"cwd: $PWD\" >> '{log}'\nerr=$(mktemp)\n'{real}' \"$@\" 2>\"$err\"\nrc=$?\ncat \"$err\" >> '{log}'\ncat \"$err\" >&2\nrm -f \"$err\"\nexit $rc\n",
         log = log.display()
     );
     std::fs::write(&script, text).unwrap();
@@ -153,4 +153,38 @@ fn tests_that_do_not_build_after_the_harness_did_fail_the_run_as_a_crate_that_do
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("does not build") && err.contains("mismatched types"), "{err}");
+}
+
+#[test]
+fn mutants_whose_own_code_does_not_compile_are_unviable_without_a_build_of_their_own() {
+    // A one-line function's body replacements share its line; the compiler's columns tell
+    // which one does not compile.
+    let (tmp, dir) = support::project("unviable");
+    let log = tmp.path().join("cargo.log");
+    let cargo = logging_cargo(tmp.path(), &log);
+    let o = abex(&dir, &[("CARGO", &cargo)], &["--offline", "--all"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r = report(&dir);
+    let status = |name: &str, replacement: &str| {
+        let mutants = mutation(&r, name)["mutants"].as_array().unwrap().clone();
+        let m = mutants.iter().find(|m| m["replacement"] == replacement);
+        let m = m.unwrap_or_else(|| panic!("no `{replacement}` in {mutants:#?}")).clone();
+        (
+            m["status"].as_str().unwrap().to_string(),
+            m["killed_by"].as_str().unwrap_or("").to_string(),
+        )
+    };
+    let (s, why) = status("last_or", "{ Default::default() }");
+    assert_eq!(s, "unviable");
+    assert!(why.contains("E0277") && why.contains("Default"), "{why}");
+    let (s, why) = status("digit", "{ Parsed::new() }");
+    assert_eq!(s, "unviable");
+    assert!(why.contains("E0599"), "{why}");
+    // The radix mutants of the same line are viable and tested.
+    let (s, _) = status("digit", "11");
+    assert_eq!(s, "survived");
+    let text = std::fs::read_to_string(&log).unwrap();
+    // No mutant was built alone (in the copy of its own, `…-single`).
+    assert!(!text.lines().any(|l| l.starts_with("cwd: ") && l.contains("-single")), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("cwd: ") && l.contains("unviable-lib")), "{text}");
 }

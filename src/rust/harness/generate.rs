@@ -11,7 +11,7 @@
 //! with the compiler's message as the reason; any other error means the crate itself does not
 //! build.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -132,6 +132,10 @@ pub struct Harness {
     pub cwd: PathBuf,
     /// Generated parts that were dropped because they do not compile, with the reason.
     pub dropped: BTreeMap<Part, String>,
+    /// The dropped mutants that cannot compile alone either: the compiler's error fell in a
+    /// switched region that holds that mutant and no other, and it is one about the mutant's
+    /// own code (see [`own_error`]). They need no build of their own to be called unviable.
+    pub unviable: BTreeSet<u32>,
     /// How long building took.
     pub build_time: Duration,
     /// Test binaries built.
@@ -243,10 +247,48 @@ fn marked(text: &str, first: usize) -> Vec<(usize, usize, Part)> {
 /// generated part in the new text.
 struct Generated {
     files: BTreeMap<PathBuf, String>,
-    /// (file, first line, last line, parts) of each generated region.
-    regions: Vec<(PathBuf, usize, usize, Vec<Part>)>,
+    /// Where each generated part sits.
+    regions: Vec<Region>,
     /// The probe spec of each switched mutant.
     specs: BTreeMap<u32, String>,
+}
+
+/// Where generated parts sit in an edited file: from `lo` to `hi`, both (line, column) and
+/// inclusive, counted from 1 as the compiler counts them (columns in characters). A region of
+/// whole lines ends at column `usize::MAX`; a mutant that could not be placed has line 0.
+/// Several edits can share a line (the body replacements of a one-line function, an operator
+/// beside a call): the columns tell them apart.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Region {
+    file: PathBuf,
+    lo: (usize, usize),
+    hi: (usize, usize),
+    parts: Vec<Part>,
+}
+
+impl Region {
+    /// A region of the whole lines `lo..=hi`.
+    fn lines(file: &Path, lo: usize, hi: usize, parts: Vec<Part>) -> Region {
+        Region { file: file.to_path_buf(), lo: (lo, 1), hi: (hi, usize::MAX), parts }
+    }
+
+    /// Whether it was placed in a file.
+    fn placed(&self) -> bool {
+        self.lo.0 > 0
+    }
+
+    /// Whether the compiler's error `e` points into it.
+    fn holds(&self, e: &CompileError) -> bool {
+        (self.lo..=self.hi).contains(&(e.line, e.column))
+    }
+}
+
+/// The (line, column) of the character at byte `at` of `text`, counted from 1.
+fn position(text: &str, at: usize) -> (usize, usize) {
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[line_start..].chars().count() + 1)
 }
 
 /// An edit of a source file and the parts it holds.
@@ -428,11 +470,11 @@ fn generate(req: &HarnessRequest<'_>, skip: &BTreeMap<Part, String>) -> Generate
                 continue; // overlapping edits never come from `generate`; skip defensively
             }
             text.push_str(&src.text[at..e.start]);
+            let begin = text.len();
             let first = text.matches('\n').count() + 1;
             text.push_str(&e.text);
-            let last = text.matches('\n').count() + 1;
             for (lo, hi, part) in marked(&e.text, first) {
-                regions.push((file.clone(), lo, hi, vec![part]));
+                regions.push(Region::lines(&file, lo, hi, vec![part]));
             }
             let wrappers: Vec<usize> = e
                 .parts
@@ -441,7 +483,14 @@ fn generate(req: &HarnessRequest<'_>, skip: &BTreeMap<Part, String>) -> Generate
                 .collect();
             if wrappers.is_empty() {
                 if !e.parts.is_empty() {
-                    regions.push((file.clone(), first, last, e.parts.clone()));
+                    // From its first character to its last (an empty edit holds no part).
+                    let end = text.len().saturating_sub(1).max(begin);
+                    regions.push(Region {
+                        file: file.clone(),
+                        lo: position(&text, begin),
+                        hi: position(&text, end),
+                        parts: e.parts.clone(),
+                    });
                 }
             } else {
                 // Each wrapper and each dispatch arm is a region of its own.
@@ -452,11 +501,16 @@ fn generate(req: &HarnessRequest<'_>, skip: &BTreeMap<Part, String>) -> Generate
                     let start = find(&format!("fn __abex_call_{id}("));
                     let end = find(&format!("// end __abex_call_{id}"));
                     if let Some(a) = arm {
-                        regions.push((file.clone(), first + a, first + a, vec![Part::Wrapper(id)]));
+                        regions.push(Region::lines(
+                            &file,
+                            first + a,
+                            first + a,
+                            vec![Part::Wrapper(id)],
+                        ));
                     }
                     if let (Some(s), Some(en)) = (start, end) {
-                        regions.push((
-                            file.clone(),
+                        regions.push(Region::lines(
+                            &file,
                             first + s,
                             first + en,
                             vec![Part::Wrapper(id)],
@@ -471,7 +525,7 @@ fn generate(req: &HarnessRequest<'_>, skip: &BTreeMap<Part, String>) -> Generate
     }
     // Mutants `switch` could not place are reported as regions with no lines.
     for n in rejected {
-        regions.push((PathBuf::new(), 0, 0, vec![Part::Mutant(n)]));
+        regions.push(Region::lines(Path::new(""), 0, 0, vec![Part::Mutant(n)]));
     }
     Generated { files, regions, specs }
 }
@@ -645,12 +699,13 @@ pub fn build(req: &HarnessRequest<'_>) -> Result<Harness, HarnessError> {
     let tree = req.scratch.join("tree");
     let target_dir = &req.target_dir;
     let mut dropped: BTreeMap<Part, String> = req.known_dropped.clone();
+    let mut unviable: BTreeSet<u32> = BTreeSet::new();
     let manifest_overrides = manifests(req)?;
     let pkg_rel = rel(req.package_dir, req.workspace_root);
     for _round in 0..6 {
         let generated = generate(req, &dropped);
-        for (_, _, _, parts) in generated.regions.iter().filter(|r| r.1 == 0) {
-            for p in parts {
+        for r in generated.regions.iter().filter(|r| !r.placed()) {
+            for p in &r.parts {
                 dropped
                     .entry(*p)
                     .or_insert_with(|| "it cannot be switched alongside the other mutants".into());
@@ -698,6 +753,7 @@ pub fn build(req: &HarnessRequest<'_>) -> Result<Harness, HarnessError> {
                     exe,
                     cwd: tree.join(&pkg_rel),
                     dropped,
+                    unviable,
                     build_time: started.elapsed(),
                     tests,
                     tree: tree.clone(),
@@ -720,17 +776,9 @@ pub fn build(req: &HarnessRequest<'_>) -> Result<Harness, HarnessError> {
         let mut attributed = false;
         let mut foreign = None;
         for e in &run.errors {
-            let abs_candidates = [tree.join(&e.file), tree.join(&pkg_rel).join(&e.file)];
-            let hits: Vec<&Vec<Part>> = generated
-                .regions
-                .iter()
-                .filter(|(file, lo, hi, _)| {
-                    *lo > 0
-                        && abs_candidates.contains(&tree.join(rel(file, req.workspace_root)))
-                        && (*lo..=*hi).contains(&e.line)
-                })
-                .map(|r| &r.3)
-                .collect();
+            let in_file = in_file_of(&generated, e, &tree, &pkg_rel, req.workspace_root);
+            let hits: Vec<&Vec<Part>> =
+                in_file.iter().filter(|r| r.holds(e)).map(|r| &r.parts).collect();
             if hits.is_empty() {
                 // A mutant can break code outside its own span (type inference, a deleted match
                 // arm): a mutant applied alone takes the blame, and switched mutants in the
@@ -743,14 +791,9 @@ pub fn build(req: &HarnessRequest<'_>) -> Result<Harness, HarnessError> {
                     attributed = true;
                     continue;
                 }
-                let in_file: Vec<Part> = generated
-                    .regions
+                let in_file: Vec<Part> = in_file
                     .iter()
-                    .filter(|(file, lo, _, _)| {
-                        *lo > 0
-                            && abs_candidates.contains(&tree.join(rel(file, req.workspace_root)))
-                    })
-                    .flat_map(|r| r.3.iter().copied())
+                    .flat_map(|r| r.parts.iter().copied())
                     .filter(|p| matches!(p, Part::Mutant(_)) && !dropped.contains_key(p))
                     .collect();
                 if !in_file.is_empty() {
@@ -765,6 +808,13 @@ pub fn build(req: &HarnessRequest<'_>) -> Result<Harness, HarnessError> {
             }
             // The innermost region is the smallest; drop every part it holds.
             if let Some(parts) = hits.iter().min_by_key(|p| p.len()) {
+                let mutants: Vec<u32> = parts
+                    .iter()
+                    .filter_map(|p| if let Part::Mutant(n) = p { Some(*n) } else { None })
+                    .collect();
+                if let ([n], true) = (mutants.as_slice(), own_error(&e.rendered)) {
+                    unviable.insert(*n);
+                }
                 for p in parts.iter() {
                     dropped.entry(*p).or_insert_with(|| first_lines(&e.rendered, 4));
                     attributed = true;
@@ -788,6 +838,45 @@ pub fn build(req: &HarnessRequest<'_>) -> Result<Harness, HarnessError> {
     })
 }
 
+/// Whether the compiler's error `rendered` is about a switched mutant's own code, so that the
+/// mutant cannot compile applied alone either: a trait its value does not implement (E0277, a
+/// `Default::default()` for a `T` without `Default`; E0271), a function, method or name that
+/// does not exist (E0599, E0425, E0433, E0412, E0423: `ParseResult::new()` for a `Result`
+/// alias), the wrong number of arguments (E0061), an operator the type lacks (E0369, E0600,
+/// E0614), or a value of the wrong type (E0308: a body switch is `return value;`, checked
+/// against the function's return type as the mutant alone would be). A mismatch between the
+/// branches of a switch is not one of them: they must agree on a type where the mutant alone
+/// would not have to (an `impl Trait` body), so such a mutant is still built alone.
+fn own_error(rendered: &str) -> bool {
+    const OWN: [&str; 12] = [
+        "E0277", "E0271", "E0599", "E0425", "E0433", "E0412", "E0423", "E0061", "E0369", "E0600",
+        "E0614", "E0308",
+    ];
+    let code =
+        rendered.strip_prefix("error[").and_then(|rest| rest.split_once(']')).map(|(code, _)| code);
+    let between_branches = ["`if` and `else` have incompatible types", "incompatible types"]
+        .iter()
+        .any(|m| rendered.lines().next().is_some_and(|first| first.contains(m)));
+    code.is_some_and(|c| OWN.contains(&c)) && !between_branches
+}
+
+/// The placed regions of the file the compiler's error `e` is in (it names the file relative to
+/// the workspace root or to the package's folder `pkg_rel` of the copy `tree`).
+fn in_file_of<'g>(
+    generated: &'g Generated,
+    e: &CompileError,
+    tree: &Path,
+    pkg_rel: &Path,
+    workspace_root: &Path,
+) -> Vec<&'g Region> {
+    let here = [tree.join(&e.file), tree.join(pkg_rel).join(&e.file)];
+    generated
+        .regions
+        .iter()
+        .filter(|r| r.placed() && here.contains(&tree.join(rel(&r.file, workspace_root))))
+        .collect()
+}
+
 /// The probe parts to drop for `errors`: those in the regions an error falls in, or, for an
 /// error outside every region, those of its file.
 fn blamed_probes(
@@ -799,20 +888,12 @@ fn blamed_probes(
 ) -> Vec<(Part, String)> {
     let mut out: Vec<(Part, String)> = Vec::new();
     for e in errors {
-        let here = [tree.join(&e.file), tree.join(pkg_rel).join(&e.file)];
-        let in_file: Vec<&(PathBuf, usize, usize, Vec<Part>)> = generated
-            .regions
-            .iter()
-            .filter(|(file, lo, _, _)| {
-                *lo > 0 && here.contains(&tree.join(rel(file, workspace_root)))
-            })
-            .collect();
-        let hits: Vec<_> =
-            in_file.iter().filter(|(_, lo, hi, _)| (*lo..=*hi).contains(&e.line)).collect();
+        let in_file = in_file_of(generated, e, tree, pkg_rel, workspace_root);
+        let hits: Vec<_> = in_file.iter().filter(|r| r.holds(e)).collect();
         let blamed: Vec<Part> = if hits.is_empty() {
-            in_file.iter().flat_map(|r| r.3.iter().copied()).collect()
+            in_file.iter().flat_map(|r| r.parts.iter().copied()).collect()
         } else {
-            hits.iter().flat_map(|r| r.3.iter().copied()).collect()
+            hits.iter().flat_map(|r| r.parts.iter().copied()).collect()
         };
         for p in blamed.into_iter().filter(|p| matches!(p, Part::Probe(_))) {
             if !out.iter().any(|(q, _)| *q == p) {
@@ -859,15 +940,16 @@ mod tests {
         let generated = Generated {
             files: BTreeMap::new(),
             regions: vec![
-                (file.clone(), 3, 3, vec![Part::Mutant(1), Part::Mutant(2), Part::Probe(0)]),
-                (file.clone(), 9, 9, vec![Part::Mutant(3)]),
-                (file.clone(), 12, 12, vec![Part::Probe(1)]),
+                Region::lines(&file, 3, 3, vec![Part::Mutant(1), Part::Mutant(2), Part::Probe(0)]),
+                Region::lines(&file, 9, 9, vec![Part::Mutant(3)]),
+                Region::lines(&file, 12, 12, vec![Part::Probe(1)]),
             ],
             specs: BTreeMap::new(),
         };
         let error = |line: usize| CompileError {
             file: "src/lib.rs".into(),
             line,
+            column: 5,
             rendered: "error[E0282]: type annotations needed".into(),
         };
         let blamed = blamed_probes(&generated, &[error(3)], tree, pkg, Path::new("/w"));
@@ -881,6 +963,45 @@ mod tests {
             away.iter().map(|(p, _)| *p).collect::<Vec<_>>(),
             [Part::Probe(0), Part::Probe(1)]
         );
+    }
+
+    #[test]
+    fn errors_in_a_mutant_s_own_code_are_told_from_a_switch_s_branches_disagreeing() {
+        assert!(own_error("error[E0277]: the trait bound `T: Default` is not satisfied\n  -->"));
+        assert!(own_error("error[E0599]: no variant or associated item named `new` found"));
+        assert!(own_error("error[E0308]: mismatched types\n  --> src/lib.rs:17:53"));
+        assert!(!own_error("error[E0308]: `if` and `else` have incompatible types"));
+        assert!(!own_error("error[E0308]: `match` arms have incompatible types"));
+        assert!(!own_error("error[E0502]: cannot borrow `x` as mutable"));
+        assert!(!own_error("error: expected expression, found `)`"));
+    }
+
+    #[test]
+    fn regions_on_one_line_are_told_apart_by_their_columns() {
+        let text = "fn f() -> u8 { if on(1) { return A; }  if on(2) { return B; } 7 }\n";
+        let at = |needle: &str| text.find(needle).unwrap();
+        let first = Region {
+            file: PathBuf::from("/w/src/lib.rs"),
+            lo: position(text, at("if on(1)")),
+            hi: position(text, at("  if on(2)")),
+            parts: vec![Part::Mutant(1)],
+        };
+        let second = Region {
+            lo: position(text, at("if on(2)")),
+            hi: position(text, at(" 7 }")),
+            parts: vec![Part::Mutant(2)],
+            ..first.clone()
+        };
+        // The compiler's column of `B` (1-based, in characters).
+        let error = CompileError {
+            file: "src/lib.rs".into(),
+            line: 1,
+            column: at("B;") + 1,
+            rendered: "error[E0425]: cannot find value `B` in this scope".into(),
+        };
+        assert!(second.holds(&error) && !first.holds(&error));
+        assert_eq!(position("ab\ncé d", "ab\ncé ".len()), (2, 4));
+        assert!(Region::lines(Path::new("/w/src/lib.rs"), 1, 1, vec![]).holds(&error));
     }
 
     #[test]
