@@ -74,6 +74,11 @@ pub struct Worker {
     pub starts: u32,
     /// Its last greeting (a worker may list there the targets it could not load).
     greeting: Option<String>,
+    /// The targets whose calls ran into the time limit: the next process gets their ids in
+    /// `ABEX_HUNG_TARGETS`, and the Rust harness gives them a shorter limit (a function that
+    /// loops forever on some inputs costs the full limit once, not once per such input). A
+    /// timeout never proves a mutant, so the shorter limit cannot forge a witness.
+    hung: std::collections::BTreeSet<usize>,
 }
 
 /// What reading one answer gave.
@@ -88,7 +93,7 @@ enum Answer {
 impl Worker {
     /// A worker that starts on first use.
     pub fn new(spec: WorkerSpec) -> Worker {
-        Worker { spec, running: None, starts: 0, greeting: None }
+        Worker { spec, running: None, starts: 0, greeting: None, hung: Default::default() }
     }
 
     /// The worker's greeting (`{"abex_harness":1,…}`), starting it if it is not running.
@@ -118,6 +123,10 @@ impl Worker {
             .stderr(Stdio::piped())
             .env(ANSWER_FD_ENV, ANSWER_FD.to_string())
             .env("ABEX_CALL_TIMEOUT_MS", self.spec.call_timeout.as_millis().to_string())
+            .env(
+                "ABEX_HUNG_TARGETS",
+                self.hung.iter().map(usize::to_string).collect::<Vec<_>>().join(","),
+            )
             .env("RUST_BACKTRACE", "0");
         #[cfg(unix)]
         crate::safety::pass_fd(&mut cmd, std::os::fd::AsRawFd::as_raw_fd(&answer_end), ANSWER_FD);
@@ -268,6 +277,7 @@ impl Worker {
                 match answer {
                     Answer::Outcome(o, probe) => out.push((o, probe)),
                     Answer::TimedOut => {
+                        self.hung.insert(id);
                         out.push((Outcome::Timeout, None));
                         break;
                     }

@@ -76,6 +76,21 @@ fn panics_hangs_and_crashes_are_outcomes_and_the_rest_of_the_batch_survives() {
 }
 
 #[test]
+fn a_function_that_hung_once_gets_a_shorter_time_limit_and_the_others_keep_theirs() {
+    let (_tmp, dir) = support::project("slow");
+    let (h, _) = build(&dir, &["nap", "doze"]);
+    let mut w = worker(&h, 1500);
+    let ok = |n: u16| Outcome::Ok { value: n.to_string() };
+    // 600 ms is within the limit, until `nap` hangs (on 7).
+    assert_eq!(w.run(0, &ints(&[600])).unwrap(), [ok(600)]);
+    assert_eq!(w.run(0, &ints(&[7])).unwrap(), [Outcome::Timeout]);
+    // The next process gives `nap` twenty times its slowest call, at least 250 ms.
+    assert_eq!(w.run(0, &ints(&[0, 10, 600])).unwrap(), [ok(0), ok(10), Outcome::Timeout]);
+    // Another function of the same worker keeps the full limit.
+    assert_eq!(w.run(1, &ints(&[600])).unwrap(), [ok(600)]);
+}
+
+#[test]
 fn private_functions_methods_and_borrowed_parameters_are_callable() {
     let (_tmp, dir) = support::project("simple");
     let (h, _) = build(&dir, &["classify", "private_double", "shout", "count_vowels"]);

@@ -14,7 +14,10 @@
 // site (`{"ok":"3","probe":{"reached":1,...}}`; see `runtime/probe.rs`, pasted after this file).
 // Responses are buffered and written when no more input is buffered (one write per batch), or
 // after every response with `ABEX_FLUSH_EACH=1`. `ABEX_CALL_TIMEOUT_MS` (default 1000, 0 = none)
-// is the per-call time limit.
+// is the per-call time limit. The targets `ABEX_HUNG_TARGETS` names (ids separated by commas:
+// those that ran into the limit in an earlier process of the same worker) get a shorter one,
+// twenty times their slowest call in this process, at least `HUNG_FLOOR_MS`: a function that
+// loops forever on some inputs costs the full limit once per worker, not once per such input.
 
 use ::std::any::Any;
 use ::std::boxed::Box;
@@ -22,7 +25,7 @@ use ::std::io::{BufRead, BufReader, Read, Write};
 use ::std::option::Option::{self, None, Some};
 use ::std::result::Result::{self, Err, Ok};
 use ::std::string::{String, ToString};
-use ::std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use ::std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use ::std::sync::{Arc, Mutex, MutexGuard};
 use ::std::vec::Vec;
 
@@ -578,14 +581,53 @@ struct Shared<W> {
     sink: Mutex<Sink<W>>,
     calls: AtomicUsize, // bumped before and after each call: odd while one runs
     done: AtomicBool,
+    limit_ms: AtomicU64, // the running call's time limit
+}
+
+/// The shortest time limit of a target that hung before (see the protocol at the top).
+pub const HUNG_FLOOR_MS: u64 = 250;
+
+// The time limit of each call: the full one, or a shorter one for a target that hung before.
+struct Limits {
+    full_ms: u64,
+    hung: Vec<usize>,
+    slowest_us: Vec<(usize, u64)>, // per target: its slowest call in this process
+}
+
+impl Limits {
+    fn of(&self, id: usize) -> u64 {
+        if self.full_ms == 0 || !self.hung.contains(&id) {
+            return self.full_ms;
+        }
+        let slowest = self.slowest_us.iter().find(|(t, _)| *t == id).map_or(0, |(_, us)| *us);
+        let twenty = slowest.saturating_mul(20) / 1000;
+        self.full_ms.min(if twenty > HUNG_FLOOR_MS { twenty } else { HUNG_FLOOR_MS })
+    }
+
+    fn took(&mut self, id: usize, us: u64) {
+        match self.slowest_us.iter_mut().find(|(t, _)| *t == id) {
+            Some(entry) => {
+                if us > entry.1 {
+                    entry.1 = us;
+                }
+            }
+            None => self.slowest_us.push((id, us)),
+        }
+    }
 }
 
 fn lock<W>(m: &Mutex<Sink<W>>) -> MutexGuard<'_, Sink<W>> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-// Decodes a request line and runs it, catching panics.
-fn call(line: &str, dispatch: fn(usize, &[Json]) -> Outcome, calls: &AtomicUsize) -> Outcome {
+// Decodes a request line and runs it under its time limit, catching panics.
+fn call<W>(
+    line: &str,
+    dispatch: fn(usize, &[Json]) -> Outcome,
+    shared: &Shared<W>,
+    limits: &mut Limits,
+) -> Outcome {
+    let calls = &shared.calls;
     let req = match Json::parse(line) {
         Ok(j) => j,
         Err(e) => return Outcome::Bad(e),
@@ -601,11 +643,14 @@ fn call(line: &str, dispatch: fn(usize, &[Json]) -> Outcome, calls: &AtomicUsize
         Some(r) => r,
         None => return Outcome::Bad("a request is [target_id, [args...]]".to_string()),
     };
+    shared.limit_ms.store(limits.of(id), Ordering::SeqCst);
+    let started = ::std::time::Instant::now();
     calls.fetch_add(1, Ordering::SeqCst);
     ABEX_IN_CALL.with(|f| f.set(true));
     let r = ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| dispatch(id, args)));
     ABEX_IN_CALL.with(|f| f.set(false));
     calls.fetch_add(1, Ordering::SeqCst);
+    limits.took(id, started.elapsed().as_micros() as u64);
     r.unwrap_or_else(|payload| Outcome::Panic(panic_message(payload)))
 }
 
@@ -613,7 +658,6 @@ fn call(line: &str, dispatch: fn(usize, &[Json]) -> Outcome, calls: &AtomicUsize
 // line, and exits. The call counter is checked again under the lock, so a call that finished in
 // the meantime is never blamed.
 fn watchdog<W: Write>(shared: &Shared<W>, timeout_ms: u64) {
-    let limit = ::std::time::Duration::from_millis(timeout_ms);
     let tick = ::std::time::Duration::from_millis((timeout_ms / 10).clamp(1, 10));
     let (mut seen, mut since) = (0, ::std::time::Instant::now());
     while !shared.done.load(Ordering::SeqCst) {
@@ -624,6 +668,7 @@ fn watchdog<W: Write>(shared: &Shared<W>, timeout_ms: u64) {
             since = ::std::time::Instant::now();
             continue;
         }
+        let limit = ::std::time::Duration::from_millis(shared.limit_ms.load(Ordering::SeqCst));
         if since.elapsed() >= limit {
             let mut sink = lock(&shared.sink);
             if shared.calls.load(Ordering::SeqCst) == current {
@@ -645,6 +690,18 @@ pub fn serve_with<R: Read, W: Write + Send + 'static>(
     timeout_ms: u64,
     flush_each: bool,
 ) -> W {
+    serve_hung(input, output, dispatch, timeout_ms, Vec::new(), flush_each)
+}
+
+/// [`serve_with`] where the targets `hung` ran into the limit before and get a shorter one.
+pub fn serve_hung<R: Read, W: Write + Send + 'static>(
+    input: R,
+    output: W,
+    dispatch: fn(usize, &[Json]) -> Outcome,
+    timeout_ms: u64,
+    hung: Vec<usize>,
+    flush_each: bool,
+) -> W {
     install_panic_hook();
     let mut hello = MARK.to_vec();
     hello.extend_from_slice(b"{\"abex_harness\":1}\n");
@@ -653,7 +710,9 @@ pub fn serve_with<R: Read, W: Write + Send + 'static>(
         sink: Mutex::new(sink),
         calls: AtomicUsize::new(0),
         done: AtomicBool::new(false),
+        limit_ms: AtomicU64::new(timeout_ms),
     });
+    let mut limits = Limits { full_ms: timeout_ms, hung, slowest_us: Vec::new() };
     let mut live = lock(&shared.sink).flush().is_ok();
     let mut guard = None;
     if live && timeout_ms > 0 {
@@ -674,7 +733,7 @@ pub fn serve_with<R: Read, W: Write + Send + 'static>(
         probe_reset();
         let outcome = match ::std::str::from_utf8(&line) {
             Ok(text) if text.trim().is_empty() => break,
-            Ok(text) => call(text, dispatch, &shared.calls),
+            Ok(text) => call(text, dispatch, &shared, &mut limits),
             Err(_) => Outcome::Bad("the request is not valid UTF-8".to_string()),
         };
         let probe = probe_report();
@@ -705,6 +764,9 @@ pub fn serve(dispatch: fn(usize, &[Json]) -> Outcome) {
         ::std::env::var("ABEX_CALL_TIMEOUT_MS").ok().and_then(|v| v.trim().parse().ok());
     let flush_each = ::std::env::var("ABEX_FLUSH_EACH").map(|v| v.trim() == "1").unwrap_or(false);
     let timeout_ms = timeout_ms.unwrap_or(1000);
+    let hung: Vec<usize> = ::std::env::var("ABEX_HUNG_TARGETS")
+        .map(|v| v.split(',').filter_map(|id| id.trim().parse().ok()).collect())
+        .unwrap_or_default();
     let channel = ::std::env::var("ABEX_ANSWER_FD").ok().and_then(|fd| {
         let fd: u32 = fd.trim().parse().ok()?;
         let path = ::std::format!("/dev/fd/{}", fd);
@@ -713,10 +775,10 @@ pub fn serve(dispatch: fn(usize, &[Json]) -> Outcome) {
     let stdin = ::std::io::stdin();
     match channel {
         Some(answers) => {
-            serve_with(stdin, answers, dispatch, timeout_ms, flush_each);
+            serve_hung(stdin, answers, dispatch, timeout_ms, hung, flush_each);
         }
         None => {
-            serve_with(stdin, ::std::io::stdout(), dispatch, timeout_ms, flush_each);
+            serve_hung(stdin, ::std::io::stdout(), dispatch, timeout_ms, hung, flush_each);
         }
     }
 }
