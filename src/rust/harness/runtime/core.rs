@@ -585,7 +585,7 @@ struct Shared<W> {
 }
 
 /// The shortest time limit of a target that hung before (see the protocol at the top).
-pub const HUNG_FLOOR_MS: u64 = 250;
+pub const HUNG_FLOOR_MS: u64 = 50;
 
 // The time limit of each call: the full one, or a shorter one for a target that hung before.
 struct Limits {
