@@ -843,14 +843,15 @@ pub fn build(req: &HarnessRequest<'_>) -> Result<Harness, HarnessError> {
 /// `Default::default()` for a `T` without `Default`; E0271), a function, method or name that
 /// does not exist (E0599, E0425, E0433, E0412, E0423: `ParseResult::new()` for a `Result`
 /// alias), the wrong number of arguments (E0061), an operator the type lacks (E0369, E0600,
-/// E0614), or a value of the wrong type (E0308: a body switch is `return value;`, checked
+/// E0614), a type the compiler cannot infer (E0282, E0283: `Serde::from(Default::default())`;
+/// a switch's other branch only gives inference more to go on), or a value of the wrong type (E0308: a body switch is `return value;`, checked
 /// against the function's return type as the mutant alone would be). A mismatch between the
 /// branches of a switch is not one of them: they must agree on a type where the mutant alone
 /// would not have to (an `impl Trait` body), so such a mutant is still built alone.
 fn own_error(rendered: &str) -> bool {
-    const OWN: [&str; 12] = [
+    const OWN: [&str; 14] = [
         "E0277", "E0271", "E0599", "E0425", "E0433", "E0412", "E0423", "E0061", "E0369", "E0600",
-        "E0614", "E0308",
+        "E0614", "E0282", "E0283", "E0308",
     ];
     let code =
         rendered.strip_prefix("error[").and_then(|rest| rest.split_once(']')).map(|(code, _)| code);
@@ -970,6 +971,7 @@ mod tests {
         assert!(own_error("error[E0277]: the trait bound `T: Default` is not satisfied\n  -->"));
         assert!(own_error("error[E0599]: no variant or associated item named `new` found"));
         assert!(own_error("error[E0308]: mismatched types\n  --> src/lib.rs:17:53"));
+        assert!(own_error("error[E0283]: type annotations needed\n  --> src/lib.rs:122:10"));
         assert!(!own_error("error[E0308]: `if` and `else` have incompatible types"));
         assert!(!own_error("error[E0308]: `match` arms have incompatible types"));
         assert!(!own_error("error[E0502]: cannot borrow `x` as mutable"));
