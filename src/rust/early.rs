@@ -25,11 +25,27 @@ pub const BASELINE_LIMIT: Duration = Duration::from_secs(600);
 /// (it passed once) or failing (it failed each time).
 pub const RUNS_OF_A_FAILURE: usize = 3;
 
+/// How many times the baseline's duration a mutant's time limit must be for a timeout to count
+/// without a second run alone (see [`Baseline::retry_timeouts`]).
+pub const RETRY_BELOW: u32 = 20;
+
+/// Whether a mutant's timeout under `timeout` deserves a second run alone, for a baseline
+/// that took `took` (see [`Baseline::retry_timeouts`]).
+pub fn retries_timeouts(timeout: Duration, took: Duration) -> bool {
+    timeout < took * RETRY_BELOW
+}
+
 /// What the baseline gave.
 #[derive(Debug)]
 pub struct Baseline {
     /// The time limit of one mutant's tests.
     pub timeout: Duration,
+    /// Whether a mutant that ran past it is run again alone before it counts as a timeout:
+    /// only when the limit is within [`RETRY_BELOW`] times the baseline's duration, where the
+    /// load of parallel runs could have made a test that slow. Past it (the 5 s floor against
+    /// a suite of milliseconds), a timeout is a hang, and a second run would cost the limit
+    /// again for nothing.
+    pub retry_timeouts: bool,
     /// Tests that failed on the original before passing: (runs that failed, runs).
     pub flaky: BTreeMap<String, (usize, usize)>,
     /// The tests each mutant runs (none: every test).
@@ -87,7 +103,8 @@ pub fn baseline(suite: &TestSuite, spec: &BaselineSpec) -> Result<Baseline, Rust
     }
     let timeout = spec.fixed_timeout.unwrap_or_else(|| Defaults::test_timeout(took));
     let select = suite.reach_dir.as_deref().map(|dir| Arc::new(selection(&suite, dir, spec)));
-    Ok(Baseline { timeout, flaky, select })
+    let retry_timeouts = retries_timeouts(timeout, took);
+    Ok(Baseline { timeout, retry_timeouts, flaky, select })
 }
 
 /// The tests each mutant runs: those that reached its function in the baseline `suite`, whose
@@ -153,7 +170,8 @@ impl Early {
             let stop = move || {
                 stopped.load(Ordering::SeqCst) || deadline.is_some_and(|d| Instant::now() >= d)
             };
-            let outs = suite::run_all(&suite, &mutants, jobs, b.timeout, &stop, &mut |_, _, _| {});
+            let limit = (b.timeout, b.retry_timeouts);
+            let outs = suite::run_all(&suite, &mutants, jobs, limit, &stop, &mut |_, _, _| {});
             for (n, r) in mutants.iter().zip(outs) {
                 if let Some(r) = r {
                     results.insert(*n, r);
@@ -185,6 +203,16 @@ impl Drop for Early {
 mod tests {
     use super::*;
     use crate::rust::suite::TestBinary;
+
+    #[test]
+    fn a_timeout_is_run_again_only_when_load_could_explain_it() {
+        let ms = Duration::from_millis;
+        // The 5 s floor against a suite of 40 ms: a hang.
+        assert!(!retries_timeouts(Defaults::test_timeout(ms(40)), ms(40)));
+        // Five times a suite of 2 s: a loaded machine could have made a test that slow.
+        assert!(retries_timeouts(Defaults::test_timeout(ms(2000)), ms(2000)));
+        assert!(retries_timeouts(ms(5000), ms(300)) && !retries_timeouts(ms(5000), ms(250)));
+    }
 
     /// A test program as a script: it lists tests `t` and `u`, records `t` reaching mutant 1's
     /// site on the original, notes each run's mutant in `ran`, and fails when mutant 2 is active.

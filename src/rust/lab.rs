@@ -61,6 +61,8 @@ pub struct RustLab<'a> {
     target: PathBuf,
     /// The time limit of one mutant's tests, once the baseline ran.
     timeout: Option<Duration>,
+    /// Whether a timeout is run again alone before it counts (see `Baseline::retry_timeouts`).
+    retry_timeouts: bool,
     /// Tests that failed on the original, or were checked to pass on it: (runs that failed,
     /// runs). One that failed is flaky: it kills no mutant and is left out of later runs.
     flaky: RefCell<BTreeMap<String, (usize, usize)>>,
@@ -145,6 +147,7 @@ impl<'a> RustLab<'a> {
             scratch,
             target: scratch_root.join("target"),
             timeout: None,
+            retry_timeouts: true,
             flaky: RefCell::new(BTreeMap::new()),
             told: Default::default(),
             select: None,
@@ -325,6 +328,7 @@ impl<'a> RustLab<'a> {
         self.flaky.borrow_mut().extend(base.flaky);
         self.select = base.select;
         self.timeout = Some(base.timeout);
+        self.retry_timeouts = base.retry_timeouts;
         Ok(base.timeout)
     }
 
@@ -425,7 +429,8 @@ impl<'a> RustLab<'a> {
             heard(*n, r, *time);
         }
         let rest: Vec<u32> = numbers.iter().copied().filter(|n| !outs.contains_key(n)).collect();
-        let ran = suite::run_all(&suite, &rest, self.cfg.jobs, timeout, &stop, &mut heard);
+        let limit = (timeout, self.retry_timeouts);
+        let ran = suite::run_all(&suite, &rest, self.cfg.jobs, limit, &stop, &mut heard);
         outs.extend(rest.iter().zip(ran).filter_map(|(n, r)| Some((*n, r?))));
         for n in numbers {
             if let Some((r, time)) = again.remove(n).or_else(|| outs.remove(n)) {

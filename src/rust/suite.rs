@@ -409,18 +409,20 @@ fn head_of(mut reader: impl Read, cap: usize) -> String {
     String::from_utf8_lossy(&kept).into_owned()
 }
 
-/// Runs `mutants` (numbers) through `suite` with up to `jobs` at a time; a timeout is retried
-/// once alone before it counts. `stop` is checked before each mutant (budget); an interruption
+/// Runs `mutants` (numbers) through `suite` with up to `jobs` at a time, each within the time
+/// limit of `limit`; a timeout is retried once alone before it counts when `limit` says so
+/// (see `early::Baseline::retry_timeouts`). `stop` is checked before each mutant (budget); an interruption
 /// stops everything, and a run it cut short is left out. `on_result` hears each final result as
 /// it comes (on the calling thread).
 pub fn run_all(
     suite: &TestSuite,
     mutants: &[u32],
     jobs: usize,
-    timeout: Duration,
+    limit: (Duration, bool),
     stop: &(dyn Fn() -> bool + Sync),
     on_result: &mut dyn FnMut(u32, &TestResult, Duration),
 ) -> Vec<Option<(TestResult, Duration)>> {
+    let (timeout, retry) = limit;
     let mut results: Vec<Option<(TestResult, Duration)>> = vec![None; mutants.len()];
     let next = AtomicUsize::new(0);
     std::thread::scope(|s| {
@@ -441,14 +443,14 @@ pub fn run_all(
         }
         drop(tx);
         for (i, r, took) in rx {
-            if r != TestResult::Timeout {
+            if r != TestResult::Timeout || !retry {
                 on_result(mutants[i], &r, took);
             }
             results[i] = Some((r, took));
         }
     });
     // Parallel load causes false timeouts: retry each one alone.
-    for (i, r) in results.iter_mut().enumerate() {
+    for (i, r) in results.iter_mut().enumerate().filter(|_| retry) {
         if let Some((TestResult::Timeout, _)) = r {
             if stop() || crate::interrupt::stopped() {
                 break;
