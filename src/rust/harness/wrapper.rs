@@ -93,7 +93,7 @@ fn body(f: &FoundFn, plan: &CallPlan, rt: &str) -> String {
     };
     let outcome = match plan.ret {
         Ret::Result => format!(
-            "        match __r {{ ::std::result::Result::Ok(v) => {rt}::Outcome::Ok({}), ::std::result::Result::Err(e) => {rt}::Outcome::Err({rt}::type_name_of(&e).to_string(), {}) }}\n",
+            "        match __r {{ ::std::result::Result::Ok(v) => {rt}::Outcome::Ok({}), ::std::result::Result::Err(e) => {rt}::Outcome::Err(::std::string::ToString::to_string({rt}::type_name_of(&e)), {}) }}\n",
             render("v", true),
             render("e", true)
         ),
