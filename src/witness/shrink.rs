@@ -3,7 +3,8 @@
 //! docstring and call. Before the test is written, [`shrink`] looks for a simpler input that still
 //! tells the mutant from the original, as Hypothesis shrinks a failing example: the simplest
 //! moves first (an empty string or list, `0`, `None` for an optional value), then deleting blocks
-//! and elements, a string made one repeated character, plain ASCII for other characters,
+//! and elements (from every string and list argument at once too, for lengths a function
+//! needs coupled), a string made one repeated character, plain ASCII for other characters,
 //! characters toward the small alphabet `a`, `0` and space, integers rounded and halved toward
 //! zero (a year beyond the present to the present), one step at a time last. A move is kept only
 //! when it makes the input strictly simpler ([`Measure`]: fewer characters and elements, then
@@ -278,8 +279,67 @@ fn candidates(params: &[Ty], args: &Args) -> Vec<Args> {
             }
         }
     }
+    for (pass, c) in coupled(args) {
+        if params.iter().zip(&c).all(|(ty, v)| conforms(ty, v)) {
+            all.push((pass, all.len(), c));
+        }
+    }
     all.sort_by_key(|(pass, order, _)| (*pass, *order));
     all.into_iter().map(|(_, _, a)| a).collect()
+}
+
+/// The same share of every sequence argument (strings and lists) deleted at once, each in its
+/// pass: a function often needs their lengths coupled (`decode_to_slice(data, out)` wants
+/// `out.len() == data.len() / 2`), and deleting from one at a time breaks that on every move.
+/// With `g` the greatest common divisor of their lengths, each is cut into `g` units of
+/// `len / g` elements; blocks of a half, a quarter, … of the units go from all of them at once
+/// (pass 1), then each single unit (pass 3), so the lengths keep their ratio. Empty when fewer
+/// than two arguments are non-empty sequences, or their lengths have no common unit.
+fn coupled(args: &Args) -> Vec<(u8, Args)> {
+    let len = |v: &Value| match v {
+        Value::Str(s) => s.chars().count(),
+        Value::List(xs) => xs.len(),
+        _ => 0,
+    };
+    let seqs: Vec<usize> = (0..args.len()).filter(|&i| len(&args[i]) > 0).collect();
+    let g = seqs.iter().fold(0, |g, &i| gcd(g, len(&args[i])));
+    let mut out = Vec::new();
+    if seqs.len() < 2 || g < 2 {
+        return out;
+    }
+    // Units `from..to` deleted from every sequence argument.
+    let cut = |from: usize, to: usize| -> Args {
+        let mut a = args.clone();
+        for &i in &seqs {
+            let unit = len(&args[i]) / g;
+            let (lo, hi) = (from * unit, to * unit);
+            a[i] = match &args[i] {
+                Value::Str(s) => Value::Str(s.chars().take(lo).chain(s.chars().skip(hi)).collect()),
+                Value::List(xs) => Value::List([&xs[..lo], &xs[hi..]].concat()),
+                v => v.clone(),
+            };
+        }
+        a
+    };
+    let mut size = g / 2;
+    while size >= 2 {
+        for from in (0..g).step_by(size) {
+            out.push((1, cut(from, (from + size).min(g))));
+        }
+        size /= 2;
+    }
+    for from in 0..g.min(DELETIONS) {
+        out.push((3, cut(from, from + 1)));
+    }
+    out
+}
+
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
 }
 
 /// Simpler values of `v` (of type `ty`), each with its pass: 0 the simplest value of its kind,

@@ -300,3 +300,49 @@ fn an_untypable_character_stays_only_when_it_is_needed() {
     assert!(untypable(&w.input).is_empty(), "{:?}", w.input);
     assert!(typable('é') && typable(' ') && !typable('\u{10ffff}') && !typable('\u{200b}'));
 }
+
+/// hex's `decode_to_slice(data, out)`: `data` must have an even length and `out` half of it,
+/// else both the original and the mutant return the same length error. The mutant reports the
+/// first bad character's index as `2 + i` where the original says `2 * i`.
+fn decode_to_slice(mutant: bool) -> impl FnMut(&Args) -> Outcome {
+    move |a: &Args| {
+        let bytes = |k: usize| match &a[k] {
+            Value::List(xs) => xs.iter().map(|x| x.as_int().unwrap() as u8).collect::<Vec<u8>>(),
+            other => panic!("not a list: {other:?}"),
+        };
+        let (data, out) = (bytes(0), bytes(1));
+        if data.len() % 2 != 0 {
+            return error("FromHexError", "OddLength");
+        }
+        if data.len() / 2 != out.len() {
+            return error("FromHexError", "InvalidStringLength");
+        }
+        for i in 0..out.len() {
+            for k in [2 * i, 2 * i + 1] {
+                if !data[k].is_ascii_hexdigit() {
+                    let index = if mutant && k == 2 * i { 2 + i } else { k };
+                    return error("FromHexError", &format!("InvalidHexCharacter {index}"));
+                }
+            }
+        }
+        ok("()")
+    }
+}
+
+/// Arguments whose lengths are coupled shrink together: deleting from `data` alone or from
+/// `out` alone breaks `out.len() == data.len() / 2`, so the 26-byte witness found on hex
+/// 0.4.3 stayed as found; blocks deleted from both at once, in the same proportion, take it
+/// to 2 bytes and 1.
+#[test]
+fn sequences_whose_lengths_are_coupled_shrink_together() {
+    let bytes = |xs: &[i128]| Value::List(xs.iter().map(|&x| Value::Int(x)).collect());
+    let data = [0, 0, 0, 0, 0, 0, 0, 0, 254, 1, 2, 63, 199, 14, 14, 49, 14, 0, 7, 0, 253, 254, 7];
+    let data: Vec<i128> = data.iter().copied().chain([255, 133, 1]).collect();
+    let input = vec![bytes(&data), bytes(&[0, 0, 0, 0, 0, 0, 0, 0, 0, 254, 1, 0, 6])];
+    let w = witness(input.clone(), decode_to_slice(false)(&input), decode_to_slice(true)(&input));
+    assert!(tells_apart(&w.original, &w.mutant));
+    let byte_list = Ty::List { item: Box::new(Ty::int(8, false)) };
+    let params = [byte_list.clone(), byte_list];
+    let w = shrunk(&params, &w, decode_to_slice(false), decode_to_slice(true));
+    assert_eq!(w.input, vec![bytes(&[0, 0]), bytes(&[0])], "{:?}", w.input);
+}
