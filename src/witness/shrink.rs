@@ -269,6 +269,14 @@ pub fn typable(c: char) -> bool {
 /// simplest value before any argument's finer moves).
 fn candidates(params: &[Ty], args: &Args) -> Vec<Args> {
     let mut all: Vec<(u8, usize, Args)> = Vec::new();
+    // Coupled deletions first within their pass: where lengths are coupled, every deletion from
+    // one argument fails, and running those first on every round spent the budget before the
+    // coupled ones ran (hex's witness stayed at 10 and 5 bytes).
+    for (pass, c) in coupled(args) {
+        if params.iter().zip(&c).all(|(ty, v)| conforms(ty, v)) {
+            all.push((pass, all.len(), c));
+        }
+    }
     for (i, v) in args.iter().enumerate() {
         let ty = params.get(i).unwrap_or(&Ty::Any);
         for (pass, c) in simpler(ty, v, 0) {
@@ -277,11 +285,6 @@ fn candidates(params: &[Ty], args: &Args) -> Vec<Args> {
                 a[i] = c;
                 all.push((pass, all.len(), a));
             }
-        }
-    }
-    for (pass, c) in coupled(args) {
-        if params.iter().zip(&c).all(|(ty, v)| conforms(ty, v)) {
-            all.push((pass, all.len(), c));
         }
     }
     all.sort_by_key(|(pass, order, _)| (*pass, *order));
@@ -293,8 +296,10 @@ fn candidates(params: &[Ty], args: &Args) -> Vec<Args> {
 /// `out.len() == data.len() / 2`), and deleting from one at a time breaks that on every move.
 /// With `g` the greatest common divisor of their lengths, each is cut into `g` units of
 /// `len / g` elements; blocks of a half, a quarter, … of the units go from all of them at once
-/// (pass 1), then each single unit (pass 3), so the lengths keep their ratio. Empty when fewer
-/// than two arguments are non-empty sequences, or their lengths have no common unit.
+/// (pass 0), then each single unit (pass 1), so the lengths keep their ratio. They are bold
+/// passes since size counts first in [`Measure`] and a round of smaller moves that fail costs
+/// the budget again after each kept one. Empty when fewer than two arguments are non-empty
+/// sequences, or their lengths have no common unit.
 fn coupled(args: &Args) -> Vec<(u8, Args)> {
     let len = |v: &Value| match v {
         Value::Str(s) => s.chars().count(),
@@ -324,12 +329,12 @@ fn coupled(args: &Args) -> Vec<(u8, Args)> {
     let mut size = g / 2;
     while size >= 2 {
         for from in (0..g).step_by(size) {
-            out.push((1, cut(from, (from + size).min(g))));
+            out.push((0, cut(from, (from + size).min(g))));
         }
         size /= 2;
     }
     for from in 0..g.min(DELETIONS) {
-        out.push((3, cut(from, from + 1)));
+        out.push((1, cut(from, from + 1)));
     }
     out
 }

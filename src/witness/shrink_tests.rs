@@ -345,4 +345,11 @@ fn sequences_whose_lengths_are_coupled_shrink_together() {
     let params = [byte_list.clone(), byte_list];
     let w = shrunk(&params, &w, decode_to_slice(false), decode_to_slice(true));
     assert_eq!(w.input, vec![bytes(&[0, 0]), bytes(&[0])], "{:?}", w.input);
+    // The archive's witness of 20 and 10 random bytes: the deletions from one argument fail
+    // on every round, so the coupled ones go first (it stayed at 10 and 5 bytes otherwise).
+    let data = [1, 232, 232, 27, 52, 1, 78, 1, 12, 13, 29, 191, 0, 1, 108, 43, 108, 143, 108, 13];
+    let input = vec![bytes(&data), bytes(&[255, 1, 15, 13, 0, 1, 25, 69, 0, 10])];
+    let w = witness(input.clone(), decode_to_slice(false)(&input), decode_to_slice(true)(&input));
+    let w = shrunk(&params, &w, decode_to_slice(false), decode_to_slice(true));
+    assert_eq!(w.input, vec![bytes(&[0, 0]), bytes(&[0])], "{:?}", w.input);
 }
