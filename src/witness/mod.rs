@@ -9,6 +9,7 @@
 
 mod archive;
 mod directed;
+mod further;
 mod random;
 mod seeds;
 mod shrink;

@@ -20,6 +20,7 @@
 use std::time::Instant;
 
 use super::archive::{past, tells_apart};
+use super::further::gcd;
 use crate::exec::probe::Outcomes;
 use crate::exec::{Evaluate, ExecError, ProbeEvaluate};
 use crate::inputs::conforms;
@@ -337,14 +338,6 @@ fn coupled(args: &Args) -> Vec<(u8, Args)> {
         out.push((1, cut(from, from + 1)));
     }
     out
-}
-
-fn gcd(a: usize, b: usize) -> usize {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
 }
 
 /// Simpler values of `v` (of type `ty`), each with its pass: 0 the simplest value of its kind,
