@@ -43,6 +43,17 @@ const ELEMENTS: usize = 8;
 /// Single-character and single-element deletions tried at most per value.
 const DELETIONS: usize = 64;
 
+/// A witness after shrinking.
+#[derive(Clone, Debug)]
+pub struct Shrunk {
+    /// The simplest witness found, with `shrunk_from` set when it changed.
+    pub witness: Witness,
+    /// Whether every move from it was tried and none kept it a witness: what it still holds
+    /// (a character outside ASCII, a long string) no simpler input replaces. False when the
+    /// budget or the deadline stopped shrinking first, or it was off.
+    pub settled: bool,
+}
+
 /// Shrinks `w` (a witness of the mutant `mutant` against `original`, arguments typed by `params`)
 /// toward simpler values. Returns the simplest witness found (`w` itself when nothing simpler
 /// tells them apart), with `shrunk_from` set to the input found first when it changed.
@@ -52,9 +63,9 @@ pub fn shrink(
     original: &mut dyn Evaluate,
     mutant: &mut dyn ProbeEvaluate,
     until: Option<Instant>,
-) -> Result<Witness, ExecError> {
+) -> Result<Shrunk, ExecError> {
     if std::env::var(SHRINK_ENV).is_ok_and(|v| v.trim() == "off") {
-        return Ok(w.clone());
+        return Ok(Shrunk { witness: w.clone(), settled: false });
     }
     shrink_within(params, w, original, &mut Outcomes(mutant), SHRINK_CALLS, until)
 }
@@ -67,9 +78,10 @@ pub(super) fn shrink_within(
     mutant: &mut dyn Evaluate,
     budget: usize,
     until: Option<Instant>,
-) -> Result<Witness, ExecError> {
+) -> Result<Shrunk, ExecError> {
     let mut best = w.clone();
     let mut spent = 0;
+    let mut settled = false;
     'rounds: while spent < budget && !past(until) {
         let current = Measure::of_args(&best.input);
         let cands: Vec<Args> = candidates(params, &best.input)
@@ -81,6 +93,7 @@ pub(super) fn shrink_within(
             if room == 0 || past(until) {
                 break 'rounds;
             }
+            let whole = chunk.len() <= room;
             let chunk = &chunk[..chunk.len().min(room)];
             spent += chunk.len();
             let ms = mutant.evaluate(chunk)?;
@@ -92,13 +105,17 @@ pub(super) fn shrink_within(
                 best.mutant = ms[k].clone();
                 continue 'rounds;
             }
+            if !whole {
+                break 'rounds;
+            }
         }
+        settled = true;
         break;
     }
     if best.input != w.input {
         best.shrunk_from = Some(w.shrunk_from.clone().unwrap_or_else(|| w.input.clone()));
     }
-    Ok(best)
+    Ok(Shrunk { witness: best, settled })
 }
 
 /// Whether the outcomes `o` (original) and `m` (mutant) of a candidate still witness what `w`
@@ -231,29 +248,43 @@ fn small_of(c: char) -> char {
 
 /// The characters of `args`' strings a person would not type in a test, each once, in order:
 /// control and format characters, surrogates, private use and noncharacters (U+FFFF,
-/// U+10FFFF). A shrunk witness keeps one only when no simpler input tells the mutant apart.
+/// U+10FFFF). A settled shrunk witness keeps one only when no simpler input tells the mutant
+/// apart ([`Shrunk::settled`]).
 pub fn untypable(args: &Args) -> Vec<char> {
-    fn walk(v: &Value, out: &mut Vec<char>) {
-        match v {
-            Value::Str(s) => {
-                for c in s.chars().filter(|&c| !typable(c)) {
-                    if !out.contains(&c) {
-                        out.push(c);
-                    }
-                }
-            }
-            Value::List(xs) => xs.iter().for_each(|x| walk(x, out)),
-            Value::Map(es) => es.iter().for_each(|(k, x)| {
-                walk(&Value::Str(k.clone()), out);
-                walk(x, out);
-            }),
-            Value::Built { args, .. } => args.iter().for_each(|x| walk(x, out)),
-            _ => {}
+    chars_where(args, |c| !typable(c))
+}
+
+/// The characters of `args`' strings outside printable ASCII, each once, in order: what a
+/// suggested test's comment explains.
+pub fn unusual(args: &Args) -> Vec<char> {
+    chars_where(args, |c| !plain(c))
+}
+
+/// The characters of `args`' strings (map keys too) for which `pick` holds, each once, in order.
+fn chars_where(args: &Args, pick: impl Fn(char) -> bool) -> Vec<char> {
+    let mut out = Vec::new();
+    let mut strings = Vec::new();
+    args.iter().for_each(|v| strings_of(v, &mut strings));
+    for c in strings.iter().flat_map(|s| s.chars()).filter(|&c| pick(c)) {
+        if !out.contains(&c) {
+            out.push(c);
         }
     }
-    let mut out = Vec::new();
-    args.iter().for_each(|v| walk(v, &mut out));
     out
+}
+
+/// The strings of `v` (map keys too).
+fn strings_of(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Str(s) => out.push(s.clone()),
+        Value::List(xs) => xs.iter().for_each(|x| strings_of(x, out)),
+        Value::Map(es) => es.iter().for_each(|(k, x)| {
+            out.push(k.clone());
+            strings_of(x, out);
+        }),
+        Value::Built { args, .. } => args.iter().for_each(|x| strings_of(x, out)),
+        _ => {}
+    }
 }
 
 /// Whether a person types `c` in a test: not a control or format character, a surrogate, a

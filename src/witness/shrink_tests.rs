@@ -22,7 +22,9 @@ fn shrunk(
     mutant: impl FnMut(&Args) -> Outcome,
 ) -> Witness {
     let (mut o, mut m) = (FnEvaluator(original), FnEvaluator(mutant));
-    shrink_within(params, w, &mut o, &mut m, SHRINK_CALLS, None).unwrap()
+    let s = shrink_within(params, w, &mut o, &mut m, SHRINK_CALLS, None).unwrap();
+    assert!(s.settled, "the budget ran out: {:?}", s.witness);
+    s.witness
 }
 
 fn text(a: &Args, k: usize) -> String {
@@ -153,12 +155,16 @@ fn the_budget_bounds_the_calls() {
         let (mut o, mut m) = (FnEvaluator(counting), FnEvaluator(|_: &Args| ok(false)));
         shrink_within(&params, &w, &mut o, &mut m, 10, None).unwrap()
     };
+    assert!(!got.settled, "stopped by its budget");
+    let got = got.witness;
     assert_eq!(calls, 10);
     assert!(got.input[0].as_int().unwrap() < 1 << 40);
     // Past its deadline it runs nothing.
     let past = Some(Instant::now() - std::time::Duration::from_secs(1));
     let (mut o, mut m) = (FnEvaluator(|_: &Args| ok(true)), FnEvaluator(|_: &Args| ok(false)));
-    assert_eq!(shrink_within(&params, &w, &mut o, &mut m, 10, past).unwrap().input, w.input);
+    let stopped = shrink_within(&params, &w, &mut o, &mut m, 10, past).unwrap();
+    assert_eq!(stopped.witness.input, w.input);
+    assert!(!stopped.settled);
 }
 
 #[test]
@@ -234,7 +240,7 @@ fn an_integer_goes_toward_round_numbers() {
     let big = |a: &Args| ok(a[0].as_int().unwrap() >= 1000);
     let w = witness(vec![Value::Int(i128::from(i32::MAX))], ok(true), ok(false));
     let (mut o, mut m) = (FnEvaluator(big), FnEvaluator(|_: &Args| ok(false)));
-    let quick = shrink_within(&params, &w, &mut o, &mut m, 20, None).unwrap();
+    let quick = shrink_within(&params, &w, &mut o, &mut m, 20, None).unwrap().witness;
     let n = quick.input[0].as_int().unwrap();
     assert!((1000..=PRESENT_YEAR).contains(&n), "{n}");
     assert!(n.to_string().trim_end_matches('0').len() <= 2, "{n}");
