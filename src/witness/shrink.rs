@@ -4,7 +4,8 @@
 //! tells the mutant from the original, as Hypothesis shrinks a failing example: the simplest
 //! moves first (an empty string or list, `0`, `None` for an optional value), then deleting blocks
 //! and elements (from every string and list argument at once too, for lengths a function
-//! needs coupled), a string made one repeated character, plain ASCII for other characters,
+//! needs coupled), a string made one repeated character, a character renamed in every string
+//! argument at once, plain ASCII for other characters,
 //! characters toward the small alphabet `a`, `0` and space, integers rounded and halved toward
 //! zero (a year beyond the present to the present), one step at a time last. A move is kept only
 //! when it makes the input strictly simpler ([`Measure`]: fewer characters and elements, then
@@ -309,6 +310,11 @@ fn candidates(params: &[Ty], args: &Args) -> Vec<Args> {
             all.push((pass, all.len(), c));
         }
     }
+    for (pass, c) in renamed(args) {
+        if params.iter().zip(&c).all(|(ty, v)| conforms(ty, v)) {
+            all.push((pass, all.len(), c));
+        }
+    }
     for (i, v) in args.iter().enumerate() {
         let ty = params.get(i).unwrap_or(&Ty::Any);
         for (pass, c) in simpler(ty, v, 0) {
@@ -321,6 +327,43 @@ fn candidates(params: &[Ty], args: &Args) -> Vec<Args> {
     }
     all.sort_by_key(|(pass, order, _)| (*pass, *order));
     all.into_iter().map(|(_, _, a)| a).collect()
+}
+
+/// Each distinct character outside the small alphabet made its small-alphabet one (then `a`,
+/// then `0`) in every string argument at once, in pass 2: a function often compares its
+/// strings with each other (`sorensen_dice(a, b)` counts the bigrams they share), and renaming
+/// a character in one of them alone breaks what they share. Empty with fewer than two string
+/// arguments.
+fn renamed(args: &Args) -> Vec<(u8, Args)> {
+    let texts: Vec<usize> = (0..args.len()).filter(|&i| matches!(args[i], Value::Str(_))).collect();
+    let mut out = Vec::new();
+    if texts.len() < 2 {
+        return out;
+    }
+    let mut distinct: Vec<char> = Vec::new();
+    for &i in &texts {
+        if let Value::Str(s) = &args[i] {
+            for c in s.chars().filter(|c| !SMALL.contains(c)) {
+                if !distinct.contains(&c) {
+                    distinct.push(c);
+                }
+            }
+        }
+    }
+    for &c in &distinct {
+        for with in [small_of(c), 'a', '0'] {
+            let mut a = args.clone();
+            for &i in &texts {
+                if let Value::Str(s) = &args[i] {
+                    a[i] = Value::Str(s.chars().map(|x| if x == c { with } else { x }).collect());
+                }
+            }
+            if !out.iter().any(|(_, b)| *b == a) {
+                out.push((2, a));
+            }
+        }
+    }
+    out
 }
 
 /// The same share of every sequence argument (strings and lists) deleted at once, each in its

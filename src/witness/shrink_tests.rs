@@ -359,3 +359,43 @@ fn sequences_whose_lengths_are_coupled_shrink_together() {
     let w = shrunk(&params, &w, decode_to_slice(false), decode_to_slice(true));
     assert_eq!(w.input, vec![bytes(&[0, 0]), bytes(&[0])], "{:?}", w.input);
 }
+
+/// strsim's `sorensen_dice(a, b)`: 0 when either has fewer than 2 characters, else twice the
+/// bigrams they share over their bigram counts; the mutant's `a.len() <= 2` makes it 0 at 2.
+fn sorensen_dice(mutant: bool) -> impl FnMut(&Args) -> Outcome {
+    move |args: &Args| {
+        let (a, b) = (text(args, 0), text(args, 1));
+        if a == b {
+            return ok(1.0);
+        }
+        let short = if mutant { a.len() <= 2 } else { a.len() < 2 };
+        if short || b.len() < 2 {
+            return ok(0.0);
+        }
+        let bigrams = |s: &str| {
+            let cs: Vec<char> = s.chars().collect();
+            cs.windows(2).map(|w| (w[0], w[1])).collect::<Vec<_>>()
+        };
+        let mut rest = bigrams(&b);
+        let mut shared = 0;
+        for g in bigrams(&a) {
+            if let Some(k) = rest.iter().position(|x| *x == g) {
+                rest.remove(k);
+                shared += 1;
+            }
+        }
+        ok(2.0 * f64::from(shared) / (a.len() + b.len() - 2) as f64)
+    }
+}
+
+/// Strings compared with each other keep what they share: a character renamed in every string
+/// argument at once takes strsim's `[".c", ".ca"]` (a witness at the length bound 2) to
+/// `["aa", "aaa"]`, which renaming in one argument alone never reaches.
+#[test]
+fn strings_that_share_characters_are_renamed_together() {
+    let input = vec![Value::Str(".c".into()), Value::Str(".ca".into())];
+    let w = witness(input.clone(), sorensen_dice(false)(&input), sorensen_dice(true)(&input));
+    assert!(tells_apart(&w.original, &w.mutant));
+    let w = shrunk(&[Ty::Str, Ty::Str], &w, sorensen_dice(false), sorensen_dice(true));
+    assert_eq!((text(&w.input, 0), text(&w.input, 1)), ("aa".into(), "aaa".into()));
+}

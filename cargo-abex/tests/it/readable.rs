@@ -17,11 +17,12 @@ use crate::support;
 /// What a suggested test's comment says when shrinking settled.
 const SETTLED: &str = "no simpler input tells them apart";
 
-/// A length compared with a constant in a mutant's source: `s.len() > 64`, `n.chars().count()
-/// <= 3`, `64 < s.len()`.
+/// A length compared with a constant in a mutant's source, with the name whose length it is:
+/// `s.len() > 64`, `name.chars().count() <= 3`, `64 < s.len()`.
 static LENGTH_BOUND: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:len\(\)|count\(\))\s*(?:[<>]=?|[!=]=)\s*(\d+)|(\d+)\s*(?:[<>]=?|[!=]=)\s*\S+\.(?:len|count)\(\)")
-        .unwrap()
+    let len = r"(\w+)(?:\.chars\(\))?\.(?:len|count)\(\)";
+    let op = r"\s*(?:[<>]=?|[!=]=)\s*";
+    Regex::new(&format!(r"{len}{op}(\d+)|(\d+){op}{len}")).unwrap()
 });
 
 /// The strings of a JSON value.
@@ -75,10 +76,17 @@ pub fn unreadable(r: &Value) -> (Vec<String>, usize) {
                     ));
                 }
             }
-            let Some(k) = length_bound(m["original"].as_str().unwrap_or_default()) else {
+            let Some((name, k)) = length_bound(m["original"].as_str().unwrap_or_default()) else {
                 continue;
             };
-            if let [s] = strings.as_slice() {
+            // The argument of that name, else the only string argument.
+            let params = t["params"].as_array().cloned().unwrap_or_default();
+            let named = params.iter().position(|p| p["name"] == name.as_str());
+            let bounded: Vec<String> = match named {
+                Some(i) => w["input"][i].as_str().map(String::from).into_iter().collect(),
+                None => strings.clone(),
+            };
+            if let [s] = bounded.as_slice() {
                 let n = s.chars().count() as i128;
                 let one = s.chars().all(|c| s.starts_with(c));
                 if n >= 2 && ((n - k).abs() > 1 || !one) {
@@ -93,17 +101,22 @@ pub fn unreadable(r: &Value) -> (Vec<String>, usize) {
     (found, read)
 }
 
-/// The constant a length is compared with in `source`, when it is one.
-fn length_bound(source: &str) -> Option<i128> {
+/// What has its length compared with a constant in `source`, and the constant, when it is one.
+fn length_bound(source: &str) -> Option<(String, i128)> {
     let c = LENGTH_BOUND.captures(source)?;
-    c.get(1).or(c.get(2))?.as_str().parse().ok()
+    let (name, k) = match c.get(1) {
+        Some(name) => (name, c.get(2)?),
+        None => (c.get(4)?, c.get(3)?),
+    };
+    Some((name.as_str().to_string(), k.as_str().parse().ok()?))
 }
 
 #[test]
 fn length_bounds_are_read_from_a_mutants_source() {
-    assert_eq!(length_bound("s.chars().count() > 64"), Some(64));
-    assert_eq!(length_bound("part.len() > 1"), Some(1));
-    assert_eq!(length_bound("3 <= name.len()"), Some(3));
+    assert_eq!(length_bound("s.chars().count() > 64"), Some(("s".into(), 64)));
+    assert_eq!(length_bound("part.len() > 1"), Some(("part".into(), 1)));
+    assert_eq!(length_bound("a.len() < 2 || b.len() < 2"), Some(("a".into(), 2)));
+    assert_eq!(length_bound("3 <= name.len()"), Some(("name".into(), 3)));
     assert_eq!(length_bound("last < domain.len() - 1"), None);
 }
 
