@@ -310,8 +310,9 @@ fn prove(
         };
         // The simplest input that still tells them apart is the one the test is written on.
         let until = Some(witness::search_until(ctx.deadline));
-        let w =
+        let shrunk =
             witness::shrink(&params, &w, &mut original, mutant.as_mut(), until).map_err(exec)?;
+        let w = shrunk.witness;
         proven.searches.insert(m.n, (None, ms));
         let base = lab.test_name(d, &w);
         let through =
@@ -322,7 +323,7 @@ fn prove(
             escape_untypable(&stringify_input(&w.input)),
             m.mutant.description.replace('\n', " "),
             m.mutant.line,
-            untypable_note(&w.input),
+            unusual_note(&w.input, shrunk.settled),
         );
         // A test another survivor's witness already wrote (the same call, the same outcome,
         // the same need for the error's message) is checked once: it kills both or neither.
@@ -650,20 +651,35 @@ fn escape_untypable(text: &str) -> String {
         .collect()
 }
 
-/// Why a shrunk witness still holds characters a person would not type: nothing simpler tells
-/// the mutant apart (`; the input holds U+0000, a character people do not type: no simpler
-/// input tells them apart`); empty when it holds none.
-fn untypable_note(input: &crate::value::Args) -> String {
-    let odd = witness::untypable(input);
+/// Why a shrunk witness still holds characters outside printable ASCII: nothing simpler tells
+/// the mutant apart, when shrinking settled (`; the input holds U+0000, a character people do
+/// not type: no simpler input tells them apart`; `U+00E9, a character outside ASCII`), or it
+/// stopped first (`…: shrinking stopped before it tried every simpler input`); empty when it
+/// holds none. The untypable ones are named first.
+fn unusual_note(input: &crate::value::Args, settled: bool) -> String {
+    let untypable = witness::untypable(input);
+    let mut odd = untypable.clone();
+    for c in witness::unusual(input) {
+        if !odd.contains(&c) {
+            odd.push(c);
+        }
+    }
     if odd.is_empty() {
         return String::new();
     }
     let names: Vec<String> = odd.iter().map(|c| format!("U+{:04X}", u32::from(*c))).collect();
-    let what = if odd.len() == 1 { "a character" } else { "characters" };
-    format!(
-        "; the input holds {}, {what} people do not type: no simpler input tells them apart",
-        names.join(", ")
-    )
+    let what = match (odd.len(), untypable.len() == odd.len()) {
+        (1, true) => "a character people do not type",
+        (_, true) => "characters people do not type",
+        (1, false) => "a character outside ASCII",
+        (_, false) => "characters outside printable ASCII",
+    };
+    let why = if settled {
+        "no simpler input tells them apart"
+    } else {
+        "shrinking stopped before it tried every simpler input"
+    };
+    format!("; the input holds {}, {what}: {why}", names.join(", "))
 }
 
 #[cfg(test)]

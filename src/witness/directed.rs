@@ -17,6 +17,7 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 use super::archive::{past, tells_apart, CHUNK};
+use super::further;
 use super::tracker::{key, Tracker};
 use crate::exec::{Evaluate, ExecError, Fitness, ProbeEvaluate};
 use crate::inputs::avm::{self, Objective};
@@ -207,6 +208,9 @@ impl<'a> Directed<'a> {
         }
         let vars = moves::vars(self.params, &x);
         tries.extend(crate::inputs::steer::equalised(&x, &vars));
+        // A loop's later passes: masked on the first pass is often infected for nothing there.
+        tries.extend(further::further(self.params, &x));
+        tries.extend(further::spliced(self.params, &x));
         let fs = self.eval(&tries)?;
         let stop = self.budget.saturating_sub(AROUND);
         // The infected ones among them are walked first (the last pushed is expanded first).
@@ -239,6 +243,7 @@ impl<'a> Directed<'a> {
             for _ in 0..8 {
                 tries.extend(crate::inputs::args_neighbour(self.params, &x, rng));
             }
+            tries.extend(further::further(self.params, &x));
             let fs = self.eval(&tries)?;
             frontier
                 .extend(tries.into_iter().zip(fs).filter(|(_, f)| f.infected()).map(|(a, _)| a));

@@ -9,6 +9,7 @@
 
 mod archive;
 mod directed;
+mod further;
 mod random;
 mod seeds;
 mod shrink;
@@ -18,5 +19,7 @@ mod tracker;
 pub use archive::{from_inputs, known_inputs, moved_boundaries, tells_apart};
 pub use random::{differential, search_seed, search_until, Remembered, SEARCH_CAP};
 pub use seeds::{parse_int, Hints};
-pub use shrink::{shrink, typable, untypable, PRESENT_YEAR, SHRINK_CALLS, SHRINK_ENV};
+pub use shrink::{
+    shrink, typable, untypable, unusual, Shrunk, PRESENT_YEAR, SHRINK_CALLS, SHRINK_ENV,
+};
 pub use strategy::{directed_enabled, find, Found, Limits, Survivor, SEARCH_ENV};

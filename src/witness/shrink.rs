@@ -3,7 +3,9 @@
 //! docstring and call. Before the test is written, [`shrink`] looks for a simpler input that still
 //! tells the mutant from the original, as Hypothesis shrinks a failing example: the simplest
 //! moves first (an empty string or list, `0`, `None` for an optional value), then deleting blocks
-//! and elements, a string made one repeated character, plain ASCII for other characters,
+//! and elements (from every string and list argument at once too, for lengths a function
+//! needs coupled), a string made one repeated character, a character renamed in every string
+//! argument at once, plain ASCII for other characters,
 //! characters toward the small alphabet `a`, `0` and space, integers rounded and halved toward
 //! zero (a year beyond the present to the present), one step at a time last. A move is kept only
 //! when it makes the input strictly simpler ([`Measure`]: fewer characters and elements, then
@@ -19,6 +21,7 @@
 use std::time::Instant;
 
 use super::archive::{past, tells_apart};
+use super::further::gcd;
 use crate::exec::probe::Outcomes;
 use crate::exec::{Evaluate, ExecError, ProbeEvaluate};
 use crate::inputs::conforms;
@@ -41,6 +44,17 @@ const ELEMENTS: usize = 8;
 /// Single-character and single-element deletions tried at most per value.
 const DELETIONS: usize = 64;
 
+/// A witness after shrinking.
+#[derive(Clone, Debug)]
+pub struct Shrunk {
+    /// The simplest witness found, with `shrunk_from` set when it changed.
+    pub witness: Witness,
+    /// Whether every move from it was tried and none kept it a witness: what it still holds
+    /// (a character outside ASCII, a long string) no simpler input replaces. False when the
+    /// budget or the deadline stopped shrinking first, or it was off.
+    pub settled: bool,
+}
+
 /// Shrinks `w` (a witness of the mutant `mutant` against `original`, arguments typed by `params`)
 /// toward simpler values. Returns the simplest witness found (`w` itself when nothing simpler
 /// tells them apart), with `shrunk_from` set to the input found first when it changed.
@@ -50,9 +64,9 @@ pub fn shrink(
     original: &mut dyn Evaluate,
     mutant: &mut dyn ProbeEvaluate,
     until: Option<Instant>,
-) -> Result<Witness, ExecError> {
+) -> Result<Shrunk, ExecError> {
     if std::env::var(SHRINK_ENV).is_ok_and(|v| v.trim() == "off") {
-        return Ok(w.clone());
+        return Ok(Shrunk { witness: w.clone(), settled: false });
     }
     shrink_within(params, w, original, &mut Outcomes(mutant), SHRINK_CALLS, until)
 }
@@ -65,9 +79,10 @@ pub(super) fn shrink_within(
     mutant: &mut dyn Evaluate,
     budget: usize,
     until: Option<Instant>,
-) -> Result<Witness, ExecError> {
+) -> Result<Shrunk, ExecError> {
     let mut best = w.clone();
     let mut spent = 0;
+    let mut settled = false;
     'rounds: while spent < budget && !past(until) {
         let current = Measure::of_args(&best.input);
         let cands: Vec<Args> = candidates(params, &best.input)
@@ -79,6 +94,7 @@ pub(super) fn shrink_within(
             if room == 0 || past(until) {
                 break 'rounds;
             }
+            let whole = chunk.len() <= room;
             let chunk = &chunk[..chunk.len().min(room)];
             spent += chunk.len();
             let ms = mutant.evaluate(chunk)?;
@@ -90,13 +106,17 @@ pub(super) fn shrink_within(
                 best.mutant = ms[k].clone();
                 continue 'rounds;
             }
+            if !whole {
+                break 'rounds;
+            }
         }
+        settled = true;
         break;
     }
     if best.input != w.input {
         best.shrunk_from = Some(w.shrunk_from.clone().unwrap_or_else(|| w.input.clone()));
     }
-    Ok(best)
+    Ok(Shrunk { witness: best, settled })
 }
 
 /// Whether the outcomes `o` (original) and `m` (mutant) of a candidate still witness what `w`
@@ -229,29 +249,43 @@ fn small_of(c: char) -> char {
 
 /// The characters of `args`' strings a person would not type in a test, each once, in order:
 /// control and format characters, surrogates, private use and noncharacters (U+FFFF,
-/// U+10FFFF). A shrunk witness keeps one only when no simpler input tells the mutant apart.
+/// U+10FFFF). A settled shrunk witness keeps one only when no simpler input tells the mutant
+/// apart ([`Shrunk::settled`]).
 pub fn untypable(args: &Args) -> Vec<char> {
-    fn walk(v: &Value, out: &mut Vec<char>) {
-        match v {
-            Value::Str(s) => {
-                for c in s.chars().filter(|&c| !typable(c)) {
-                    if !out.contains(&c) {
-                        out.push(c);
-                    }
-                }
-            }
-            Value::List(xs) => xs.iter().for_each(|x| walk(x, out)),
-            Value::Map(es) => es.iter().for_each(|(k, x)| {
-                walk(&Value::Str(k.clone()), out);
-                walk(x, out);
-            }),
-            Value::Built { args, .. } => args.iter().for_each(|x| walk(x, out)),
-            _ => {}
+    chars_where(args, |c| !typable(c))
+}
+
+/// The characters of `args`' strings outside printable ASCII, each once, in order: what a
+/// suggested test's comment explains.
+pub fn unusual(args: &Args) -> Vec<char> {
+    chars_where(args, |c| !plain(c))
+}
+
+/// The characters of `args`' strings (map keys too) for which `pick` holds, each once, in order.
+fn chars_where(args: &Args, pick: impl Fn(char) -> bool) -> Vec<char> {
+    let mut out = Vec::new();
+    let mut strings = Vec::new();
+    args.iter().for_each(|v| strings_of(v, &mut strings));
+    for c in strings.iter().flat_map(|s| s.chars()).filter(|&c| pick(c)) {
+        if !out.contains(&c) {
+            out.push(c);
         }
     }
-    let mut out = Vec::new();
-    args.iter().for_each(|v| walk(v, &mut out));
     out
+}
+
+/// The strings of `v` (map keys too).
+fn strings_of(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Str(s) => out.push(s.clone()),
+        Value::List(xs) => xs.iter().for_each(|x| strings_of(x, out)),
+        Value::Map(es) => es.iter().for_each(|(k, x)| {
+            out.push(k.clone());
+            strings_of(x, out);
+        }),
+        Value::Built { args, .. } => args.iter().for_each(|x| strings_of(x, out)),
+        _ => {}
+    }
 }
 
 /// Whether a person types `c` in a test: not a control or format character, a surrogate, a
@@ -268,6 +302,19 @@ pub fn typable(c: char) -> bool {
 /// simplest value before any argument's finer moves).
 fn candidates(params: &[Ty], args: &Args) -> Vec<Args> {
     let mut all: Vec<(u8, usize, Args)> = Vec::new();
+    // Coupled deletions first within their pass: where lengths are coupled, every deletion from
+    // one argument fails, and running those first on every round spent the budget before the
+    // coupled ones ran (hex's witness stayed at 10 and 5 bytes).
+    for (pass, c) in coupled(args) {
+        if params.iter().zip(&c).all(|(ty, v)| conforms(ty, v)) {
+            all.push((pass, all.len(), c));
+        }
+    }
+    for (pass, c) in renamed(args) {
+        if params.iter().zip(&c).all(|(ty, v)| conforms(ty, v)) {
+            all.push((pass, all.len(), c));
+        }
+    }
     for (i, v) in args.iter().enumerate() {
         let ty = params.get(i).unwrap_or(&Ty::Any);
         for (pass, c) in simpler(ty, v, 0) {
@@ -280,6 +327,91 @@ fn candidates(params: &[Ty], args: &Args) -> Vec<Args> {
     }
     all.sort_by_key(|(pass, order, _)| (*pass, *order));
     all.into_iter().map(|(_, _, a)| a).collect()
+}
+
+/// Each distinct character outside the small alphabet made its small-alphabet one (then `a`,
+/// then `0`) in every string argument at once, in pass 2: a function often compares its
+/// strings with each other (`sorensen_dice(a, b)` counts the bigrams they share), and renaming
+/// a character in one of them alone breaks what they share. Empty with fewer than two string
+/// arguments.
+fn renamed(args: &Args) -> Vec<(u8, Args)> {
+    let texts: Vec<usize> = (0..args.len()).filter(|&i| matches!(args[i], Value::Str(_))).collect();
+    let mut out = Vec::new();
+    if texts.len() < 2 {
+        return out;
+    }
+    let mut distinct: Vec<char> = Vec::new();
+    for &i in &texts {
+        if let Value::Str(s) = &args[i] {
+            for c in s.chars().filter(|c| !SMALL.contains(c)) {
+                if !distinct.contains(&c) {
+                    distinct.push(c);
+                }
+            }
+        }
+    }
+    for &c in &distinct {
+        for with in [small_of(c), 'a', '0'] {
+            let mut a = args.clone();
+            for &i in &texts {
+                if let Value::Str(s) = &args[i] {
+                    a[i] = Value::Str(s.chars().map(|x| if x == c { with } else { x }).collect());
+                }
+            }
+            if !out.iter().any(|(_, b)| *b == a) {
+                out.push((2, a));
+            }
+        }
+    }
+    out
+}
+
+/// The same share of every sequence argument (strings and lists) deleted at once, each in its
+/// pass: a function often needs their lengths coupled (`decode_to_slice(data, out)` wants
+/// `out.len() == data.len() / 2`), and deleting from one at a time breaks that on every move.
+/// With `g` the greatest common divisor of their lengths, each is cut into `g` units of
+/// `len / g` elements; blocks of a half, a quarter, … of the units go from all of them at once
+/// (pass 0), then each single unit (pass 1), so the lengths keep their ratio. They are bold
+/// passes since size counts first in [`Measure`] and a round of smaller moves that fail costs
+/// the budget again after each kept one. Empty when fewer than two arguments are non-empty
+/// sequences, or their lengths have no common unit.
+fn coupled(args: &Args) -> Vec<(u8, Args)> {
+    let len = |v: &Value| match v {
+        Value::Str(s) => s.chars().count(),
+        Value::List(xs) => xs.len(),
+        _ => 0,
+    };
+    let seqs: Vec<usize> = (0..args.len()).filter(|&i| len(&args[i]) > 0).collect();
+    let g = seqs.iter().fold(0, |g, &i| gcd(g, len(&args[i])));
+    let mut out = Vec::new();
+    if seqs.len() < 2 || g < 2 {
+        return out;
+    }
+    // Units `from..to` deleted from every sequence argument.
+    let cut = |from: usize, to: usize| -> Args {
+        let mut a = args.clone();
+        for &i in &seqs {
+            let unit = len(&args[i]) / g;
+            let (lo, hi) = (from * unit, to * unit);
+            a[i] = match &args[i] {
+                Value::Str(s) => Value::Str(s.chars().take(lo).chain(s.chars().skip(hi)).collect()),
+                Value::List(xs) => Value::List([&xs[..lo], &xs[hi..]].concat()),
+                v => v.clone(),
+            };
+        }
+        a
+    };
+    let mut size = g / 2;
+    while size >= 2 {
+        for from in (0..g).step_by(size) {
+            out.push((0, cut(from, (from + size).min(g))));
+        }
+        size /= 2;
+    }
+    for from in 0..g.min(DELETIONS) {
+        out.push((1, cut(from, from + 1)));
+    }
+    out
 }
 
 /// Simpler values of `v` (of type `ty`), each with its pass: 0 the simplest value of its kind,

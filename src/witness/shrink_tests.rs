@@ -22,7 +22,9 @@ fn shrunk(
     mutant: impl FnMut(&Args) -> Outcome,
 ) -> Witness {
     let (mut o, mut m) = (FnEvaluator(original), FnEvaluator(mutant));
-    shrink_within(params, w, &mut o, &mut m, SHRINK_CALLS, None).unwrap()
+    let s = shrink_within(params, w, &mut o, &mut m, SHRINK_CALLS, None).unwrap();
+    assert!(s.settled, "the budget ran out: {:?}", s.witness);
+    s.witness
 }
 
 fn text(a: &Args, k: usize) -> String {
@@ -153,12 +155,16 @@ fn the_budget_bounds_the_calls() {
         let (mut o, mut m) = (FnEvaluator(counting), FnEvaluator(|_: &Args| ok(false)));
         shrink_within(&params, &w, &mut o, &mut m, 10, None).unwrap()
     };
+    assert!(!got.settled, "stopped by its budget");
+    let got = got.witness;
     assert_eq!(calls, 10);
     assert!(got.input[0].as_int().unwrap() < 1 << 40);
     // Past its deadline it runs nothing.
     let past = Some(Instant::now() - std::time::Duration::from_secs(1));
     let (mut o, mut m) = (FnEvaluator(|_: &Args| ok(true)), FnEvaluator(|_: &Args| ok(false)));
-    assert_eq!(shrink_within(&params, &w, &mut o, &mut m, 10, past).unwrap().input, w.input);
+    let stopped = shrink_within(&params, &w, &mut o, &mut m, 10, past).unwrap();
+    assert_eq!(stopped.witness.input, w.input);
+    assert!(!stopped.settled);
 }
 
 #[test]
@@ -234,7 +240,7 @@ fn an_integer_goes_toward_round_numbers() {
     let big = |a: &Args| ok(a[0].as_int().unwrap() >= 1000);
     let w = witness(vec![Value::Int(i128::from(i32::MAX))], ok(true), ok(false));
     let (mut o, mut m) = (FnEvaluator(big), FnEvaluator(|_: &Args| ok(false)));
-    let quick = shrink_within(&params, &w, &mut o, &mut m, 20, None).unwrap();
+    let quick = shrink_within(&params, &w, &mut o, &mut m, 20, None).unwrap().witness;
     let n = quick.input[0].as_int().unwrap();
     assert!((1000..=PRESENT_YEAR).contains(&n), "{n}");
     assert!(n.to_string().trim_end_matches('0').len() <= 2, "{n}");
@@ -299,4 +305,97 @@ fn an_untypable_character_stays_only_when_it_is_needed() {
     let w = shrunk(&[Ty::Str], &w, long, |_: &Args| ok(false));
     assert!(untypable(&w.input).is_empty(), "{:?}", w.input);
     assert!(typable('é') && typable(' ') && !typable('\u{10ffff}') && !typable('\u{200b}'));
+}
+
+/// hex's `decode_to_slice(data, out)`: `data` must have an even length and `out` half of it,
+/// else both the original and the mutant return the same length error. The mutant reports the
+/// first bad character's index as `2 + i` where the original says `2 * i`.
+fn decode_to_slice(mutant: bool) -> impl FnMut(&Args) -> Outcome {
+    move |a: &Args| {
+        let bytes = |k: usize| match &a[k] {
+            Value::List(xs) => xs.iter().map(|x| x.as_int().unwrap() as u8).collect::<Vec<u8>>(),
+            other => panic!("not a list: {other:?}"),
+        };
+        let (data, out) = (bytes(0), bytes(1));
+        if data.len() % 2 != 0 {
+            return error("FromHexError", "OddLength");
+        }
+        if data.len() / 2 != out.len() {
+            return error("FromHexError", "InvalidStringLength");
+        }
+        for i in 0..out.len() {
+            for k in [2 * i, 2 * i + 1] {
+                if !data[k].is_ascii_hexdigit() {
+                    let index = if mutant && k == 2 * i { 2 + i } else { k };
+                    return error("FromHexError", &format!("InvalidHexCharacter {index}"));
+                }
+            }
+        }
+        ok("()")
+    }
+}
+
+/// Arguments whose lengths are coupled shrink together: deleting from `data` alone or from
+/// `out` alone breaks `out.len() == data.len() / 2`, so the 26-byte witness found on hex
+/// 0.4.3 stayed as found; blocks deleted from both at once, in the same proportion, take it
+/// to 2 bytes and 1.
+#[test]
+fn sequences_whose_lengths_are_coupled_shrink_together() {
+    let bytes = |xs: &[i128]| Value::List(xs.iter().map(|&x| Value::Int(x)).collect());
+    let data = [0, 0, 0, 0, 0, 0, 0, 0, 254, 1, 2, 63, 199, 14, 14, 49, 14, 0, 7, 0, 253, 254, 7];
+    let data: Vec<i128> = data.iter().copied().chain([255, 133, 1]).collect();
+    let input = vec![bytes(&data), bytes(&[0, 0, 0, 0, 0, 0, 0, 0, 0, 254, 1, 0, 6])];
+    let w = witness(input.clone(), decode_to_slice(false)(&input), decode_to_slice(true)(&input));
+    assert!(tells_apart(&w.original, &w.mutant));
+    let byte_list = Ty::List { item: Box::new(Ty::int(8, false)) };
+    let params = [byte_list.clone(), byte_list];
+    let w = shrunk(&params, &w, decode_to_slice(false), decode_to_slice(true));
+    assert_eq!(w.input, vec![bytes(&[0, 0]), bytes(&[0])], "{:?}", w.input);
+    // The archive's witness of 20 and 10 random bytes: the deletions from one argument fail
+    // on every round, so the coupled ones go first (it stayed at 10 and 5 bytes otherwise).
+    let data = [1, 232, 232, 27, 52, 1, 78, 1, 12, 13, 29, 191, 0, 1, 108, 43, 108, 143, 108, 13];
+    let input = vec![bytes(&data), bytes(&[255, 1, 15, 13, 0, 1, 25, 69, 0, 10])];
+    let w = witness(input.clone(), decode_to_slice(false)(&input), decode_to_slice(true)(&input));
+    let w = shrunk(&params, &w, decode_to_slice(false), decode_to_slice(true));
+    assert_eq!(w.input, vec![bytes(&[0, 0]), bytes(&[0])], "{:?}", w.input);
+}
+
+/// strsim's `sorensen_dice(a, b)`: 0 when either has fewer than 2 characters, else twice the
+/// bigrams they share over their bigram counts; the mutant's `a.len() <= 2` makes it 0 at 2.
+fn sorensen_dice(mutant: bool) -> impl FnMut(&Args) -> Outcome {
+    move |args: &Args| {
+        let (a, b) = (text(args, 0), text(args, 1));
+        if a == b {
+            return ok(1.0);
+        }
+        let short = if mutant { a.len() <= 2 } else { a.len() < 2 };
+        if short || b.len() < 2 {
+            return ok(0.0);
+        }
+        let bigrams = |s: &str| {
+            let cs: Vec<char> = s.chars().collect();
+            cs.windows(2).map(|w| (w[0], w[1])).collect::<Vec<_>>()
+        };
+        let mut rest = bigrams(&b);
+        let mut shared = 0;
+        for g in bigrams(&a) {
+            if let Some(k) = rest.iter().position(|x| *x == g) {
+                rest.remove(k);
+                shared += 1;
+            }
+        }
+        ok(2.0 * f64::from(shared) / (a.len() + b.len() - 2) as f64)
+    }
+}
+
+/// Strings compared with each other keep what they share: a character renamed in every string
+/// argument at once takes strsim's `[".c", ".ca"]` (a witness at the length bound 2) to
+/// `["aa", "aaa"]`, which renaming in one argument alone never reaches.
+#[test]
+fn strings_that_share_characters_are_renamed_together() {
+    let input = vec![Value::Str(".c".into()), Value::Str(".ca".into())];
+    let w = witness(input.clone(), sorensen_dice(false)(&input), sorensen_dice(true)(&input));
+    assert!(tells_apart(&w.original, &w.mutant));
+    let w = shrunk(&[Ty::Str, Ty::Str], &w, sorensen_dice(false), sorensen_dice(true));
+    assert_eq!((text(&w.input, 0), text(&w.input, 1)), ("aa".into(), "aaa".into()));
 }

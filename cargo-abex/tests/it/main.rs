@@ -18,6 +18,7 @@ mod faults;
 mod github;
 mod interrupt;
 mod llm;
+mod readable;
 mod real_model;
 mod review_groups;
 mod types;

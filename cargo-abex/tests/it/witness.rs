@@ -337,6 +337,43 @@ fn witnesses_and_suggested_tests_on_the_demo_are_what_a_person_writes() {
     assert_eq!(witness_of("next_date", "replace `12` with `11`"), serde_json::json!([0, 11, 30]));
 }
 
+/// A site in a loop that shows only from its second pass, on arguments whose lengths are
+/// coupled (fixture `pairs`, hex 0.4.3's `decode_to_slice(data, out)`, issue 29): the index
+/// `val` reports, `2 * i` → `3 * i` (or `1 * i`), is infected on every call and masked while
+/// `i` is 0. Around a masked input the search grows `data` and `out` together and fills the
+/// first pass with a digit, so each of the four is witnessed on seeds 1 to 5 (they were
+/// reported "masked, probably equivalent"), at four bytes into two; the coupled shrink takes
+/// the other witnesses to two bytes into one.
+#[test]
+fn a_mutated_index_masked_on_the_first_pass_of_a_loop_is_witnessed_on_the_second() {
+    let bin = env!("CARGO_BIN_EXE_cargo-abex");
+    for seed in ["1", "2", "3", "4", "5"] {
+        let (_tmp, dir) = support::project("pairs");
+        let args = ["--offline", "--function", "src/lib.rs::decode_to_slice", "--seed", seed];
+        let (r, text) = support::abex_report(bin, &dir, &args);
+        let scaled: Vec<Value> = survivors(&r)
+            .into_iter()
+            .filter(|(_, original, _, _)| original == "2")
+            .map(|(_, _, _, m)| m)
+            .collect();
+        assert_eq!(scaled.len(), 4, "seed {seed}: {text}");
+        for m in scaled {
+            let w = &m["witness"];
+            assert!(w.is_object(), "seed {seed}: line {} unwitnessed: {m}", m["line"]);
+            let lengths: Vec<usize> =
+                (0..2).map(|k| w["input"][k].as_array().unwrap().len()).collect();
+            assert_eq!(lengths, [4, 2], "seed {seed}: {w}");
+        }
+        for (_, _, _, m) in survivors(&r) {
+            if let Some(input) = m["witness"]["input"].as_array() {
+                let data = input[0].as_array().unwrap().len();
+                assert_eq!(input[1].as_array().unwrap().len() * 2, data, "seed {seed}: {m}");
+                assert!(data <= 4, "seed {seed}: not shrunk: {m}");
+            }
+        }
+    }
+}
+
 /// String-shape guards, end to end (fixture `shapes`): every survivor behind
 /// `s.len() > 2 && s.starts_with('"') && s.ends_with('"')` and behind
 /// `s.starts_with('[') && s.ends_with(']') && s.len() >= 2` is witnessed on seeds 1 to 5, from

@@ -17,6 +17,9 @@ pub fn std_item(root: &str) -> Option<String> {
     if !no_std {
         return None;
     }
+    // `#![cfg_attr(not(feature = "std"), no_std)]`: `no_std` only where its predicate holds;
+    // elsewhere the crate has std in its prelude, and a second `std` would not build.
+    let only_when: Vec<String> = file.attrs.iter().filter_map(no_std_predicate).collect();
     let mut conditions = Vec::new();
     for item in &file.items {
         let Item::ExternCrate(e) = item else { continue };
@@ -35,10 +38,37 @@ pub fn std_item(root: &str) -> Option<String> {
         }
     }
     let head = "#[doc(hidden)]\n#[allow(unused_extern_crates)]\n";
-    Some(match conditions.as_slice() {
+    let mut all = Vec::new();
+    if !only_when.is_empty() && file.attrs.iter().all(|a| !is_plain_no_std(a)) {
+        all.push(format!("any({})", only_when.join(", ")));
+    }
+    if !conditions.is_empty() {
+        all.push(format!("not(any({}))", conditions.join(", ")));
+    }
+    Some(match all.as_slice() {
         [] => format!("\n{head}extern crate std;\n"),
-        some => format!("\n#[cfg(not(any({})))]\n{head}extern crate std;\n", some.join(", ")),
+        [one] => format!("\n#[cfg({one})]\n{head}extern crate std;\n"),
+        both => format!("\n#[cfg(all({}))]\n{head}extern crate std;\n", both.join(", ")),
     })
+}
+
+/// Whether `a` is a plain `#![no_std]`.
+fn is_plain_no_std(a: &Attribute) -> bool {
+    matches!(&a.meta, Meta::Path(p) if p.is_ident("no_std"))
+}
+
+/// The predicate of a `#![cfg_attr(PRED, …, no_std, …)]`, as text.
+fn no_std_predicate(a: &Attribute) -> Option<String> {
+    let Meta::List(l) = &a.meta else { return None };
+    if !l.path.is_ident("cfg_attr") {
+        return None;
+    }
+    let parts = l
+        .parse_args_with(syn::punctuated::Punctuated::<Meta, syn::Token![,]>::parse_terminated)
+        .ok()?;
+    let mut parts = parts.into_iter();
+    let predicate = parts.next()?;
+    parts.any(|m| m.path().is_ident("no_std")).then(|| predicate.to_token_stream().to_string())
 }
 
 /// The predicate of a `#[cfg(…)]` attribute, as text.
@@ -62,7 +92,18 @@ mod tests {
             "#![cfg_attr(not(feature = \"std\"), no_std)]\n#[cfg(feature = \"std\")]\nextern crate std;\n#[cfg(test)]\n#[macro_use]\nextern crate std as std;\nextern crate alloc;\n",
         )
         .unwrap();
-        assert!(gated.contains("#[cfg(not(any(feature = \"std\", test)))]"), "{gated}");
+        assert!(
+            gated.contains(
+                "#[cfg(all(any(not (feature = \"std\")), not(any(feature = \"std\", test))))]"
+            ),
+            "{gated}"
+        );
+        // shell-words 1.1.0: `no_std` without the `std` feature, and `extern crate core;` only.
+        let words = std_item(
+            "#![cfg_attr(not(feature = \"std\"), no_std)]\n#[cfg(feature = \"std\")]\nextern crate core;\n",
+        )
+        .unwrap();
+        assert!(words.contains("#[cfg(any(not (feature = \"std\")))]"), "{words}");
         assert_eq!(std_item("#![no_std]\nextern crate std;\n"), None);
         // `extern crate std as other;` binds another name: std still needs its own.
         assert!(std_item("#![no_std]\nextern crate std as other;\n").is_some());
