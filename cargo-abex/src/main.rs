@@ -190,7 +190,9 @@ enum Sub {
         /// The shards' `report.json` files.
         #[arg(required = true, value_name = "REPORT")]
         reports: Vec<PathBuf>,
-        /// Output folder for the merged `report.json`, `summary.md` and `mutation-report.json`.
+        /// Output folder for the merged report in every format a run writes: `report.json`,
+        /// `summary.md`, `report.html`, `suggested-tests.patch`, and when mutants were tested
+        /// `mutation-report.json`, `junit.xml` and `abex.sarif`.
         #[arg(long, default_value = ".abex/out", value_name = "DIR")]
         out: PathBuf,
     },
