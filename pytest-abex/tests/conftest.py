@@ -59,3 +59,14 @@ def thresholds(pytester):
             pytester.makepyfile(**{f.stem: f.read_text()})
     pytester.makeini("[pytest]\npythonpath = .\n")
     return pytester
+
+
+@pytest.fixture
+def dictkeys(pytester):
+    """A pytester folder holding ``projects/dictkeys`` (mutants behind guards on a dictionary's
+    keys), importable from its root."""
+    for f in (Path(__file__).parent / "projects" / "dictkeys").iterdir():
+        if f.suffix == ".py":
+            pytester.makepyfile(**{f.stem: f.read_text()})
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    return pytester

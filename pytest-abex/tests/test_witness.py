@@ -199,3 +199,33 @@ def test_a_traced_function_reports_each_comparison_at_its_closest_operands():
     assert trace.report() == {"cmps": [[1, "<", "9", "10"], [3, ">=", "24", "30"]]}, "y == 'a' and a chain are left out"
     trace.reset()
     assert g["f"](2.5, 1) == 0 and trace.report() == {"cmps": [[1, "<", "2.5", "10"]]}
+
+
+# The survivors of `retries` no input tells apart, on the line `if count > 10:`: `count >= 10`
+# and `count > 9` return 10 for a count of 10 either way (capped or as it is), and any other
+# count takes the same branch in both.
+DICT_EQUIVALENT = {("retries", ">", ">="), ("retries", "10", "9")}
+
+
+def test_mutants_behind_a_dictionary_s_keys_are_witnessed_on_every_seed(dictkeys):
+    for seed in range(1, 6):
+        args = ["-p", "no:cacheprovider", "--abex", "--abex-offline", "--abex-all",
+                "--abex-seed", str(seed)]
+        result = dictkeys.runpytest(*args)
+        result.assert_outcomes(passed=3)
+        rep = json.loads((dictkeys.path / ".abex" / "out" / "report.json").read_text())
+        found = list(survivors(rep))
+        assert len(found) >= 20, found
+        source = (dictkeys.path / "dictkeys.py").read_text().splitlines()
+        guard = next(i for i, line in enumerate(source, 1) if "if count > 10:" in line)
+        for f, m in found:
+            what = f"seed {seed}, {f}: {m['description']} at line {m['line']}"
+            key = (f, m["original"], m["replacement"])
+            if key in DICT_EQUIVALENT and m["line"] == guard:
+                assert m.get("witness") is None, what
+                assert m["unwitnessed"]["stage"] == "masked", what
+                continue
+            assert m.get("witness"), f"{what} has no witness: {m.get('unwitnessed')}"
+            assert m.get("suggested_test"), f"{what} has no suggested test"
+        witnessed = [m["witness"]["input"][0] for _, m in found if m.get("witness")]
+        assert any("timezone" in d for d in witnessed) and any("retries" in d for d in witnessed)

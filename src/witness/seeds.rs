@@ -98,7 +98,7 @@ pub fn parse_int(text: &str) -> Option<i128> {
 /// Inputs made from `base` with one variable set to a constant of `hints` each, or one string
 /// argument replaced by a string constant; at most [`MAX_SEEDS`].
 pub(super) fn from_constants(params: &[Ty], base: &Args, hints: &Hints) -> Vec<Args> {
-    let mut out = Vec::new();
+    let mut out = keyed(params, base, hints);
     let vars = moves::vars(params, base);
     // Round-robin over the constants, so that every variable gets the first (most
     // promising) ones before any gets the last.
@@ -140,6 +140,71 @@ pub(super) fn from_constants(params: &[Ty], base: &Args, hints: &Hints) -> Vec<A
             if fits && out.len() < MAX_SEEDS && base.get(i) != Some(&Value::Str(s.clone())) {
                 let mut a = base.clone();
                 a[i] = Value::Str(s.clone());
+                out.push(a);
+            }
+        }
+    }
+    out
+}
+
+/// How many inputs [`keyed`] makes at most.
+const MAX_KEYED: usize = 160;
+
+/// Inputs made from `base` with a string constant of `hints` put as a key into one dictionary
+/// argument (a `dict[str, V]`, or an unannotated argument that holds a dictionary), holding a value the constants suggest for its type: for text, the
+/// string constants, the integers as text and the one-character constants before them (`-15`:
+/// `"timezone" in matches` and `int(matches["timezone"][1:3]) > 14`); for integers, the
+/// integer constants and their neighbours (`config.get("retries")` and `count > 10`). A
+/// guard on a key a random dictionary never holds is otherwise never passed. At most
+/// [`MAX_KEYED`].
+fn keyed(params: &[Ty], base: &Args, hints: &Hints) -> Vec<Args> {
+    let keys: Vec<&str> =
+        hints.strs.iter().map(String::as_str).filter(|k| !k.is_empty()).take(8).collect();
+    let ints: Vec<i128> = hints
+        .ints
+        .iter()
+        .take(6)
+        .flat_map(|&k| [k, k.saturating_add(1), k.saturating_sub(1)])
+        .collect();
+    let mut texts: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+    texts.extend(ints.iter().map(i128::to_string));
+    let signs: Vec<&str> = keys.iter().copied().filter(|k| k.chars().count() == 1).collect();
+    for sign in signs.iter().take(2) {
+        for k in ints.iter().filter(|k| **k >= 0) {
+            texts.push(format!("{sign}{k:02}"));
+        }
+    }
+    let text_values = || texts.iter().map(|t| Value::Str(t.clone()));
+    let int_values = || ints.iter().map(|&k| Value::Int(k));
+    let mut out = Vec::new();
+    for (i, ty) in params.iter().enumerate() {
+        let values: Vec<Value> = match ty {
+            Ty::Map { key, value } if matches!(**key, Ty::Str | Ty::Any) => match &**value {
+                Ty::Str => text_values().collect(),
+                Ty::Int { .. } => int_values().collect(),
+                Ty::Any => int_values().chain(text_values()).collect(),
+                _ => Vec::new(),
+            },
+            // Unannotated: only where a dictionary already is (else it may take numbers).
+            Ty::Any if matches!(base.get(i), Some(Value::Map(_))) => {
+                int_values().chain(text_values()).collect()
+            }
+            _ => Vec::new(),
+        };
+        let entries = match base.get(i) {
+            Some(Value::Map(es)) => es.clone(),
+            _ => Vec::new(),
+        };
+        for key in &keys {
+            for v in &values {
+                if out.len() >= MAX_KEYED {
+                    return out;
+                }
+                let mut es: Vec<(String, Value)> =
+                    entries.iter().filter(|(k, _)| k != key).cloned().collect();
+                es.push((key.to_string(), v.clone()));
+                let mut a = base.clone();
+                a[i] = Value::Map(es);
                 out.push(a);
             }
         }
@@ -237,6 +302,35 @@ pub(super) fn plain(params: &[Ty]) -> Args {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dictionary_gets_the_keys_and_values_its_guards_name() {
+        let text = Ty::Map { key: Box::new(Ty::Str), value: Box::new(Ty::Str) };
+        let count = Ty::Map { key: Box::new(Ty::Str), value: Box::new(Ty::int(64, true)) };
+        let hints = Hints {
+            ints: vec![-1, 1, 3, 14, 10],
+            floats: vec![],
+            strs: vec!["timezone".into(), "-".into(), "retries".into()],
+        };
+        let empty = vec![Value::Map(vec![])];
+        let entry = |k: &str, v: Value| vec![Value::Map(vec![(k.to_string(), v)])];
+        let seeds = from_constants(&[text], &empty, &hints);
+        // `"timezone" in matches` and `int(matches["timezone"][1:3]) > 14`, with a sign.
+        for v in ["-14", "-15", "15"] {
+            let want = entry("timezone", Value::Str(v.into()));
+            assert!(seeds.contains(&want), "{v}: {seeds:?}");
+        }
+        let seeds = from_constants(&[count], &empty, &hints);
+        // `config.get("retries")` and `count > 10`.
+        for v in [10, 11] {
+            assert!(seeds.contains(&entry("retries", Value::Int(v))), "{v}: {seeds:?}");
+        }
+        // An unannotated argument gets keys only where a dictionary already is.
+        let plain = from_constants(&[Ty::Any], &vec![Value::Int(3)], &hints);
+        assert!(!plain.iter().any(|a| matches!(a[0], Value::Map(_))), "{plain:?}");
+        let dict = from_constants(&[Ty::Any], &empty, &hints);
+        assert!(dict.contains(&entry("retries", Value::Int(11))), "{dict:?}");
+    }
     use std::path::PathBuf;
 
     #[test]
