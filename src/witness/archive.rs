@@ -12,9 +12,31 @@ use crate::value::{Args, Outcome};
 
 /// Whether the original's outcome `original` and a mutant's `mutant` prove them different. A
 /// timeout on either side never does: whether a call finishes in time depends on the machine
-/// and its load, and a witness must hold on every run.
+/// and its load, and a witness must hold on every run. Nor do two errors of one type whose
+/// messages differ only in the operator they name (Python's `TypeError: '>' not supported
+/// between instances of 'str' and 'int'` against `'>='`, on an argument of the wrong type):
+/// that is the mutation showing through, not a behaviour a test would pin.
 pub fn tells_apart(original: &Outcome, mutant: &Outcome) -> bool {
-    original != mutant && *original != Outcome::Timeout && *mutant != Outcome::Timeout
+    original != mutant
+        && *original != Outcome::Timeout
+        && *mutant != Outcome::Timeout
+        && !only_the_operator_differs(original, mutant)
+}
+
+/// Whether `a` and `b` are errors of one type whose messages are the same but for the
+/// operators they name (`'>'`, `'>='`, `for +:`, `for -:`).
+fn only_the_operator_differs(a: &Outcome, b: &Outcome) -> bool {
+    static OPERATOR: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        let ops = r"(?:<=|>=|==|!=|<<|>>|//|\*\*|[<>+\-*/%&|^@~])";
+        regex::Regex::new(&format!(r"'{ops}'|for {ops}:|operand type\(s\) for {ops}"))
+            .expect("a valid pattern")
+    });
+    match (a, b) {
+        (Outcome::Error { ty: t, message: m }, Outcome::Error { ty: u, message: n }) if t == u => {
+            OPERATOR.replace_all(m, "<op>") == OPERATOR.replace_all(n, "<op>")
+        }
+        _ => false,
+    }
 }
 
 /// Whether an outcome is no panic: a witness where neither side panics gives a suggested test
@@ -117,6 +139,23 @@ pub(super) fn probed(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn errors_that_differ_only_in_the_operator_they_name_tell_nothing_apart() {
+        let e = |m: &str| Outcome::Error { ty: "TypeError".into(), message: m.into() };
+        let gt = e("'>' not supported between instances of 'str' and 'int'");
+        let ge = e("'>=' not supported between instances of 'str' and 'int'");
+        assert!(!tells_apart(&gt, &ge));
+        let plus = e("unsupported operand type(s) for +: 'int' and 'str'");
+        let minus = e("unsupported operand type(s) for -: 'int' and 'str'");
+        assert!(!tells_apart(&plus, &minus));
+        // Another type, another message or a value still does.
+        assert!(tells_apart(&gt, &e("'>' not supported between instances of 'str' and 'float'")));
+        assert!(tells_apart(&gt, &Outcome::Ok { value: "10".into() }));
+        let other =
+            Outcome::Error { ty: "ValueError".into(), message: "'>=' not supported".into() };
+        assert!(tells_apart(&ge, &other));
+    }
     use crate::exec::FnEvaluator;
     use crate::value::Value;
     use std::time::Duration;
