@@ -403,6 +403,29 @@ fn survivors_behind_string_shape_guards_are_witnessed_on_every_seed() {
     }
 }
 
+/// The optenum fixture: `in_bytes(unit, n)` matches an enum variant inside an `Option`
+/// (`Some(Unit::Mega) if n > 4096`, `Some(Unit::Kilo)`): on seeds 1 to 5 each of its 12
+/// survivors is witnessed with the variant its arm names (each a real gap, judged by hand:
+/// the bound, and the factors of the arms the tests never call).
+#[test]
+fn survivors_behind_an_enum_variant_inside_an_option_are_witnessed_on_every_seed() {
+    let bin = env!("CARGO_BIN_EXE_cargo-abex");
+    for seed in ["1", "2", "3", "4", "5"] {
+        let (_tmp, dir) = support::project("optenum");
+        let (r, text) = support::abex_report(bin, &dir, &["--offline", "--all", "--seed", seed]);
+        check_readable(&r, &text);
+        let all = survivors(&r);
+        assert_eq!(all.len(), 12, "seed {seed}: {text}");
+        for (function, original, replacement, m) in all {
+            let what = format!("seed {seed}: {function}: {original} -> {replacement}");
+            assert!(m["witness"].is_object(), "{what} unwitnessed: {m}");
+            let unit = m["witness"]["input"][0].to_string();
+            let arm = if m["line"] == 21 { "Unit::Kilo" } else { "Unit::Mega" };
+            assert!(unit.contains(arm), "{what}: {unit}");
+        }
+    }
+}
+
 /// The fields fixture: `allows(req, v)` with a requirement that only its parser builds
 /// (`Req::parse("0.0")`) and guards on its fields (`v.major != req.major`, `req.major > 0`,
 /// `minor > 0`, the left operand of `&&`). Its mutants differ only where the requirement's
