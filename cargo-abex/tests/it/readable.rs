@@ -13,6 +13,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use crate::support;
+use crate::witness::strings_in;
 
 /// What a suggested test's comment says when shrinking settled.
 const SETTLED: &str = "no simpler input tells them apart";
@@ -24,16 +25,6 @@ static LENGTH_BOUND: LazyLock<Regex> = LazyLock::new(|| {
     let op = r"\s*(?:[<>]=?|[!=]=)\s*";
     Regex::new(&format!(r"{len}{op}(\d+)|(\d+){op}{len}")).unwrap()
 });
-
-/// The strings of a JSON value.
-fn strings_in(v: &Value, out: &mut Vec<String>) {
-    match v {
-        Value::String(s) => out.push(s.clone()),
-        Value::Array(xs) => xs.iter().for_each(|x| strings_in(x, out)),
-        Value::Object(o) => o.values().for_each(|x| strings_in(x, out)),
-        _ => {}
-    }
-}
 
 /// What in report `r` a person would not write, one line each, and how many witnesses it read.
 pub fn unreadable(r: &Value) -> (Vec<String>, usize) {

@@ -275,7 +275,7 @@ fn a_gap_whose_original_panics_gets_a_should_panic_test() {
 }
 
 /// Every string inside a witness's input (recipes' arguments and lists included).
-fn strings_in(v: &Value, out: &mut Vec<String>) {
+pub(crate) fn strings_in(v: &Value, out: &mut Vec<String>) {
     match v {
         Value::String(s) => out.push(s.clone()),
         Value::Array(xs) => xs.iter().for_each(|x| strings_in(x, out)),

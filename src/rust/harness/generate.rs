@@ -855,9 +855,9 @@ fn own_error(rendered: &str) -> bool {
     ];
     let code =
         rendered.strip_prefix("error[").and_then(|rest| rest.split_once(']')).map(|(code, _)| code);
-    let between_branches = ["`if` and `else` have incompatible types", "incompatible types"]
-        .iter()
-        .any(|m| rendered.lines().next().is_some_and(|first| first.contains(m)));
+    // "`if` and `else` have incompatible types", "`match` arms have incompatible types".
+    let between_branches =
+        rendered.lines().next().is_some_and(|first| first.contains("incompatible types"));
     code.is_some_and(|c| OWN.contains(&c)) && !between_branches
 }
 
