@@ -14,7 +14,6 @@ A target with a ``patch`` calls that mutant of the function (:mod:`pytest_abex._
 way: a decorated one through its decorator, with the mutant's code swapped in for the call.
 """
 
-import asyncio
 import inspect
 
 from . import _patch, values
@@ -169,6 +168,11 @@ def target(t, mutant=None):
 
     call = run
     if t.get("is_async"):
+
+        # Imported here: asyncio takes longer to import than the rest of the worker, and
+        # every worker start (one per explored function's tracer, one per survivors' set)
+        # would pay for it.
+        import asyncio
 
         def call(*vals):
             result = run(*vals)
