@@ -172,7 +172,7 @@ impl<'a> PythonLab<'a> {
             let suite = selection::suite(front);
             let none = suite.is_empty() || selection::ran_none(front);
             let sets: Vec<Vec<PathBuf>> = if none { Vec::new() } else { vec![suite] };
-            selection::warm(place.clone(), work.path().join("warm"), sets)
+            selection::warm(place.clone(), work.path().join("warm"), sets, cfg.jobs)
         });
         Ok(PythonLab {
             front,

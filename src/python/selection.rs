@@ -124,24 +124,36 @@ impl RunnerPlace {
     }
 }
 
-/// Starts a runner for each of the distinct sets of test files `sets` and runs its traced
-/// baseline, on a thread (while the functions are explored), so that it is ready when the tests
-/// of mutants start. A runner that fails to start is left out: it is started again when needed,
-/// and the failure is reported then.
+/// Starts `copies` runners for each of the distinct sets of test files `sets` and runs their
+/// traced baselines, each on a thread of its own (while the functions are explored), so that
+/// the `jobs` runners the tests of mutants use are ready when those start: started one after
+/// another, each would cost an interpreter start, a collection and a baseline of its own. A
+/// runner that fails to start is left out: it is started again when needed, and the failure is
+/// reported then.
 pub fn warm(
     place: RunnerPlace,
     spec_prefix: PathBuf,
     sets: Vec<Vec<PathBuf>>,
+    copies: usize,
 ) -> JoinHandle<Vec<(Vec<PathBuf>, Runner)>> {
     std::thread::spawn(move || {
-        let mut out = Vec::new();
-        for (i, tests) in sets.into_iter().enumerate() {
-            let spec = spec_prefix.with_file_name(format!("warm-{i}.json"));
-            let Ok(mut runner) = place.start(&spec, &tests) else { continue };
-            if runner.baseline(&place.traced, BASELINE_LIMIT).is_ok() {
-                out.push((tests, runner));
-            }
-        }
-        out
+        let place = &place;
+        let started: Vec<_> = std::thread::scope(|s| {
+            let handles: Vec<_> = sets
+                .iter()
+                .enumerate()
+                .flat_map(|(i, tests)| (0..copies.max(1)).map(move |j| (i, j, tests)))
+                .map(|(i, j, tests)| {
+                    let spec = spec_prefix.with_file_name(format!("warm-{i}-{j}.json"));
+                    s.spawn(move || {
+                        let mut runner = place.start(&spec, tests).ok()?;
+                        runner.baseline(&place.traced, BASELINE_LIMIT).ok()?;
+                        Some((tests.clone(), runner))
+                    })
+                })
+                .collect();
+            handles.into_iter().filter_map(|h| h.join().ok().flatten()).collect()
+        });
+        started
     })
 }
