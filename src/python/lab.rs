@@ -116,6 +116,48 @@ fn not_reached(
     }
 }
 
+/// The explorer worker's targets: each of `driven` (worker id: its position), with the
+/// parameters `learnt` so far; then, when the threshold operator runs, each of them again with
+/// its original traced (worker id: `driven.len()` + its position), the tracer of a function
+/// that drives itself. One worker serves both: a traced target calls a copy of the function,
+/// the original stays as it is.
+fn explorer_specs(
+    front: &Selected,
+    scratch: &Path,
+    driven: &[usize],
+    learnt: &BTreeMap<usize, Option<Vec<Param>>>,
+) -> Vec<serde_json::Value> {
+    let learnt = |i: usize| learnt.get(&i).cloned().flatten();
+    let plain = driven
+        .iter()
+        .map(|&i| worker::target(&front.project, &front.chosen[i], learnt(i).as_deref()));
+    let traced = driven
+        .iter()
+        .filter(|_| crate::explore::thresholds_enabled())
+        .map(|&i| traced_spec(front, scratch, i, i, learnt(i).as_deref()));
+    plain.chain(traced).collect()
+}
+
+/// The worker's target that calls `driver` (with `learnt` parameters) with target `i`'s
+/// original traced: its own source as the patch, see `pytest_abex/_trace.py`.
+fn traced_spec(
+    front: &Selected,
+    scratch: &Path,
+    i: usize,
+    driver: usize,
+    learnt: Option<&[Param]>,
+) -> serde_json::Value {
+    let mut t = worker::target(&front.project, &front.chosen[driver], learnt);
+    let pf = &front.project.files[front.chosen[i].file];
+    let f = &pf.fns[front.chosen[i].func];
+    let file = scratch.join(&pf.rel);
+    let mut p = Patch::of_function(&pf.module, &f.qualname, file, &pf.text, f.byte_span, &pf.text);
+    p.role = f.role();
+    t["patch"] = serde_json::to_value(p).unwrap_or_default();
+    t["trace"] = serde_json::json!(true);
+    t
+}
+
 fn write(path: &Path, text: &str) -> Result<(), PythonError> {
     std::fs::write(path, text)
         .map_err(|source| PythonError::Io { path: path.to_path_buf(), source })
@@ -145,8 +187,7 @@ impl<'a> PythonLab<'a> {
         let sys_path = worker::sys_path(project, &scratch);
         let targets: Vec<_> = front.chosen.iter().map(|c| c.target.clone()).collect();
         let driven = unit.callable(&targets);
-        let specs: Vec<serde_json::Value> =
-            driven.iter().map(|&i| worker::target(project, &front.chosen[i], None)).collect();
+        let specs = explorer_specs(front, &scratch, &driven, &BTreeMap::new());
         let spec_file = work.path().join("worker.json");
         let explorer =
             worker::start(&python, cfg.call_timeout, &scratch, &spec_file, &specs, &sys_path)
@@ -256,15 +297,7 @@ impl<'a> PythonLab<'a> {
 
     /// Starts the explorer's worker again with the parameters learnt so far.
     fn restart_explorer(&mut self) -> Result<(), PythonError> {
-        let project = &self.front.project;
-        let specs: Vec<serde_json::Value> = self
-            .driven
-            .iter()
-            .map(|&i| {
-                let learnt = self.learnt.get(&i).cloned().flatten();
-                worker::target(project, &self.front.chosen[i], learnt.as_deref())
-            })
-            .collect();
+        let specs = explorer_specs(self.front, &self.place.scratch, &self.driven, &self.learnt);
         let w = self.worker("worker.json", &specs)?;
         *self.explorer.borrow_mut() = w;
         Ok(())
@@ -633,19 +666,17 @@ impl Lab for PythonLab<'_> {
         i: usize,
         driver: usize,
     ) -> Result<Option<Box<dyn ProbeEvaluate>>, RunError> {
-        // A worker of its own: `driver` called with target `i`'s original traced (its own
-        // source as the patch, see `pytest_abex/_trace.py`).
+        // A function that drives itself is traced by the explorer's worker (see
+        // `explorer_specs`): no interpreter to start and no project to import again.
+        if i == driver {
+            if let Some(k) = self.driven.iter().position(|&d| d == i) {
+                let id = self.driven.len() + k;
+                return Ok(Some(Box::new(SharedWorker { worker: self.explorer.clone(), id })));
+            }
+        }
+        // One driven through a caller: a worker of its own.
         let learnt = self.learnt.get(&driver).cloned().flatten();
-        let mut t =
-            worker::target(&self.front.project, &self.front.chosen[driver], learnt.as_deref());
-        let pf = &self.front.project.files[self.front.chosen[i].file];
-        let f = &pf.fns[self.front.chosen[i].func];
-        let file = self.place.scratch.join(&pf.rel);
-        let mut p =
-            Patch::of_function(&pf.module, &f.qualname, file, &pf.text, f.byte_span, &pf.text);
-        p.role = f.role();
-        t["patch"] = serde_json::to_value(p).unwrap_or_default();
-        t["trace"] = serde_json::json!(true);
+        let t = traced_spec(self.front, &self.place.scratch, i, driver, learnt.as_deref());
         let w = self.worker("tracer.json", &[t]).map_err(front_err)?;
         Ok(Some(Box::new(SharedWorker { worker: Rc::new(RefCell::new(w)), id: 0 })))
     }
