@@ -291,9 +291,10 @@ pub trait Lab {
     /// An evaluator of target `i` with mutant `n` active, in probe mode where the language can
     /// probe it (its site reports reach and infection, see `crate::witness`).
     fn mutant(&mut self, i: usize, n: u32) -> Result<Box<dyn ProbeEvaluate>, RunError>;
-    /// Called before the witness search of target `i`'s `survivors` (a lab may start one
-    /// worker for all of them).
-    fn prepare_witnesses(&mut self, _i: usize, _survivors: &[u32]) -> Result<(), RunError> {
+    /// Called once before the witness searches of a unit, with each function that is called
+    /// (a target, or the caller that drives it) and the survivors searched through it: a lab
+    /// may start one worker for all of them.
+    fn prepare_witnesses(&mut self, _groups: &[(usize, Vec<u32>)]) -> Result<(), RunError> {
         Ok(())
     }
     /// The ways of writing a test that calls target `i` on the witness `w` and asserts the

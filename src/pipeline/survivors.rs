@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::context::Ctx;
 use super::error::{unless_cut, RunError};
-use super::front::{Lab, Numbered, Suggestion, Tested, Unit, Verdict};
+use super::front::{FrontEnd, Lab, Numbered, Suggestion, Tested, Unit, Verdict};
 use crate::archive::Pair;
 use crate::event::Event;
 use crate::report::{
@@ -96,6 +96,22 @@ pub(crate) fn analyse(
     on_event(Event::Proving { package: &unit.name, survivors });
     let mut proven: Vec<Proven> = vec![Proven::default(); unit.targets.len()];
     let mut taken = BTreeSet::new();
+    // Every survivor searched, by the function called: one worker can serve them all.
+    let mut groups: Vec<(usize, Vec<u32>)> = Vec::new();
+    for &i in unit.targets.iter().filter(|i| reach.contains_key(i)) {
+        let Some(d) = driver(ctx, lab, i) else { continue };
+        // What the tests taught of its parameters goes into the worker's spec: learnt now.
+        lab.params(d);
+        let mine = mutants.iter().filter(|m| m.target == i).filter(survived).map(|m| m.n);
+        match groups.iter_mut().find(|(g, _)| *g == d) {
+            Some((_, ns)) => ns.extend(mine),
+            None => groups.push((d, mine.collect())),
+        }
+    }
+    groups.retain(|(_, ns)| !ns.is_empty());
+    if !groups.is_empty() {
+        lab.prepare_witnesses(&groups)?;
+    }
     for (k, &i) in unit.targets.iter().enumerate() {
         let mine: Vec<&Numbered> =
             mutants.iter().filter(|m| m.target == i).filter(survived).collect();
@@ -234,15 +250,9 @@ fn prove(
     if survivors.is_empty() {
         return Ok(proven);
     }
-    // The function that is called: the target itself, or the caller that drives it.
-    let driver = match &target.drive {
-        Drive::Supported => Some(i),
-        Drive::Via { .. } => front.vehicle(i),
-        Drive::Unsupported { .. } => None,
-    };
-    let Some(d) = driver.filter(|&d| lab.uncallable(d).is_none()) else {
+    let Some(d) = driver(ctx, lab, i) else {
         // Not proven either way: what abex cannot call, it says so (never "possibly equivalent").
-        let reason = driver
+        let reason = called(front, i)
             .and_then(|d| lab.uncallable(d))
             .map(|u| u.reason)
             .or_else(|| target.drive.reason().map(str::to_string))
@@ -265,8 +275,6 @@ fn prove(
     // Distinct explored inputs with their original outcomes, strongest boundaries first.
     let known = witness::known_inputs(elites);
     let params = super::exploration::driven_types(front, lab, d);
-    let numbers: Vec<u32> = survivors.iter().map(|m| m.n).collect();
-    lab.prepare_witnesses(d, &numbers)?;
     let mut original = lab.evaluator(d)?;
     let mut original = witness::Remembered::new(original.as_mut());
     // One seed per function: its searches try the same inputs, the original's run once.
@@ -354,6 +362,21 @@ fn prove(
         proven.witnesses.insert(m.n, w);
     }
     Ok(proven)
+}
+
+/// The function that is called to reach target `i`: the target itself, or the caller that
+/// drives it.
+fn called(front: &dyn FrontEnd, i: usize) -> Option<usize> {
+    match &front.targets()[i].drive {
+        Drive::Supported => Some(i),
+        Drive::Via { .. } => front.vehicle(i),
+        Drive::Unsupported { .. } => None,
+    }
+}
+
+/// The function called to search target `i`'s witnesses ([`called`]), when `lab` can call it.
+fn driver(ctx: &Ctx<'_>, lab: &dyn Lab, i: usize) -> Option<usize> {
+    called(ctx.front, i).filter(|&d| lab.uncallable(d).is_none())
 }
 
 /// Whether the tests written for witnesses `a` and `b` are the same test: the same input, the

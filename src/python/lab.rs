@@ -44,6 +44,13 @@ struct Reach {
     timeout: Duration,
 }
 
+/// The worker that calls survivors for their witnesses.
+struct Witnesses {
+    /// The (function called, survivor) of each of its targets, in worker-id order.
+    called: Vec<(usize, u32)>,
+    worker: Rc<RefCell<Worker>>,
+}
+
 /// One Python project's scratch copy, workers and runners.
 pub struct PythonLab<'a> {
     front: &'a Selected,
@@ -59,8 +66,8 @@ pub struct PythonLab<'a> {
     runners: Runners,
     warming: Option<JoinHandle<Runners>>,
     reach: BTreeMap<usize, Reach>,
-    /// The worker over the survivors of one target: (target, survivors in worker-id order).
-    witnesses: Option<(usize, Vec<u32>, Rc<RefCell<Worker>>)>,
+    /// The worker over the unit's survivors.
+    witnesses: Option<Witnesses>,
     /// Test files that do not collect in the runner (left out), with the error; and whether
     /// the user was told.
     dropped: BTreeMap<String, (String, bool)>,
@@ -682,31 +689,34 @@ impl Lab for PythonLab<'_> {
     }
 
     fn mutant(&mut self, i: usize, n: u32) -> Result<Box<dyn ProbeEvaluate>, RunError> {
-        if !self.witnesses.as_ref().is_some_and(|(t, s, _)| *t == i && s.contains(&n)) {
-            self.prepare_witnesses(i, &[n])?;
+        if !self.witnesses.as_ref().is_some_and(|w| w.called.contains(&(i, n))) {
+            self.prepare_witnesses(&[(i, vec![n])])?;
         }
-        let (_, survivors, worker) = self.witnesses.as_ref().expect("prepared above");
-        let id = survivors.iter().position(|&s| s == n).unwrap_or(usize::MAX);
-        Ok(Box::new(SharedWorker { worker: worker.clone(), id }))
+        let w = self.witnesses.as_ref().expect("prepared above");
+        let id = w.called.iter().position(|&c| c == (i, n)).unwrap_or(usize::MAX);
+        Ok(Box::new(SharedWorker { worker: w.worker.clone(), id }))
     }
 
-    fn prepare_witnesses(&mut self, i: usize, survivors: &[u32]) -> Result<(), RunError> {
-        // One worker calls every survivor: target `k` is the `k`-th survivor's mutant.
-        let c = &self.front.chosen[i];
-        let with_patches: Vec<serde_json::Value> = survivors
-            .iter()
-            .filter_map(|n| self.mutants.iter().find(|m| m.n == *n))
-            .map(|m| {
-                let learnt = self.learnt.get(&i).cloned().flatten();
+    fn prepare_witnesses(&mut self, groups: &[(usize, Vec<u32>)]) -> Result<(), RunError> {
+        // One worker calls every survivor of the unit (one interpreter start and one import
+        // of the project, not one per function): its target `k` is the `k`-th (function
+        // called, survivor)'s mutant.
+        let mut called = Vec::new();
+        let mut with_patches = Vec::new();
+        for (i, survivors) in groups {
+            let c = &self.front.chosen[*i];
+            let learnt = self.learnt.get(i).cloned().flatten();
+            for m in survivors.iter().filter_map(|n| self.mutants.iter().find(|m| m.n == *n)) {
                 let mut t = worker::target(&self.front.project, c, learnt.as_deref());
                 t["patch"] = serde_json::to_value(self.patch_of(m)).unwrap_or_default();
                 // Probe mode: the worker instruments the mutant's site (reach, infection).
                 t["probe"] = serde_json::json!(crate::witness::directed_enabled());
-                t
-            })
-            .collect();
+                called.push((*i, m.n));
+                with_patches.push(t);
+            }
+        }
         let w = self.worker("mutants.json", &with_patches).map_err(front_err)?;
-        self.witnesses = Some((i, survivors.to_vec(), Rc::new(RefCell::new(w))));
+        self.witnesses = Some(Witnesses { called, worker: Rc::new(RefCell::new(w)) });
         Ok(())
     }
 
