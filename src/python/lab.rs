@@ -123,6 +123,52 @@ fn not_reached(
     }
 }
 
+/// What a runner does with one mutant: `None` when the run was interrupted (no result).
+type Job<'j, T> = dyn Fn(&mut Runner, &Patch) -> Result<Option<T>, RunnerError> + Sync + 'j;
+
+/// Runs `job` on each of `work`'s mutants, spread over `runners`, one thread each (runner `j`
+/// takes every `runners.len()`-th mutant from the `j`-th); `heard` hears each result as it
+/// comes, on this thread. No mutant starts once `stop` says so, nor after an interrupted run.
+/// Returns the first runner's error, if any (after every thread ended).
+fn spread<T: Send>(
+    runners: &mut [Runner],
+    work: &[(u32, Patch)],
+    job: &Job<'_, T>,
+    stop: &(dyn Fn() -> bool + Sync),
+    heard: &mut dyn FnMut(u32, T),
+) -> Result<(), RunnerError> {
+    let jobs = runners.len().max(1);
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let handles: Vec<_> = runners
+            .iter_mut()
+            .enumerate()
+            .map(|(j, r)| {
+                let tx = tx.clone();
+                s.spawn(move || {
+                    for (n, patch) in work.iter().skip(j).step_by(jobs) {
+                        if stop() {
+                            break;
+                        }
+                        let Some(t) = job(r, patch)? else { break };
+                        if tx.send((*n, t)).is_err() {
+                            break;
+                        }
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        drop(tx);
+        for (n, t) in rx {
+            heard(n, t);
+        }
+        handles.into_iter().try_for_each(|h| {
+            h.join().unwrap_or_else(|_| Err(RunnerError::Broken("a runner thread panicked".into())))
+        })
+    })
+}
+
 /// The explorer worker's targets: each of `driven` (worker id: its position), with the
 /// parameters `learnt` so far; then, when the threshold operator runs, each of them again with
 /// its original traced (worker id: `driven.len()` + its position), the tracer of a function
@@ -412,46 +458,18 @@ impl<'a> PythonLab<'a> {
         let past =
             move || deadline.is_some_and(|d| Instant::now() >= d) || crate::interrupt::stopped();
         let flaky = &self.flaky;
-        let outs: Vec<Result<(), RunnerError>> = std::thread::scope(|s| {
-            let (tx, rx) = std::sync::mpsc::channel();
-            let handles: Vec<_> = runners
-                .iter_mut()
-                .enumerate()
-                .map(|(j, r)| {
-                    let (patches, tx) = (&patches, tx.clone());
-                    s.spawn(move || {
-                        for (n, patch) in patches.iter().skip(j).step_by(jobs) {
-                            if past() {
-                                break;
-                            }
-                            let first = r.run(Some(patch), timeout, false)?;
-                            let t = tested(&flaky.settle(r, patch, first, timeout)?);
-                            // A run the interruption killed is no result.
-                            if crate::interrupt::stopped() || tx.send((*n, t)).is_err() {
-                                break;
-                            }
-                        }
-                        Ok(())
-                    })
-                })
-                .collect();
-            drop(tx);
-            // Each result is heard as it comes, on this thread.
-            for (n, t) in rx {
-                on_result(n, &t);
-                results.insert(n, t);
-            }
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        Err(RunnerError::Broken("a runner thread panicked".into()))
-                    })
-                })
-                .collect()
+        let job = |r: &mut Runner, patch: &Patch| {
+            let first = r.run(Some(patch), timeout, false)?;
+            let t = tested(&flaky.settle(r, patch, first, timeout)?);
+            // A run the interruption killed is no result.
+            Ok((!crate::interrupt::stopped()).then_some(t))
+        };
+        let out = spread(&mut runners, &patches, &job, &past, &mut |n, t| {
+            on_result(n, &t);
+            results.insert(n, t);
         });
         if !crate::interrupt::stopped() {
-            outs.into_iter().collect::<Result<(), _>>()?;
+            out?;
         }
         // Every runner is kept for the next function with the same tests.
         for r in runners {
@@ -502,17 +520,30 @@ impl<'a> PythonLab<'a> {
         let uncollected =
             base.status == "fail" && base.failed.is_empty() && !base.detail.is_empty();
         let mut killed_by: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+        let mut pool = vec![runner];
+        let mut out = Ok(());
         if !uncollected && base.status != "timeout" {
-            for &n in survivors {
-                let Some(m) = self.mutants.iter().find(|m| m.n == n) else { continue };
-                let patch = self.patch_of(m);
-                let r = runner.run_files(Some(&patch), timeout, &files)?;
-                killed_by.insert(n, r.failed);
+            // The function's runners share the survivors, as they share its mutants.
+            while kept.is_some() && pool.len() < self.cfg.jobs.clamp(1, survivors.len().max(1)) {
+                let Some(k) = self.runners.iter().position(|(t, _)| *t == tests) else { break };
+                pool.push(self.runners.swap_remove(k).1);
             }
+            let patches: Vec<(u32, Patch)> = survivors
+                .iter()
+                .filter_map(|&n| self.mutants.iter().find(|m| m.n == n))
+                .map(|m| (m.n, self.patch_of(m)))
+                .collect();
+            let job = |r: &mut Runner, patch: &Patch| {
+                Ok(Some(r.run_files(Some(patch), timeout, &files)?.failed))
+            };
+            out = spread(&mut pool, &patches, &job, &|| false, &mut |n, failed| {
+                killed_by.insert(n, failed);
+            });
         }
         if kept.is_some() {
-            self.runners.push((tests, runner));
+            self.runners.extend(pool.into_iter().map(|r| (tests.clone(), r)));
         }
+        out?;
         let _ = std::fs::remove_file(self.place.scratch.join(&file));
         if uncollected && mine.len() > 1 {
             for s in mine {

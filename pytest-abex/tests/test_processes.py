@@ -1,0 +1,107 @@
+"""The processes a run starts (issue 30: `pytest --abex` at most 0.4 times mutmut 3's cost).
+
+An interpreter start and an import of the project cost more than the calls a function's
+exploration makes, so a run starts as few as it can: one worker explores every function and
+traces their originals, one worker calls the survivors of every function, the `jobs` runners
+start side by side while the functions are explored, and the runners share the checks of the
+suggested tests as they share the mutants. Counted here, never timed: each interpreter that
+starts logs its command line (a ``sitecustomize`` on ``PYTHONPATH``), each runner that collects
+a suggested test logs its process (the project's ``conftest.py``).
+"""
+
+import json
+
+import pytest
+
+from test_plugin import PRICING, TESTS
+
+SHIPPING = '''
+
+def shipping_cost(weight: float, express: bool) -> float:
+    base = 4.99 if weight <= 2.0 else 4.99 + (weight - 2.0) * 1.5
+    return base * 2 if express else base
+'''
+
+# Far from the boundaries, as test_plugin's TESTS are: both functions keep survivors that a
+# witness proves.
+SHIPPING_TESTS = '''
+from pricing import shipping_cost
+
+
+def test_a_light_parcel():
+    assert shipping_cost(1.0, False) == 4.99
+'''
+
+# Logs the command line of every abex worker and runner that starts.
+SITECUSTOMIZE = '''
+import os
+import sys
+
+argv = getattr(sys, "orig_argv", sys.argv)
+if any(a in ("pytest_abex.worker", "pytest_abex.runner") for a in argv) and os.environ.get("ABEX_TEST_STARTS"):
+    with open(os.environ["ABEX_TEST_STARTS"], "a") as f:
+        f.write("\\t".join(argv) + "\\n")
+'''
+
+# Logs the process that collects a file of suggested tests, and the file: a runner's parent
+# collects it once, before its first check.
+CONFTEST = '''
+import os
+
+
+def pytest_itemcollected(item):
+    if "test_abex_suggested" in item.nodeid and os.environ.get("ABEX_TEST_CHECKS"):
+        with open(os.environ["ABEX_TEST_CHECKS"], "a") as f:
+            f.write(f"{item.path.name} {os.getpid()}\\n")
+'''
+
+
+@pytest.fixture
+def run(pytester, monkeypatch, tmp_path):
+    pytester.makepyfile(
+        pricing=PRICING + SHIPPING, test_pricing=TESTS, test_shipping=SHIPPING_TESTS, conftest=CONFTEST
+    )
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(SITECUSTOMIZE)
+    monkeypatch.setenv("PYTHONPATH", str(site))
+    starts, checks = tmp_path / "starts.log", tmp_path / "checks.log"
+    monkeypatch.setenv("ABEX_TEST_STARTS", str(starts))
+    monkeypatch.setenv("ABEX_TEST_CHECKS", str(checks))
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "--abex", "--abex-offline", "--abex-jobs", "2",
+        "--abex-function", "pricing.py::bulk_discount", "--abex-function", "pricing.py::shipping_cost",
+    )
+    result.assert_outcomes(passed=2)
+    report = json.loads((pytester.path / ".abex" / "out" / "report.json").read_text())
+    lines = starts.read_text().splitlines() if starts.exists() else []
+    started = [line.split("\t") for line in lines]
+    collected = {}
+    for line in checks.read_text().splitlines() if checks.exists() else []:
+        file, pid = line.split()
+        collected.setdefault(file, set()).add(pid)
+    return report, started, collected
+
+
+def _specs(started, module):
+    """The spec files' names of the processes of ``module`` that started."""
+    return sorted(argv[-1].rsplit("/", 1)[-1] for argv in started if module in argv)
+
+
+def test_one_worker_explores_and_traces_every_function_and_one_calls_every_survivor(run):
+    report, started, _ = run
+    witnessed = {t["name"]: t["mutation"]["counts"]["witnessed"] for t in report["targets"]}
+    assert witnessed["bulk_discount"] > 0 and witnessed["shipping_cost"] > 0, witnessed
+    # Before: a tracer worker per explored function, and a survivors' worker per function.
+    assert _specs(started, "pytest_abex.worker") == ["mutants.json", "worker.json"], started
+
+
+def test_the_jobs_runners_start_ahead_and_share_the_checks_of_the_suggested_tests(run):
+    report, started, collected = run
+    assert any(t["mutation"]["suggested_tests"] for t in report["targets"]), report["targets"]
+    # Both warmed while the functions were explored (before: the second started when the
+    # mutants' tests did), and no other runner started.
+    assert _specs(started, "pytest_abex.runner") == ["warm-0-0.json", "warm-0-1.json"], started
+    # Each function's suggested tests were checked by both (before: by one runner, in turn).
+    assert collected and all(len(pids) == 2 for pids in collected.values()), collected
