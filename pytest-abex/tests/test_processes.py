@@ -2,7 +2,8 @@
 
 An interpreter start and an import of the project cost more than the calls a function's
 exploration makes, so a run starts as few as it can: one worker explores every function and
-traces their originals, one worker calls the survivors of every function, the `jobs` runners
+traces their originals, one worker calls the survivors of every function, the session's own
+process describes the interpreter for the results cache, the `jobs` runners
 start side by side while the functions are explored, and the runners share the checks of the
 suggested tests as they share the mutants. Counted here, never timed: each interpreter that
 starts logs its command line (a ``sitecustomize`` on ``PYTHONPATH``), each runner that collects
@@ -32,15 +33,16 @@ def test_a_light_parcel():
     assert shipping_cost(1.0, False) == 4.99
 '''
 
-# Logs the command line of every abex worker and runner that starts.
+# Logs the command line of every interpreter that starts.
 SITECUSTOMIZE = '''
+import json
 import os
 import sys
 
 argv = getattr(sys, "orig_argv", sys.argv)
-if any(a in ("pytest_abex.worker", "pytest_abex.runner") for a in argv) and os.environ.get("ABEX_TEST_STARTS"):
+if os.environ.get("ABEX_TEST_STARTS"):
     with open(os.environ["ABEX_TEST_STARTS"], "a") as f:
-        f.write("\\t".join(argv) + "\\n")
+        f.write(json.dumps(argv) + "\\n")
 '''
 
 # Logs the process that collects a file of suggested tests, and the file: a runner's parent
@@ -76,7 +78,7 @@ def run(pytester, monkeypatch, tmp_path):
     result.assert_outcomes(passed=2)
     report = json.loads((pytester.path / ".abex" / "out" / "report.json").read_text())
     lines = starts.read_text().splitlines() if starts.exists() else []
-    started = [line.split("\t") for line in lines]
+    started = [json.loads(line) for line in lines]
     collected = {}
     for line in checks.read_text().splitlines() if checks.exists() else []:
         file, pid = line.split()
@@ -95,6 +97,9 @@ def test_one_worker_explores_and_traces_every_function_and_one_calls_every_survi
     assert witnessed["bulk_discount"] > 0 and witnessed["shipping_cost"] > 0, witnessed
     # Before: a tracer worker per explored function, and a survivors' worker per function.
     assert _specs(started, "pytest_abex.worker") == ["mutants.json", "worker.json"], started
+    # The results cache's key names the interpreter's packages, read in the session's process
+    # (before: an interpreter started to print them).
+    assert not [argv for argv in started if "-c" in argv], started
 
 
 def test_the_jobs_runners_start_ahead_and_share_the_checks_of_the_suggested_tests(run):

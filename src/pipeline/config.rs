@@ -105,6 +105,9 @@ pub struct PythonOptions {
     pub python: PathBuf,
     /// How the user's pytest session ran its tests.
     pub session: PytestSession,
+    /// The interpreter's version and installed distributions (a key of the results cache), as
+    /// the plugin read them in its own process; `None`: asked of the interpreter.
+    pub interpreter: Option<String>,
 }
 
 /// How the user's pytest session ran its tests (`pytest_abex.suite`), for the inner runner to

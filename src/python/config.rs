@@ -61,6 +61,9 @@ pub struct PyRunConfig {
     pub suite: PytestSession,
     /// The settings the project's files set (see the module documentation).
     pub project: Vec<FromFile>,
+    /// The interpreter's version and installed distributions, read by the plugin in the
+    /// session's process (`pytest_abex.plugin._interpreter`): no interpreter starts to say it.
+    pub interpreter: Option<String>,
 }
 
 /// One setting from one of the project's files, as the plugin read it.
@@ -190,6 +193,7 @@ impl PyRunConfig {
             root: root.clone(),
             python,
             session: self.suite,
+            interpreter: self.interpreter,
         }));
         cfg.selection = if !self.functions.is_empty() {
             Selection::Functions(self.functions)

@@ -29,7 +29,8 @@ pub struct PythonFront {
     /// configuration ([`python_input`]), the tests the session ran and how it selected them
     /// ([`selection::fingerprint`]), and the environment the interpreter reads.
     project_fp: String,
-    /// The interpreter's version and installed distributions, asked once when a key needs it.
+    /// The interpreter's version and installed distributions: the plugin's, else asked of the
+    /// interpreter once when a key needs it.
     interpreter: std::sync::OnceLock<String>,
 }
 
@@ -71,7 +72,8 @@ const PYTHON_ENV: [&str; 9] = [
     "PYTEST_DISABLE_PLUGIN_AUTOLOAD",
 ];
 
-/// Prints the interpreter's version and every installed distribution with its version.
+/// Prints the interpreter's version and every installed distribution with its version (what
+/// `pytest_abex.plugin._interpreter` gives in the session's own process).
 const DESCRIBE_INTERPRETER: &str = "import sys, importlib.metadata as m\n\
 print(sys.version)\n\
 print(sorted(f\"{d.metadata['Name']}=={d.version}\" for d in m.distributions()))";
@@ -98,7 +100,11 @@ impl PythonFront {
         let project_fp = crate::cache::key(&[files.as_bytes(), tests.as_bytes(), env.as_bytes()]);
         let sel =
             Selected { project, chosen, python: opts.python.clone(), session: session.clone() };
-        Ok(PythonFront { sel, choice, project_fp, interpreter: std::sync::OnceLock::new() })
+        let interpreter = std::sync::OnceLock::new();
+        if let Some(described) = &opts.interpreter {
+            let _ = interpreter.set(described.clone());
+        }
+        Ok(PythonFront { sel, choice, project_fp, interpreter })
     }
 }
 

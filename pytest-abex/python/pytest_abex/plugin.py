@@ -317,6 +317,16 @@ if hasattr(signal, "SIGHUP"):
     _SIGNALS["SIGHUP"] = signal.SIGHUP
 
 
+def _interpreter():
+    """This interpreter's version and installed distributions, for the results cache's key: the
+    text the core would otherwise start the interpreter to print (``DESCRIBE_INTERPRETER`` in
+    ``src/python/front.rs``)."""
+    import importlib.metadata as m
+
+    names = sorted(f"{d.metadata['Name']}=={d.version}" for d in m.distributions())
+    return f"{sys.version}\n{names}\n"
+
+
 def pytest_sessionfinish(session, exitstatus):
     config = session.config
     if not _enabled(config) or _is_xdist_worker(config) or config.option.collectonly:
@@ -335,6 +345,7 @@ def pytest_sessionfinish(session, exitstatus):
         "suite": suite.settings(session, config.stash.get(_REPORTED, None)),
         "out": _setting(config, "--abex-out", "abex_out", str, None),
         "project": [],
+        "interpreter": _interpreter(),
     }
     settings["llm"] = _model_settings(config, settings["project"])
     # What the user did not set is left to the core's defaults (the same as `cargo abex`'s);
