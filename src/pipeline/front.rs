@@ -339,6 +339,11 @@ pub trait Lab {
     fn parametrises(&self) -> bool {
         false
     }
+    /// Tells the lab that `suggestions` (one target's, as its witness search left them) will
+    /// be checked against `survivors`: a lab may start running them now, while the next
+    /// target's witnesses are searched; [`Lab::check`] of the same tests then gives what it
+    /// found.
+    fn check_soon(&mut self, _suggestions: &[Suggestion], _survivors: &[u32]) {}
     /// Compiles and runs `suggestions` on the original and on `survivors`: each one's
     /// [`Verdict`] (why it failed, or the survivors it kills). A suggestion left unrun (the
     /// time budget, no build holding its survivors) is absent.

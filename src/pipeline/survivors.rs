@@ -127,6 +127,10 @@ pub(crate) fn analyse(
         }
         proven[k] = prove(ctx, lab, i, &elites[k], &mine, &mut taken)?;
         proven[k].settled = true;
+        if !proven[k].suggestions.is_empty() && !ctx.past_deadline() {
+            let witnessed: Vec<u32> = proven[k].witnesses.keys().copied().collect();
+            lab.check_soon(&proven[k].suggestions, &witnessed);
+        }
         if crate::interrupt::requested().is_some() {
             return Err(RunError::Interrupted);
         }

@@ -79,6 +79,11 @@ pub struct PythonLab<'a> {
     learnt: BTreeMap<usize, Option<Vec<Param>>>,
     /// Which tests fail on the original too (they kill no mutant).
     flaky: Flaky,
+    /// The check of one function's suggested tests running in the background
+    /// ([`Lab::check_soon`]), with the runners it took.
+    checking: Option<Checking>,
+    /// What background checks found, until [`Lab::check`] asks.
+    checked: Vec<(CheckPlan, Found)>,
 }
 
 fn front_err(e: impl Into<PythonError>) -> RunError {
@@ -211,6 +216,13 @@ fn traced_spec(
     t
 }
 
+impl Drop for PythonLab<'_> {
+    /// A check still running in the background ends before the lab's folder goes.
+    fn drop(&mut self) {
+        self.settle_checking();
+    }
+}
+
 fn write(path: &Path, text: &str) -> Result<(), PythonError> {
     std::fs::write(path, text)
         .map_err(|source| PythonError::Io { path: path.to_path_buf(), source })
@@ -286,6 +298,8 @@ impl<'a> PythonLab<'a> {
             unloaded: RefCell::new(None),
             learnt: BTreeMap::new(),
             flaky: Flaky::default(),
+            checking: None,
+            checked: Vec::new(),
         })
     }
 
@@ -358,6 +372,7 @@ impl<'a> PythonLab<'a> {
 
     /// The runner of `tests` kept from an earlier function, or a new one.
     fn runner(&mut self, tests: &[PathBuf], spec: &Path) -> Result<(Runner, bool), RunnerError> {
+        self.settle_checking();
         if let Some(h) = self.warming.take() {
             self.runners.extend(h.join().unwrap_or_default());
         }
@@ -479,10 +494,63 @@ impl<'a> PythonLab<'a> {
         Ok(())
     }
 
+    /// What checking target `i`'s suggested tests `mine` against its `survivors` needs: their
+    /// text and the file it goes in (in the scratch copy, named after its content: a runner
+    /// collects a file once, and imports it as a module of that name, so a later round's tests
+    /// of the same function need a new name), the function's test files and time limit, and
+    /// each survivor's patch.
+    fn check_plan(&self, i: usize, mine: &[&Suggestion], survivors: &[u32]) -> CheckPlan {
+        let c = &self.front.chosen[i];
+        let f = &self.front.project.files[c.file].fns[c.func];
+        let text: Vec<&str> = mine.iter().map(|s| s.code.as_str()).collect();
+        let text = text.join("\n\n");
+        let file = PathBuf::from(format!(
+            "test_abex_suggested_{}_{}.py",
+            f.name.to_lowercase().trim_start_matches('_'),
+            &crate::cache::key(&[text.as_bytes()])[..8]
+        ));
+        let patches = survivors
+            .iter()
+            .filter_map(|&n| self.mutants.iter().find(|m| m.n == n))
+            .map(|m| (m.n, self.patch_of(m)))
+            .collect();
+        CheckPlan {
+            target: i,
+            file,
+            text,
+            tests: self.reach.get(&i).map(|r| r.files.clone()).unwrap_or_default(),
+            timeout: self.reach.get(&i).map_or(Duration::from_secs(5), |r| r.timeout),
+            patches,
+        }
+    }
+
+    /// The runners of the function's tests (`tests`) a check uses: up to `jobs`, taken from
+    /// those kept (none when none is kept).
+    fn take_runners(&mut self, tests: &[PathBuf], survivors: usize) -> Vec<Runner> {
+        let mut pool = Vec::new();
+        while pool.len() < self.cfg.jobs.clamp(1, survivors.max(1)) {
+            let Some(k) = self.runners.iter().position(|(t, _)| t == tests) else { break };
+            pool.push(self.runners.swap_remove(k).1);
+        }
+        pool
+    }
+
+    /// Waits for the check started in the background ([`Lab::check_soon`]), keeps what it
+    /// found and takes its runners back.
+    fn settle_checking(&mut self) {
+        let Some((plan, handle)) = self.checking.take() else { return };
+        let (pool, found) = handle.join().unwrap_or_else(|_| {
+            (Vec::new(), Err(RunnerError::Broken("a check thread panicked".into())))
+        });
+        self.runners.extend(pool.into_iter().map(|r| (plan.tests.clone(), r)));
+        self.checked.push((plan, found));
+    }
+
     /// Runs the suggested tests of target `i` on the original and on its `survivors`, all in
     /// one file: each one's verdict. A file that does not collect (a model-written test that
     /// imports what is not there) is checked again one test at a time, so that only the tests
-    /// that break it are lost.
+    /// that break it are lost. What a background check ([`Lab::check_soon`]) found of the same
+    /// tests and survivors is used, not run again.
     fn check_target(
         &mut self,
         i: usize,
@@ -490,67 +558,38 @@ impl<'a> PythonLab<'a> {
         survivors: &[u32],
         verdicts: &mut BTreeMap<String, Verdict>,
     ) -> Result<(), PythonError> {
-        let front = self.front;
-        let c = &front.chosen[i];
-        let pf = &front.project.files[c.file];
-        let f = &pf.fns[c.func];
-        let text: Vec<&str> = mine.iter().map(|s| s.code.as_str()).collect();
-        let text = text.join("\n\n");
-        // Named after its content: a runner collects a file once (and imports it as a module
-        // of that name), so a later round's tests of the same function need a new name.
-        let file = PathBuf::from(format!(
-            "test_abex_suggested_{}_{}.py",
-            f.name.to_lowercase().trim_start_matches('_'),
-            &crate::cache::key(&[text.as_bytes()])[..8]
-        ));
-        write(&self.place.scratch.join(&file), &text)?;
-        let spec = self.work.path().join("suggested.json");
-        let files = [file.clone()];
-        let tests = self.reach.get(&i).map(|r| r.files.clone()).unwrap_or_default();
-        let timeout = self.reach.get(&i).map_or(Duration::from_secs(5), |r| r.timeout);
-        // The runner of the function's tests collects the file in its forks; without one, a
-        // runner of the file alone.
-        let kept = self.runners.iter().position(|(t, _)| *t == tests);
-        let mut runner = match kept {
-            Some(k) => self.runners.swap_remove(k).1,
-            None => self.place.start_files(&spec, &files)?,
-        };
-        let node = |name: &str| format!("{}::{name}", file.display());
-        let base = runner.run_files(None, timeout, &files)?;
-        let uncollected =
-            base.status == "fail" && base.failed.is_empty() && !base.detail.is_empty();
-        let mut killed_by: BTreeMap<u32, Vec<String>> = BTreeMap::new();
-        let mut pool = vec![runner];
-        let mut out = Ok(());
-        if !uncollected && base.status != "timeout" {
-            // The function's runners share the survivors, as they share its mutants.
-            while kept.is_some() && pool.len() < self.cfg.jobs.clamp(1, survivors.len().max(1)) {
-                let Some(k) = self.runners.iter().position(|(t, _)| *t == tests) else { break };
-                pool.push(self.runners.swap_remove(k).1);
+        self.settle_checking();
+        let plan = self.check_plan(i, mine, survivors);
+        let same = |(p, _): &(CheckPlan, _)| p.same(&plan);
+        let found = match self.checked.iter().position(same) {
+            Some(k) => self.checked.swap_remove(k).1,
+            None => {
+                // The runners of the function's tests collect the file in their parents;
+                // without one, a runner of the file alone.
+                let mut pool = self.take_runners(&plan.tests, survivors.len());
+                let kept = !pool.is_empty();
+                if !kept {
+                    // It collects the file as it starts.
+                    write(&self.place.scratch.join(&plan.file), &plan.text)?;
+                    let spec = self.work.path().join("suggested.json");
+                    pool.push(self.place.start_files(&spec, std::slice::from_ref(&plan.file))?);
+                }
+                let found = plan.run(&mut pool, &self.place.scratch);
+                if kept {
+                    self.runners.extend(pool.into_iter().map(|r| (plan.tests.clone(), r)));
+                }
+                found?
             }
-            let patches: Vec<(u32, Patch)> = survivors
-                .iter()
-                .filter_map(|&n| self.mutants.iter().find(|m| m.n == n))
-                .map(|m| (m.n, self.patch_of(m)))
-                .collect();
-            let job = |r: &mut Runner, patch: &Patch| {
-                Ok(Some(r.run_files(Some(patch), timeout, &files)?.failed))
-            };
-            out = spread(&mut pool, &patches, &job, &|| false, &mut |n, failed| {
-                killed_by.insert(n, failed);
-            });
-        }
-        if kept.is_some() {
-            self.runners.extend(pool.into_iter().map(|r| (tests.clone(), r)));
-        }
-        out?;
-        let _ = std::fs::remove_file(self.place.scratch.join(&file));
+        };
+        let (base, killed_by) = found?;
+        let uncollected = uncollected(&base);
         if uncollected && mine.len() > 1 {
             for s in mine {
                 self.check_target(i, std::slice::from_ref(s), survivors, verdicts)?;
             }
             return Ok(());
         }
+        let node = |name: &str| format!("{}::{name}", plan.file.display());
         for s in mine {
             let id = node(&s.name);
             // A parametrised test's cases are `id[…]`: one failing case fails the test.
@@ -576,6 +615,70 @@ impl<'a> PythonLab<'a> {
         }
         Ok(())
     }
+
+    /// The function each mutant mutates, by number.
+    fn mutated(&self) -> BTreeMap<u32, usize> {
+        self.mutants.iter().map(|m| (m.n, m.target)).collect()
+    }
+}
+
+/// What one check of suggested tests found: the run on the original, and per survivor the
+/// tests that failed on it.
+type Found = Result<(RunResult, BTreeMap<u32, Vec<String>>), RunnerError>;
+
+/// A check running on a thread: its plan, and the thread, which gives back its runners.
+type Checking = (CheckPlan, JoinHandle<(Vec<Runner>, Found)>);
+
+/// One function's suggested tests to check (see [`PythonLab::check_plan`]).
+#[derive(Clone)]
+struct CheckPlan {
+    target: usize,
+    file: PathBuf,
+    text: String,
+    tests: Vec<PathBuf>,
+    timeout: Duration,
+    patches: Vec<(u32, Patch)>,
+}
+
+impl CheckPlan {
+    /// Whether `other` checks the same tests against the same survivors.
+    fn same(&self, other: &CheckPlan) -> bool {
+        let survivors = |p: &CheckPlan| p.patches.iter().map(|(n, _)| *n).collect::<Vec<_>>();
+        self.target == other.target
+            && self.file == other.file
+            && survivors(self) == survivors(other)
+    }
+
+    /// Writes the file into `scratch` and runs it ([`CheckPlan::run_written`]); removes the
+    /// file afterwards.
+    fn run(&self, pool: &mut [Runner], scratch: &Path) -> Result<Found, PythonError> {
+        write(&scratch.join(&self.file), &self.text)?;
+        let found = self.run_written(pool);
+        let _ = std::fs::remove_file(scratch.join(&self.file));
+        Ok(found)
+    }
+
+    /// Runs the file on the original, then, unless it does not collect or runs past its time
+    /// limit, on each survivor, the survivors shared among `pool` as the mutants are.
+    fn run_written(&self, pool: &mut [Runner]) -> Found {
+        let files = std::slice::from_ref(&self.file);
+        let base = pool[0].run_files(None, self.timeout, files)?;
+        let mut killed_by = BTreeMap::new();
+        if !uncollected(&base) && base.status != "timeout" {
+            let job = |r: &mut Runner, patch: &Patch| {
+                Ok(Some(r.run_files(Some(patch), self.timeout, files)?.failed))
+            };
+            spread(pool, &self.patches, &job, &|| false, &mut |n, failed| {
+                killed_by.insert(n, failed);
+            })?;
+        }
+        Ok((base, killed_by))
+    }
+}
+
+/// Whether a run of suggested tests says their file does not collect.
+fn uncollected(base: &RunResult) -> bool {
+    base.status == "fail" && base.failed.is_empty() && !base.detail.is_empty()
 }
 
 impl Lab for PythonLab<'_> {
@@ -590,6 +693,7 @@ impl Lab for PythonLab<'_> {
         let mut got = None;
         if seeds::wanted(f) {
             // The warmed runners' baselines recorded what the tests pass.
+            self.settle_checking();
             if let Some(h) = self.warming.take() {
                 self.runners.extend(h.join().unwrap_or_default());
             }
@@ -788,7 +892,7 @@ impl Lab for PythonLab<'_> {
     ) -> Result<BTreeMap<String, Verdict>, RunError> {
         // Grouped by the function the survivors mutate (a suggested test may call another
         // function, the one that drives it): its tests are checked against its own survivors.
-        let targets: BTreeMap<u32, usize> = self.mutants.iter().map(|m| (m.n, m.target)).collect();
+        let targets = self.mutated();
         let mutated = |n: u32| targets.get(&n).copied();
         let mut order: Vec<usize> = suggestions.iter().filter_map(|s| mutated(s.mutant)).collect();
         order.dedup();
@@ -804,6 +908,34 @@ impl Lab for PythonLab<'_> {
             self.check_target(i, &mine, &own, &mut kills).map_err(front_err)?;
         }
         Ok(kills)
+    }
+
+    fn check_soon(&mut self, suggestions: &[Suggestion], survivors: &[u32]) {
+        // One function's tests, whose runners are free: they run on a thread of their own
+        // while the next function's witnesses are searched (on the survivors' worker).
+        let targets = self.mutated();
+        let Some(&i) = suggestions.first().and_then(|s| targets.get(&s.mutant)) else { return };
+        if suggestions.iter().any(|s| targets.get(&s.mutant) != Some(&i)) || self.past_deadline() {
+            return;
+        }
+        self.settle_checking();
+        let own: Vec<u32> =
+            survivors.iter().copied().filter(|n| targets.get(n) == Some(&i)).collect();
+        let mine: Vec<&Suggestion> = suggestions.iter().collect();
+        let plan = self.check_plan(i, &mine, &own);
+        let mut pool = self.take_runners(&plan.tests, own.len());
+        if pool.is_empty() {
+            return;
+        }
+        let (work, scratch) = (plan.clone(), self.place.scratch.clone());
+        let handle = std::thread::spawn(move || {
+            // A file that cannot be written: the check runs again, and says so, when asked.
+            let found = work
+                .run(&mut pool, &scratch)
+                .unwrap_or_else(|e| Err(RunnerError::Broken(e.to_string())));
+            (pool, found)
+        });
+        self.checking = Some((plan, handle));
     }
 
     fn add(&mut self, fresh: &[Numbered]) -> Result<(), RunError> {
