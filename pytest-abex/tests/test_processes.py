@@ -45,16 +45,26 @@ if os.environ.get("ABEX_TEST_STARTS"):
         f.write(json.dumps(argv) + "\\n")
 '''
 
-# Logs the process that collects a file of suggested tests, and the file: a runner's parent
-# collects it once, before its first check.
+# Logs the process that collects a file of suggested tests, and the file (a runner's parent
+# collects it once, before its first check); and each run of a suggested test.
 CONFTEST = '''
 import os
 
 
-def pytest_itemcollected(item):
-    if "test_abex_suggested" in item.nodeid and os.environ.get("ABEX_TEST_CHECKS"):
+def _log(line):
+    if os.environ.get("ABEX_TEST_CHECKS"):
         with open(os.environ["ABEX_TEST_CHECKS"], "a") as f:
-            f.write(f"{item.path.name} {os.getpid()}\\n")
+            f.write(line + "\\n")
+
+
+def pytest_itemcollected(item):
+    if "test_abex_suggested" in item.nodeid:
+        _log(f"collected {item.path.name} {os.getpid()}")
+
+
+def pytest_runtest_logstart(nodeid, location):
+    if "test_abex_suggested" in nodeid:
+        _log(f"ran {nodeid} -")
 '''
 
 
@@ -79,11 +89,14 @@ def run(pytester, monkeypatch, tmp_path):
     report = json.loads((pytester.path / ".abex" / "out" / "report.json").read_text())
     lines = starts.read_text().splitlines() if starts.exists() else []
     started = [json.loads(line) for line in lines]
-    collected = {}
+    collected, ran = {}, {}
     for line in checks.read_text().splitlines() if checks.exists() else []:
-        file, pid = line.split()
-        collected.setdefault(file, set()).add(pid)
-    return report, started, collected
+        what, name, pid = line.split()
+        if what == "collected":
+            collected.setdefault(name, set()).add(pid)
+        else:
+            ran[name] = ran.get(name, 0) + 1
+    return report, started, (collected, ran)
 
 
 def _specs(started, module):
@@ -103,10 +116,21 @@ def test_one_worker_explores_and_traces_every_function_and_one_calls_every_survi
 
 
 def test_the_jobs_runners_start_ahead_and_share_the_checks_of_the_suggested_tests(run):
-    report, started, collected = run
+    report, started, (collected, _) = run
     assert any(t["mutation"]["suggested_tests"] for t in report["targets"]), report["targets"]
     # Both warmed while the functions were explored (before: the second started when the
     # mutants' tests did), and no other runner started.
     assert _specs(started, "pytest_abex.runner") == ["warm-0-0.json", "warm-0-1.json"], started
     # Each function's suggested tests were checked by both (before: by one runner, in turn).
     assert collected and all(len(pids) == 2 for pids in collected.values()), collected
+
+
+def test_each_suggested_test_runs_once_on_the_original_and_once_on_each_survivor(run):
+    # The checks that start while the next function's witnesses are searched are read, not
+    # run again.
+    report, _, (_, ran) = run
+    witnessed = {t["name"]: t["mutation"]["counts"]["witnessed"] for t in report["targets"]}
+    assert ran, ran
+    for nodeid, runs in ran.items():
+        function = next(f for f in witnessed if f"test_abex_suggested_{f}_" in nodeid)
+        assert runs == 1 + witnessed[function], (nodeid, runs, witnessed)
