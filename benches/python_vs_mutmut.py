@@ -67,7 +67,10 @@ def main(argv):
         abex_per = (full - plain) / tested
 
         cfg = m / "setup.cfg"
-        section = f"\n[mutmut]\nsource_paths = {module.split('.')[0]}/\n"
+        package = module.split(".")[0]
+        # A src layout (src/PACKAGE) is mutated from src/, the flat one from PACKAGE/.
+        source = "src/" if (m / "src" / package).is_dir() else f"{package}/"
+        section = f"\n[mutmut]\nsource_paths = {source}\n"
         cfg.write_text((cfg.read_text() if cfg.exists() else "") + section)
         patterns = [f"{module}.x_{f}__mutmut_*" for f in functions]
         wall, out = timed([py, "-m", "mutmut", "run", "--max-children", "1", *patterns], m)
