@@ -824,8 +824,9 @@ impl Lab for RustLab<'_> {
                 continue;
             }
             let mut failing: Vec<(u32, Vec<String>)> = Vec::new();
-            for &k in &survivors {
-                match s.failures(Some(k), timeout, filter) {
+            let each = suite::failures_each(&s, &survivors, self.cfg.jobs, timeout, filter);
+            for (&k, failed) in survivors.iter().zip(each) {
+                match failed {
                     Some((f, _)) => failing.push((k, f)),
                     // One test hung on this survivor: each test on its own, then.
                     None => {

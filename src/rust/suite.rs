@@ -409,6 +409,42 @@ fn head_of(mut reader: impl Read, cap: usize) -> String {
     String::from_utf8_lossy(&kept).into_owned()
 }
 
+/// [`TestSuite::failures`] of the tests `filter` names on each of `mutants`, with up to `jobs`
+/// runs at a time (each mutant's binaries in turn, as there): per mutant, in its order, the
+/// tests that failed and their output, or `None` when its run went past `timeout` or could not
+/// start. An interruption stops it, and the mutants not run yet are `None`.
+pub fn failures_each(
+    suite: &TestSuite,
+    mutants: &[u32],
+    jobs: usize,
+    timeout: Duration,
+    filter: &str,
+) -> Vec<Option<(Vec<String>, String)>> {
+    let mut results = vec![None; mutants.len()];
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        for _ in 0..jobs.max(1) {
+            let (tx, next) = (tx.clone(), &next);
+            s.spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                if i >= mutants.len() || crate::interrupt::stopped() {
+                    break;
+                }
+                let r = suite.failures(Some(mutants[i]), timeout, filter);
+                if tx.send((i, r)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        for (i, r) in rx {
+            results[i] = r;
+        }
+    });
+    results
+}
+
 /// Runs `mutants` (numbers) through `suite` with up to `jobs` at a time, each within the time
 /// limit of `limit`; a timeout is retried once alone before it counts when `limit` says so
 /// (see `early::Baseline::retry_timeouts`). `stop` is checked before each mutant (budget); an interruption
