@@ -421,6 +421,21 @@ pub fn failures_each(
     filter: &str,
 ) -> Vec<Option<(Vec<String>, String)>> {
     let mut results = vec![None; mutants.len()];
+    let work = |i: usize| suite.failures(Some(mutants[i]), timeout, filter);
+    in_parallel(mutants.len(), jobs, &|| false, &work, &mut |i, r| results[i] = r);
+    results
+}
+
+/// Calls `work` on `0..n` with up to `jobs` calls at a time, `on_done` hearing each result as it
+/// comes (on the calling thread). `stop` is checked before each call; an interruption stops
+/// everything, and a call it cut short is not heard.
+fn in_parallel<R: Send>(
+    n: usize,
+    jobs: usize,
+    stop: &(dyn Fn() -> bool + Sync),
+    work: &(dyn Fn(usize) -> R + Sync),
+    on_done: &mut dyn FnMut(usize, R),
+) {
     let next = AtomicUsize::new(0);
     std::thread::scope(|s| {
         let (tx, rx) = std::sync::mpsc::channel();
@@ -428,21 +443,20 @@ pub fn failures_each(
             let (tx, next) = (tx.clone(), &next);
             s.spawn(move || loop {
                 let i = next.fetch_add(1, Ordering::SeqCst);
-                if i >= mutants.len() || crate::interrupt::stopped() {
+                if i >= n || stop() || crate::interrupt::stopped() {
                     break;
                 }
-                let r = suite.failures(Some(mutants[i]), timeout, filter);
-                if tx.send((i, r)).is_err() {
+                let r = work(i);
+                if crate::interrupt::stopped() || tx.send((i, r)).is_err() {
                     break;
                 }
             });
         }
         drop(tx);
         for (i, r) in rx {
-            results[i] = r;
+            on_done(i, r);
         }
     });
-    results
 }
 
 /// Runs `mutants` (numbers) through `suite` with up to `jobs` at a time, each within the time
@@ -460,30 +474,15 @@ pub fn run_all(
 ) -> Vec<Option<(TestResult, Duration)>> {
     let (timeout, retry) = limit;
     let mut results: Vec<Option<(TestResult, Duration)>> = vec![None; mutants.len()];
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        let (tx, rx) = std::sync::mpsc::channel();
-        for _ in 0..jobs.max(1) {
-            let (tx, next) = (tx.clone(), &next);
-            s.spawn(move || loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                if i >= mutants.len() || stop() || crate::interrupt::stopped() {
-                    break;
-                }
-                let t = Instant::now();
-                let r = suite.run(Some(mutants[i]), timeout, None);
-                if crate::interrupt::stopped() || tx.send((i, r, t.elapsed())).is_err() {
-                    break;
-                }
-            });
+    let work = |i: usize| {
+        let t = Instant::now();
+        (suite.run(Some(mutants[i]), timeout, None), t.elapsed())
+    };
+    in_parallel(mutants.len(), jobs, stop, &work, &mut |i, (r, took)| {
+        if r != TestResult::Timeout || !retry {
+            on_result(mutants[i], &r, took);
         }
-        drop(tx);
-        for (i, r, took) in rx {
-            if r != TestResult::Timeout || !retry {
-                on_result(mutants[i], &r, took);
-            }
-            results[i] = Some((r, took));
-        }
+        results[i] = Some((r, took));
     });
     // Parallel load causes false timeouts: retry each one alone.
     for (i, r) in results.iter_mut().enumerate().filter(|_| retry) {
