@@ -229,3 +229,9 @@ def test_mutants_behind_a_dictionary_s_keys_are_witnessed_on_every_seed(dictkeys
             assert m.get("suggested_test"), f"{what} has no suggested test"
         witnessed = [m["witness"]["input"][0] for _, m in found if m.get("witness")]
         assert any("timezone" in d for d in witnessed) and any("retries" in d for d in witnessed)
+        # The explorer gets the keys too: before, random dictionaries found no boundary at all.
+        for t in rep["targets"]:
+            x = t["exploration"]
+            assert x["bc_count"] >= 20, (seed, t["name"], x["bc_count"])
+            keys = {k for c in x["cells"] for args in c["inputs"] for k in args[0]}
+            assert {"timezone", "retries"} & keys, (seed, t["name"], keys)

@@ -1,5 +1,6 @@
-//! An evaluator that owns a share of a worker: several evaluators (one per target of a harness,
-//! the original of every witness search) can use one worker process, one after the other.
+//! Evaluators over worker processes: a share of a worker ([`SharedWorker`]: several evaluators,
+//! one per target of a harness, the original of every witness search, use one worker process,
+//! one after the other), or a worker of its own that another thread may use ([`OwnedWorker`]).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -34,5 +35,27 @@ impl Evaluate for SharedWorker {
 impl ProbeEvaluate for SharedWorker {
     fn evaluate_probed(&mut self, batch: &[Args]) -> Result<Answers, ExecError> {
         self.worker.borrow_mut().run_probed(self.id, batch)
+    }
+}
+
+/// Target `id` of a worker owned by this evaluator alone, which may move to another thread (a
+/// witness search on several threads, see `pipeline::survivors`).
+pub struct OwnedWorker {
+    /// The worker.
+    pub worker: Worker,
+    /// The target's id in the worker.
+    pub id: usize,
+}
+
+impl Evaluate for OwnedWorker {
+    fn evaluate(&mut self, batch: &[Args]) -> Result<Vec<Outcome>, ExecError> {
+        self.worker.run(self.id, batch)
+    }
+}
+
+/// A worker in probe mode answers with probes; any other worker gives `None` for each call.
+impl ProbeEvaluate for OwnedWorker {
+    fn evaluate_probed(&mut self, batch: &[Args]) -> Result<Answers, ExecError> {
+        self.worker.run_probed(self.id, batch)
     }
 }

@@ -104,6 +104,14 @@ impl Worker {
         Ok(self.greeting.clone().unwrap_or_default())
     }
 
+    /// Another worker of the same program, environment and limits, knowing the targets this one
+    /// saw hang (see `hung`); its process starts on its first call.
+    pub fn sibling(&self) -> Worker {
+        let mut w = Worker::new(self.spec.clone());
+        w.hung = self.hung.clone();
+        w
+    }
+
     /// The same worker with `env` added to its environment (before it starts).
     pub fn with_env(mut self, env: impl IntoIterator<Item = (String, String)>) -> Worker {
         self.spec.env.extend(env);

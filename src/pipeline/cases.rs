@@ -19,7 +19,7 @@ const MAX_CASES: usize = 8;
 pub(crate) type Chosen = Vec<(String, Vec<u32>)>;
 
 /// Joins the `chosen` tests whose cases belong together (see the module's doc), checked against
-/// the `witnessed` survivors; returns the chosen tests and the suggestions with the joined ones
+/// the `witnessed` survivors their cases killed; returns the chosen tests and the suggestions with the joined ones
 /// in place of their cases. `witnesses` holds each survivor's witness, `taken` the names the
 /// unit's tests have.
 #[allow(clippy::too_many_arguments)]
@@ -65,8 +65,16 @@ pub(crate) fn join(
         return Ok((chosen, suggestions));
     }
     let tests: Vec<Suggestion> = joined.iter().map(|(s, _)| s.clone()).collect();
+    // A joined test is judged on the survivors its cases killed, so only those run it.
+    let needed: BTreeSet<u32> = joined
+        .iter()
+        .flat_map(|(_, members)| members)
+        .flat_map(|&c| &chosen[c].1)
+        .copied()
+        .collect();
+    let needed: Vec<u32> = witnessed.iter().copied().filter(|n| needed.contains(n)).collect();
     // The deadline killed the check: the cases stay as they are.
-    let verdicts = unless_cut(lab.check(&tests, witnessed))?.unwrap_or_default();
+    let verdicts = unless_cut(lab.check(&tests, &needed))?.unwrap_or_default();
     let mut out: Vec<Option<(String, Vec<u32>)>> = chosen.into_iter().map(Some).collect();
     for (s, members) in joined {
         // A case another joined test took already is not joined twice.

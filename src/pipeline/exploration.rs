@@ -44,7 +44,15 @@ pub(crate) fn explore(
         .as_mut()
         .zip(subject.as_ref())
         .map(|(s, subject)| Agents::new(s, subject, root, calls, seed).with_share(share));
-    let proposer = agents.as_mut().map(|a| a as &mut dyn Proposer);
+    // Offline, a function that takes a dictionary gets pairs that hold the keys it names.
+    let mut keyed = match &agents {
+        Some(_) => None,
+        None => Keyed::new(&params, &front.hints(driver, &front.self_check(driver)), seed),
+    };
+    let proposer = match agents.as_mut() {
+        Some(a) => Some(a as &mut dyn Proposer),
+        None => keyed.as_mut().map(|k| k as &mut dyn Proposer),
+    };
     // The original in trace mode, for the threshold operator.
     let mut tracer = if explore::thresholds_enabled() { lab.tracer(i, driver)? } else { None };
     let tracer = tracer.as_mut().map(|t| t.as_mut() as &mut dyn crate::exec::ProbeEvaluate);
@@ -66,5 +74,39 @@ pub(crate) fn driven_types(front: &dyn FrontEnd, lab: &mut dyn Lab, d: usize) ->
     match lab.params(d) {
         Some(ps) => ps.into_iter().filter_map(|p| p.ty).collect(),
         None => front.function(d).param_types().unwrap_or_default(),
+    }
+}
+
+/// The explorer's first pairs for a function that takes a dictionary: inputs that hold the keys
+/// the function names (see [`crate::witness::keyed_pairs`]), given out batch by batch.
+struct Keyed {
+    pairs: Vec<(crate::value::Args, crate::value::Args)>,
+}
+
+impl Keyed {
+    /// The pairs for `params` with `hints`' constants, the other arguments random (`seed`);
+    /// `None` when no argument is a dictionary.
+    fn new(params: &[Ty], hints: &crate::witness::Hints, seed: u64) -> Option<Keyed> {
+        use rand::SeedableRng;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let base = crate::inputs::random_args(params, &mut rng);
+        let mut pairs = crate::witness::keyed_pairs(params, &base, hints);
+        pairs.reverse();
+        (!pairs.is_empty()).then_some(Keyed { pairs })
+    }
+}
+
+impl Proposer for Keyed {
+    fn propose(
+        &mut self,
+        _: &explore::View<'_>,
+        n: usize,
+    ) -> Option<Vec<(crate::value::Args, crate::value::Args)>> {
+        let take = n.min(self.pairs.len());
+        Some(self.pairs.split_off(self.pairs.len() - take).into_iter().rev().collect())
+    }
+
+    fn origin(&self) -> crate::archive::Origin {
+        crate::archive::Origin::Operator
     }
 }

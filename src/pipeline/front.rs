@@ -244,6 +244,14 @@ pub trait FrontEnd {
     ) -> Result<Box<dyn Lab + 'a>, RunError>;
 }
 
+/// Evaluators of one target that other threads may use (see [`Lab::witness_workers`]).
+pub struct WitnessWorkers {
+    /// The original, once per thread.
+    pub originals: Vec<Box<dyn Evaluate + Send>>,
+    /// Each survivor's mutant, in probe mode where the language can probe it.
+    pub mutants: Vec<Box<dyn ProbeEvaluate + Send>>,
+}
+
 /// One built unit: where its functions and mutants are run.
 pub trait Lab {
     /// Why target `i` cannot be called after all, when the build says so.
@@ -291,6 +299,19 @@ pub trait Lab {
     /// An evaluator of target `i` with mutant `n` active, in probe mode where the language can
     /// probe it (its site reports reach and infection, see `crate::witness`).
     fn mutant(&mut self, i: usize, n: u32) -> Result<Box<dyn ProbeEvaluate>, RunError>;
+    /// Evaluators for a witness search of target `i`'s `survivors` on up to `threads` threads:
+    /// an original per thread and each survivor's mutant (in their order), all of their own.
+    /// `None` (the default) where the lab's workers are shared (one worker calls every
+    /// survivor): the search then runs on the calling thread, with [`Lab::evaluator`] and
+    /// [`Lab::mutant`].
+    fn witness_workers(
+        &mut self,
+        _i: usize,
+        _survivors: &[u32],
+        _threads: usize,
+    ) -> Result<Option<WitnessWorkers>, RunError> {
+        Ok(None)
+    }
     /// Called once before the witness searches of a unit, with each function that is called
     /// (a target, or the caller that drives it) and the survivors searched through it: a lab
     /// may start one worker for all of them.

@@ -27,7 +27,7 @@ pub use config::{
 pub use error::{ExitCode, FrontError, RunError};
 pub use front::{
     bounded, Choice, FrontEnd, Lab, Numbered, Suggestion, Tested, Uncallable, Unit, Verdict,
-    VERDICT_TEXT,
+    WitnessWorkers, VERDICT_TEXT,
 };
 pub use run::run;
 pub use shard::shard;

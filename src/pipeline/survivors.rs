@@ -279,39 +279,34 @@ fn prove(
     // Distinct explored inputs with their original outcomes, strongest boundaries first.
     let known = witness::known_inputs(elites);
     let params = super::exploration::driven_types(front, lab, d);
-    let mut original = lab.evaluator(d)?;
-    let mut original = witness::Remembered::new(original.as_mut());
-    // One seed per function: its searches try the same inputs, the original's run once.
-    let search_seed = witness::search_seed(ctx.cfg.seed, &target.qualified_name);
-    for m in survivors {
-        if ctx.past_deadline() {
+    let hints: Vec<witness::Hints> = survivors.iter().map(|m| front.hints(i, &m.mutant)).collect();
+    let search = Search {
+        params: &params,
+        known: &known,
+        hints: &hints,
+        evals: ctx.cfg.witness_evals,
+        seed: witness::search_seed(ctx.cfg.seed, &target.qualified_name),
+        deadline: ctx.deadline,
+    };
+    let numbers: Vec<u32> = survivors.iter().map(|m| m.n).collect();
+    let searched = searches(lab, d, &numbers, &search, ctx.cfg.jobs)?;
+    for (m, searched) in survivors.iter().zip(searched) {
+        let Some(searched) = searched else {
             let because = "the time budget ran out".to_string();
             proven
                 .searches
                 .insert(m.n, (Some(crate::report::Unwitnessed::NotSearched { because }), 0));
             continue;
-        }
-        let mut mutant = lab.mutant(d, m.n)?;
-        let hints = front.hints(i, &m.mutant);
-        let survivor = witness::Survivor { params: &params, known: &known, hints: &hints };
-        let limits = witness::Limits {
-            evals: ctx.cfg.witness_evals,
-            seed: search_seed,
-            until: Some(witness::search_until(ctx.deadline)),
         };
-        let found =
-            witness::find(&survivor, &mut original, mutant.as_mut(), &limits).map_err(exec)?;
-        let (w, outs) = (found.witness, found.outcomes);
+        let (found, shrunk) = searched.map_err(exec)?;
         // Pinning: the boundaries whose inputs this survivor moves.
-        if w.is_some() {
-            for ci in witness::moved_boundaries(elites, &known, &outs) {
+        if found.witness.is_some() {
+            for ci in witness::moved_boundaries(elites, &known, &found.outcomes) {
                 proven.unpinned.entry(ci).or_default().push(m.mutant.id.clone());
             }
         }
         let ms = found.time.as_millis() as u64;
-        // A mutant its worker could not load answers "bad arguments": that is no witness.
-        let unloadable = |w: &Witness| matches!(&w.mutant, Outcome::Error { ty, .. } if ty == "abex: bad arguments");
-        let Some(w) = w.filter(|w| !unloadable(w)) else {
+        let Some(shrunk) = shrunk else {
             let why = found.unwitnessed.or_else(|| {
                 Some(crate::report::Unwitnessed::NoProbe {
                     why: "the mutant could not be loaded".into(),
@@ -320,10 +315,6 @@ fn prove(
             proven.searches.insert(m.n, (why, ms));
             continue;
         };
-        // The simplest input that still tells them apart is the one the test is written on.
-        let until = Some(witness::search_until(ctx.deadline));
-        let shrunk =
-            witness::shrink(&params, &w, &mut original, mutant.as_mut(), until).map_err(exec)?;
         let w = shrunk.witness;
         proven.searches.insert(m.n, (None, ms));
         let base = lab.test_name(d, &w);
@@ -381,6 +372,104 @@ fn called(front: &dyn FrontEnd, i: usize) -> Option<usize> {
 /// The function called to search target `i`'s witnesses ([`called`]), when `lab` can call it.
 fn driver(ctx: &Ctx<'_>, lab: &dyn Lab, i: usize) -> Option<usize> {
     called(ctx.front, i).filter(|&d| lab.uncallable(d).is_none())
+}
+
+/// What the witness search of one function's survivors shares: the function's parameters and
+/// explored inputs, each survivor's hints, the search's budget and seed, and the run's deadline.
+struct Search<'s> {
+    params: &'s [crate::value::Ty],
+    known: &'s [(crate::value::Args, Outcome)],
+    /// Per survivor, in their order.
+    hints: &'s [witness::Hints],
+    evals: usize,
+    seed: u64,
+    deadline: Option<std::time::Instant>,
+}
+
+/// A survivor's search: what it found, and the witness shrunk when it found one that loads.
+type Searched = Result<(witness::Found, Option<witness::Shrunk>), crate::exec::ExecError>;
+
+/// The witness search of each of the `survivors` (numbers) of function `d` (in their order;
+/// `None` for those the deadline left unsearched), on up to `jobs` threads where the lab gives evaluators that
+/// other threads may use ([`Lab::witness_workers`]), else one after the other. A survivor's
+/// search is the same on any thread: its seed is the function's, and each thread remembers the
+/// original's outcomes for its own searches.
+fn searches(
+    lab: &mut dyn Lab,
+    d: usize,
+    survivors: &[u32],
+    search: &Search<'_>,
+    jobs: usize,
+) -> Result<Vec<Option<Searched>>, RunError> {
+    let threads = jobs.min(survivors.len());
+    let shared = if threads > 1 { lab.witness_workers(d, survivors, threads)? } else { None };
+    let past = || search.deadline.is_some_and(|d| std::time::Instant::now() >= d);
+    let Some(workers) = shared else {
+        let mut original = lab.evaluator(d)?;
+        let mut original = witness::Remembered::new(original.as_mut());
+        let mut out = Vec::new();
+        for (k, &n) in survivors.iter().enumerate() {
+            if past() || crate::interrupt::requested().is_some() {
+                out.push(None);
+                continue;
+            }
+            let mut mutant = lab.mutant(d, n)?;
+            out.push(Some(search_one(search, k, &mut original, mutant.as_mut())));
+        }
+        return Ok(out);
+    };
+    let mutants: Vec<std::sync::Mutex<_>> =
+        workers.mutants.into_iter().map(std::sync::Mutex::new).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let out: std::sync::Mutex<Vec<Option<Searched>>> =
+        std::sync::Mutex::new((0..survivors.len()).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for mut original in workers.originals {
+            let (mutants, next, out) = (&mutants, &next, &out);
+            s.spawn(move || {
+                let mut original = witness::Remembered::new(original.as_mut());
+                loop {
+                    let k = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    if k >= mutants.len() || past() || crate::interrupt::requested().is_some() {
+                        break;
+                    }
+                    let Ok(mut mutant) = mutants[k].lock() else { break };
+                    let found = search_one(search, k, &mut original, mutant.as_mut());
+                    if let Ok(mut out) = out.lock() {
+                        out[k] = Some(found);
+                    }
+                }
+            });
+        }
+    });
+    Ok(out.into_inner().unwrap_or_default())
+}
+
+/// The search of the `k`-th survivor (its mutant `mutant`) against `original`, then the
+/// shrinking of its witness: the simplest input that still tells them apart is the one the test
+/// is written on. A mutant its worker could not load answers "bad arguments": that is no
+/// witness, and nothing is shrunk.
+fn search_one(
+    search: &Search<'_>,
+    k: usize,
+    original: &mut witness::Remembered<'_>,
+    mutant: &mut dyn crate::exec::ProbeEvaluate,
+) -> Searched {
+    let survivor =
+        witness::Survivor { params: search.params, known: search.known, hints: &search.hints[k] };
+    let limits = witness::Limits {
+        evals: search.evals,
+        seed: search.seed,
+        until: Some(witness::search_until(search.deadline)),
+    };
+    let found = witness::find(&survivor, original, mutant, &limits)?;
+    let unloadable = |w: &&Witness| matches!(&w.mutant, Outcome::Error { ty, .. } if ty == "abex: bad arguments");
+    let Some(w) = found.witness.as_ref().filter(|w| !unloadable(w)) else {
+        return Ok((found, None));
+    };
+    let until = Some(witness::search_until(search.deadline));
+    let shrunk = witness::shrink(search.params, w, original, mutant, until)?;
+    Ok((found, Some(shrunk)))
 }
 
 /// Whether the tests written for witnesses `a` and `b` are the same test: the same input, the
@@ -712,6 +801,139 @@ fn unusual_note(input: &crate::value::Args, settled: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exec::probe::ProbeFnEvaluator;
+    use crate::exec::{Evaluate, FnEvaluator, ProbeEvaluate};
+    use crate::pipeline::WitnessWorkers;
+    use crate::value::{Args, Ty, Value};
+    use std::collections::HashSet;
+    use std::sync::{Arc, Mutex};
+    use std::thread::ThreadId;
+
+    /// A lab of one function, `x > 10` on a byte, whose mutant `n` compares with `10 + n`;
+    /// `threads` records the threads its evaluators ran on, `shared` whether it gives evaluators
+    /// of their own (as the Rust lab) or not (as the Python lab).
+    struct Compare {
+        threads: Arc<Mutex<HashSet<ThreadId>>>,
+        shared: bool,
+    }
+
+    impl Compare {
+        fn original(&self) -> impl FnMut(&Args) -> Outcome + Send + 'static {
+            let threads = self.threads.clone();
+            move |a: &Args| {
+                threads.lock().unwrap().insert(std::thread::current().id());
+                // Slow enough that one thread cannot do every search before the other starts.
+                std::thread::sleep(std::time::Duration::from_millis(1));
+                Outcome::Ok { value: (a[0].as_int().unwrap() > 10).to_string() }
+            }
+        }
+
+        fn mutant(
+            &self,
+            n: u32,
+        ) -> ProbeFnEvaluator<impl FnMut(&Args) -> (Outcome, Option<crate::exec::Probe>) + Send>
+        {
+            let threads = self.threads.clone();
+            ProbeFnEvaluator(move |a: &Args| {
+                threads.lock().unwrap().insert(std::thread::current().id());
+                let x = a[0].as_int().unwrap();
+                (Outcome::Ok { value: (x > 10 + i128::from(n)).to_string() }, None)
+            })
+        }
+    }
+
+    impl Lab for Compare {
+        fn test_count(&mut self) -> usize {
+            0
+        }
+        fn test_tool(&self, _: usize) -> String {
+            String::new()
+        }
+        fn test(
+            &mut self,
+            _: &[u32],
+            _: &mut dyn FnMut(u32, &Tested),
+        ) -> Result<BTreeMap<u32, Tested>, RunError> {
+            unreachable!("not tested here")
+        }
+        fn evaluator(&mut self, _: usize) -> Result<Box<dyn Evaluate>, RunError> {
+            Ok(Box::new(FnEvaluator(self.original())))
+        }
+        fn mutant(&mut self, _: usize, n: u32) -> Result<Box<dyn ProbeEvaluate>, RunError> {
+            Ok(Box::new(Compare::mutant(self, n)))
+        }
+        fn witness_workers(
+            &mut self,
+            _: usize,
+            survivors: &[u32],
+            threads: usize,
+        ) -> Result<Option<WitnessWorkers>, RunError> {
+            if self.shared {
+                return Ok(None);
+            }
+            let originals =
+                (0..threads).map(|_| Box::new(FnEvaluator(self.original())) as _).collect();
+            let mutants =
+                survivors.iter().map(|&n| Box::new(Compare::mutant(self, n)) as _).collect();
+            Ok(Some(WitnessWorkers { originals, mutants }))
+        }
+        fn suggest(&self, _: usize, _: &Witness, _: &str, _: &str) -> Vec<String> {
+            Vec::new()
+        }
+        fn name_parts<'w>(&self, _: usize, w: &'w Witness) -> (String, &'w [Value]) {
+            (String::new(), &w.input)
+        }
+        fn joined(&self, _: usize, _: &[&Witness], _: &str, _: &str, _: bool) -> Option<String> {
+            None
+        }
+        fn check(
+            &mut self,
+            _: &[Suggestion],
+            _: &[u32],
+        ) -> Result<BTreeMap<String, Verdict>, RunError> {
+            unreachable!("not checked here")
+        }
+        fn add(&mut self, _: &[Numbered]) -> Result<(), RunError> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn survivors_are_searched_on_two_threads_with_the_results_of_one() {
+        let params = [Ty::int(8, false)];
+        let hints = vec![witness::Hints { ints: vec![10], ..Default::default() }; 8];
+        let search = Search {
+            params: &params,
+            known: &[],
+            hints: &hints,
+            evals: 400,
+            seed: 3,
+            deadline: None,
+        };
+        let survivors: Vec<u32> = (1..=8).collect();
+        let run = |shared: bool, jobs: usize| {
+            let threads = Arc::new(Mutex::new(HashSet::new()));
+            let mut lab = Compare { threads: threads.clone(), shared };
+            let out = searches(&mut lab, 0, &survivors, &search, jobs).unwrap();
+            let inputs: Vec<Vec<Value>> = out
+                .into_iter()
+                .map(|s| s.expect("searched").unwrap().1.expect("witnessed").witness.input)
+                .collect();
+            let n = threads.lock().unwrap().len();
+            (inputs, n)
+        };
+        let (one, threads) = run(false, 1);
+        assert_eq!(threads, 1);
+        // Mutant n differs from the original on 11..=10+n only; shrinking finds the smallest.
+        assert_eq!(one, (1..=8).map(|_| vec![Value::Int(11)]).collect::<Vec<_>>(), "{one:?}");
+        let (two, threads) = run(false, 2);
+        assert_eq!(threads, 2, "both threads searched");
+        assert_eq!(one, two);
+        // A lab whose workers are shared searches on the calling thread, with the same results.
+        let (shared, threads) = run(true, 2);
+        assert_eq!(threads, 1);
+        assert_eq!(one, shared);
+    }
 
     #[test]
     fn a_mutant_that_only_changes_the_error_message_gets_a_test_of_its_own() {

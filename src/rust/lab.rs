@@ -11,11 +11,12 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::exec::shared::SharedWorker;
+use crate::exec::shared::{OwnedWorker, SharedWorker};
 use crate::exec::worker::{Worker, WorkerSpec};
 use crate::exec::{Evaluate, ProbeEvaluate};
 use crate::pipeline::{
     bounded, Lab, Numbered, RunConfig, RunError, Suggestion, Tested, Uncallable, Unit, Verdict,
+    WitnessWorkers,
 };
 use crate::report::{MutantStatus, Witness};
 use crate::rust::cargo::Build;
@@ -270,6 +271,19 @@ impl<'a> RustLab<'a> {
             call_timeout: self.cfg.call_timeout,
             memory_limit: self.cfg.memory_limit(),
         })
+    }
+
+    /// A worker of mutant `n`: a switched one's runs in probe mode (its site reports reach and
+    /// infection); one built alone has no probes.
+    fn mutant_worker(&self, n: u32) -> Worker {
+        match (self.alone.get(&n), self.build_of.get(&n)) {
+            (Some(h), _) => self.worker(h, None),
+            (None, Some(&b)) => {
+                let h = &self.builds[b];
+                self.worker(h, Some(n)).with_env(h.probe_env(n))
+            }
+            (None, None) => self.worker(&self.builds[0], Some(n)),
+        }
     }
 
     fn package(&self) -> &str {
@@ -727,17 +741,26 @@ impl Lab for RustLab<'_> {
 
     fn mutant(&mut self, i: usize, n: u32) -> Result<Box<dyn ProbeEvaluate>, RunError> {
         let id = self.driven.iter().position(|&d| d == i).unwrap_or(usize::MAX);
-        // A switched mutant's worker runs in probe mode (its site reports reach and infection);
-        // one built alone has no probes.
-        let worker = match (self.alone.get(&n), self.build_of.get(&n)) {
-            (Some(h), _) => self.worker(h, None),
-            (None, Some(&b)) => {
-                let h = &self.builds[b];
-                self.worker(h, Some(n)).with_env(h.probe_env(n))
-            }
-            (None, None) => self.worker(&self.builds[0], Some(n)),
-        };
-        Ok(Box::new(SharedWorker::own(worker, id)))
+        Ok(Box::new(SharedWorker::own(self.mutant_worker(n), id)))
+    }
+
+    fn witness_workers(
+        &mut self,
+        i: usize,
+        survivors: &[u32],
+        threads: usize,
+    ) -> Result<Option<WitnessWorkers>, RunError> {
+        // Every mutant has a worker of its own already; the original gets one per thread.
+        let id = self.driven.iter().position(|&d| d == i).unwrap_or(usize::MAX);
+        let original = self.original.borrow();
+        let originals = (0..threads.max(1))
+            .map(|_| Box::new(OwnedWorker { worker: original.sibling(), id }) as _)
+            .collect();
+        let mutants = survivors
+            .iter()
+            .map(|&n| Box::new(OwnedWorker { worker: self.mutant_worker(n), id }) as _)
+            .collect();
+        Ok(Some(WitnessWorkers { originals, mutants }))
     }
 
     fn suggest(&self, i: usize, w: &Witness, name: &str, why: &str) -> Vec<String> {
@@ -824,8 +847,9 @@ impl Lab for RustLab<'_> {
                 continue;
             }
             let mut failing: Vec<(u32, Vec<String>)> = Vec::new();
-            for &k in &survivors {
-                match s.failures(Some(k), timeout, filter) {
+            let each = suite::failures_each(&s, &survivors, self.cfg.jobs, timeout, filter);
+            for (&k, failed) in survivors.iter().zip(each) {
+                match failed {
                     Some((f, _)) => failing.push((k, f)),
                     // One test hung on this survivor: each test on its own, then.
                     None => {

@@ -409,6 +409,56 @@ fn head_of(mut reader: impl Read, cap: usize) -> String {
     String::from_utf8_lossy(&kept).into_owned()
 }
 
+/// [`TestSuite::failures`] of the tests `filter` names on each of `mutants`, with up to `jobs`
+/// runs at a time (each mutant's binaries in turn, as there): per mutant, in its order, the
+/// tests that failed and their output, or `None` when its run went past `timeout` or could not
+/// start. An interruption stops it, and the mutants not run yet are `None`.
+pub fn failures_each(
+    suite: &TestSuite,
+    mutants: &[u32],
+    jobs: usize,
+    timeout: Duration,
+    filter: &str,
+) -> Vec<Option<(Vec<String>, String)>> {
+    let mut results = vec![None; mutants.len()];
+    let work = |i: usize| suite.failures(Some(mutants[i]), timeout, filter);
+    in_parallel(mutants.len(), jobs, &|| false, &work, &mut |i, r| results[i] = r);
+    results
+}
+
+/// Calls `work` on `0..n` with up to `jobs` calls at a time, `on_done` hearing each result as it
+/// comes (on the calling thread). `stop` is checked before each call; an interruption stops
+/// everything, and a call it cut short is not heard.
+fn in_parallel<R: Send>(
+    n: usize,
+    jobs: usize,
+    stop: &(dyn Fn() -> bool + Sync),
+    work: &(dyn Fn(usize) -> R + Sync),
+    on_done: &mut dyn FnMut(usize, R),
+) {
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        for _ in 0..jobs.max(1) {
+            let (tx, next) = (tx.clone(), &next);
+            s.spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                if i >= n || stop() || crate::interrupt::stopped() {
+                    break;
+                }
+                let r = work(i);
+                if crate::interrupt::stopped() || tx.send((i, r)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        for (i, r) in rx {
+            on_done(i, r);
+        }
+    });
+}
+
 /// Runs `mutants` (numbers) through `suite` with up to `jobs` at a time, each within the time
 /// limit of `limit`; a timeout is retried once alone before it counts when `limit` says so
 /// (see `early::Baseline::retry_timeouts`). `stop` is checked before each mutant (budget); an interruption
@@ -424,30 +474,15 @@ pub fn run_all(
 ) -> Vec<Option<(TestResult, Duration)>> {
     let (timeout, retry) = limit;
     let mut results: Vec<Option<(TestResult, Duration)>> = vec![None; mutants.len()];
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        let (tx, rx) = std::sync::mpsc::channel();
-        for _ in 0..jobs.max(1) {
-            let (tx, next) = (tx.clone(), &next);
-            s.spawn(move || loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                if i >= mutants.len() || stop() || crate::interrupt::stopped() {
-                    break;
-                }
-                let t = Instant::now();
-                let r = suite.run(Some(mutants[i]), timeout, None);
-                if crate::interrupt::stopped() || tx.send((i, r, t.elapsed())).is_err() {
-                    break;
-                }
-            });
+    let work = |i: usize| {
+        let t = Instant::now();
+        (suite.run(Some(mutants[i]), timeout, None), t.elapsed())
+    };
+    in_parallel(mutants.len(), jobs, stop, &work, &mut |i, (r, took)| {
+        if r != TestResult::Timeout || !retry {
+            on_result(mutants[i], &r, took);
         }
-        drop(tx);
-        for (i, r, took) in rx {
-            if r != TestResult::Timeout || !retry {
-                on_result(mutants[i], &r, took);
-            }
-            results[i] = Some((r, took));
-        }
+        results[i] = Some((r, took));
     });
     // Parallel load causes false timeouts: retry each one alone.
     for (i, r) in results.iter_mut().enumerate().filter(|_| retry) {

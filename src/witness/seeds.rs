@@ -212,6 +212,32 @@ fn keyed(params: &[Ty], base: &Args, hints: &Hints) -> Vec<Args> {
     out
 }
 
+/// How many pairs [`keyed_pairs`] makes at most.
+const MAX_KEYED_PAIRS: usize = 128;
+
+/// Pairs for the explorer from [`keyed`]: each input that holds a key the function names
+/// beside `base` (its dictionaries empty) and beside the next such input (the same key, the
+/// next value the constants suggest). A random dictionary never holds the key, so without them
+/// a guard on it is no boundary the explorer can find. Empty when no argument is a dictionary.
+pub fn keyed_pairs(params: &[Ty], base: &Args, hints: &Hints) -> Vec<(Args, Args)> {
+    let mut empty = base.clone();
+    for (v, ty) in empty.iter_mut().zip(params) {
+        if matches!(ty, Ty::Map { .. }) {
+            *v = Value::Map(Vec::new());
+        }
+    }
+    let inputs = keyed(params, &empty, hints);
+    let mut out = Vec::new();
+    for (k, x) in inputs.iter().enumerate() {
+        out.push((empty.clone(), x.clone()));
+        if let Some(next) = inputs.get(k + 1) {
+            out.push((x.clone(), next.clone()));
+        }
+    }
+    out.truncate(MAX_KEYED_PAIRS);
+    out
+}
+
 /// How many shaped strings [`shapes`] makes at most.
 const MAX_SHAPES: usize = 96;
 
@@ -320,7 +346,7 @@ mod tests {
             let want = entry("timezone", Value::Str(v.into()));
             assert!(seeds.contains(&want), "{v}: {seeds:?}");
         }
-        let seeds = from_constants(&[count], &empty, &hints);
+        let seeds = from_constants(std::slice::from_ref(&count), &empty, &hints);
         // `config.get("retries")` and `count > 10`.
         for v in [10, 11] {
             assert!(seeds.contains(&entry("retries", Value::Int(v))), "{v}: {seeds:?}");
@@ -330,6 +356,16 @@ mod tests {
         assert!(!plain.iter().any(|a| matches!(a[0], Value::Map(_))), "{plain:?}");
         let dict = from_constants(&[Ty::Any], &empty, &hints);
         assert!(dict.contains(&entry("retries", Value::Int(11))), "{dict:?}");
+        // The explorer's pairs: the empty dictionary (a base's own is emptied) against one
+        // key, and two values of one key side by side; none for an argument of another type.
+        let base = vec![Value::Map(vec![("x".into(), Value::Int(1))])];
+        let pairs = keyed_pairs(std::slice::from_ref(&count), &base, &hints);
+        assert!(pairs.contains(&(empty.clone(), entry("retries", Value::Int(10)))), "{pairs:?}");
+        assert!(
+            pairs.contains(&(entry("retries", Value::Int(10)), entry("retries", Value::Int(11))))
+        );
+        assert!(pairs.len() <= MAX_KEYED_PAIRS);
+        assert!(keyed_pairs(&[Ty::Str], &vec![Value::Str("a".into())], &hints).is_empty());
     }
     use std::path::PathBuf;
 

@@ -73,7 +73,9 @@ pub fn load_skip_rules(package_dir: &Path) -> SkipRules {
 }
 
 /// `#[mutants::skip]` (directly or in a `cfg_attr`) on the function or around it, a
-/// `// abex: skip` comment directly above it or among its attributes, or a `fmt` method.
+/// `// abex: skip` comment directly above it or among its attributes, or the `fmt` method of a
+/// `Debug` impl (diagnostics; a `Display` impl's `fmt` is behaviour the tests pin, often the
+/// very thing a formatting crate does, and is mutated like any function).
 pub(super) fn suppressed(f: &FnItem<'_>, text: &str, item_start: usize, sig_start: usize) -> bool {
     let skip_attr = f.ancestors.iter().chain([&f.attrs]).flat_map(|a| a.iter()).any(|a| {
         let tokens = a.to_token_stream().to_string();
@@ -92,7 +94,9 @@ pub(super) fn suppressed(f: &FnItem<'_>, text: &str, item_start: usize, sig_star
         FnArg::Typed(pt) => Some(pt.ty.to_token_stream().to_string()),
         FnArg::Receiver(_) => None,
     });
-    let fmt = f.sig.ident == "fmt" && first_param.is_some_and(|t| t.contains("Formatter"));
+    let fmt = f.sig.ident == "fmt"
+        && first_param.is_some_and(|t| t.contains("Formatter"))
+        && f.peer_name.contains("Debug for ");
     skip_attr || in_attrs || comment_above || fmt
 }
 
@@ -136,7 +140,7 @@ impl S {
     fn e(&self, x: u8) -> u8 { x + 1 }
 }
 
-impl std::fmt::Display for S {
+impl std::fmt::Debug for S {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}", 1 + 1)?;
         if true { Ok(()) } else { Ok(()) }
@@ -150,6 +154,9 @@ fn g(x: u8) -> u8 { x + 1 }
         for name in ["a", "b", "c", "d", "e", "fmt"] {
             assert_eq!(mutants(text, name), [], "{name}");
         }
+        // Debug's `fmt` is suppressed; Display's is behaviour, mutated like any function.
+        let display = text.replace("std::fmt::Debug for S", "std::fmt::Display for S");
+        assert!(!mutants(&display, "fmt").is_empty(), "{display}");
         // A blank line between the comment and the function breaks the link.
         assert!(!mutants(text, "g").is_empty());
     }

@@ -12,6 +12,8 @@
 //!   tapped, and the runtime recomputes the original's side from them (each operand is still
 //!   evaluated once, by the code itself);
 //! - such a site with no comparison above: its own value against the original's;
+//! - the default of `x.unwrap_or(k)` (`x` a place: a path or its fields): the runs where `x` is
+//!   empty (`None`, `Err`), where the constant is used;
 //! - a negated condition, a deleted `!`, a constant outside any comparison: every run infects.
 //!
 //! Every comparison of a probed function is wrapped (`cmp`), so that the original's worker in
@@ -662,6 +664,25 @@ impl<'ast> Visit<'ast> for Locals<'_> {
 }
 
 /// The value of a number literal (through parentheses), as text.
+/// The receiver of `parent` when it is `x.unwrap_or(lit)` with `x` a place (a path or its
+/// fields, read again without side effects; an integer or float default makes `x` an `Option`
+/// or a `Result` of a number), as text.
+fn default_of(parent: &Expr, lit: &Expr) -> Option<String> {
+    fn place(e: &Expr) -> bool {
+        match e {
+            Expr::Path(_) => true,
+            Expr::Field(f) => place(&f.base),
+            Expr::Paren(p) => place(&p.expr),
+            _ => false,
+        }
+    }
+    let Expr::MethodCall(call) = parent else { return None };
+    let is_default = call.method == "unwrap_or"
+        && call.args.len() == 1
+        && call.args.first().is_some_and(|a| std::ptr::eq(a, lit));
+    (is_default && place(&call.receiver)).then(|| call.receiver.to_token_stream().to_string())
+}
+
 fn literal(e: &Expr) -> Option<String> {
     match e {
         Expr::Paren(p) => literal(&p.expr),
@@ -755,8 +776,19 @@ pub fn plan(text: &str, body: (usize, usize), mutants: &[(u32, &Mutant)], base: 
                 }
             }
             (Operator::ConstantPlusOne | Operator::ConstantMinusOne, Some((i, e))) => {
+                let receiver = tree.exprs[i].1.and_then(|up| default_of(tree.exprs[up].0, e));
                 match literal(e).and_then(|k| p.above(&tree, &locals, i, json!({ "n": k }))) {
                     Some(spec) => spec,
+                    // The default of `x.unwrap_or(k)`: it differs when `x` is empty.
+                    None if receiver.is_some() => {
+                        let x = receiver.unwrap_or_default();
+                        let text = format!(
+                            "{{ use crate::__abex_harness::AbexDefaulted as _; crate::__abex_harness::infects_if(({x}).__abex_defaulted()); ({}) }}",
+                            m.replacement
+                        );
+                        out.arms.insert(n, Arm { text, infects: false });
+                        json!({ "arm": true })
+                    }
                     // A constant that no comparison reads: every run of it differs.
                     None => {
                         let text = format!("({})", m.replacement);

@@ -137,30 +137,34 @@ fn the_switched_and_probed_function_is_still_rust() {
     assert!(!plain.edits.iter().any(|e| e.text.contains("__abex_harness::cmp")));
 }
 
-#[test]
-fn the_probed_switches_and_the_runtime_build_on_every_edition_and_without_the_std_prelude() {
-    let (ms, p) = planned();
+/// `text` (one function) with its mutants `ms` switched and probed by `p`, and the runtime: a
+/// crate's source.
+fn probed_lib(text: &str, ms: &[Mutant], p: &FnProbes) -> String {
     let numbered: Vec<(u32, &Mutant)> =
         ms.iter().enumerate().map(|(i, m)| (i as u32 + 1, m)).collect();
-    let s = switch_probed(DATE, &numbered, &[(0, &p)]);
-    let mut lib = DATE.to_string();
+    let s = switch_probed(text, &numbered, &[(0, p)]);
+    let mut lib = text.to_string();
     for e in s.edits.iter().rev() {
         lib.replace_range(e.start..e.end, &e.text);
     }
-    lib = format!(
+    format!(
         "{lib}\n{}\n#[allow(warnings)]\npub mod __abex_harness {{\n{}\n}}\n",
         crate::rust::harness::switch::SWITCH_MODULE,
         crate::rust::harness::RUNTIME
-    );
+    )
+}
+
+/// Compiles `lib` as a library on each of `editions`, and once more as a `#![no_std]` crate
+/// that links std itself (as `url` does: only core's prelude; the crate's own code imports
+/// what it uses, abex's code must need nothing of it), and fails the test on an error.
+fn assert_builds(lib: &str, editions: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("lib.rs"), format!("#![allow(unused_parens)]\n{lib}")).unwrap();
-    // A `#![no_std]` crate that links std itself (as `url` does) has only core's prelude: the
-    // crate's own code imports what it uses, abex's code must need nothing of it.
     let no_std = format!(
         "#![no_std]\n#![allow(unused_parens)]\nextern crate std;\nuse std::{{format, string::String}};\n{lib}"
     );
     std::fs::write(dir.path().join("no_std.rs"), no_std).unwrap();
-    let builds = ["2015", "2018", "2021", "2024"].map(|e| (e, "lib.rs")).into_iter();
+    let builds = editions.iter().map(|&e| (e, "lib.rs"));
     for (edition, file) in builds.chain([("2021", "no_std.rs")]) {
         let out = std::process::Command::new(std::env::var_os("RUSTC").unwrap_or("rustc".into()))
             .args(["--edition", edition, "--crate-type", "lib", "--crate-name", "probed"])
@@ -171,10 +175,44 @@ fn the_probed_switches_and_the_runtime_build_on_every_edition_and_without_the_st
             .unwrap();
         assert!(
             out.status.success(),
-            "edition {edition}, {file}:\n{}",
+            "edition {edition}, {file}:\n{}\n{lib}",
             String::from_utf8_lossy(&out.stderr)
         );
     }
+}
+
+#[test]
+fn the_probed_switches_and_the_runtime_build_on_every_edition_and_without_the_std_prelude() {
+    let (ms, p) = planned();
+    assert_builds(&probed_lib(DATE, &ms, &p), &["2015", "2018", "2021", "2024"]);
+}
+
+/// `unwrap_or(0)` → `unwrap_or(1)` on a field differs only where the field is `None`: a probe
+/// that said every run infects sent the directed search around inputs where the field held a
+/// number (the `fields` fixture's `req.patch.unwrap_or(0)`, unwitnessed on seed 4).
+#[test]
+fn the_default_of_unwrap_or_on_a_place_infects_only_where_the_place_is_empty() {
+    let text = "pub fn patch(r: &(u8, Option<u64>), e: Result<u32, ()>, v: &[u64]) -> u64 {\n    r.1.unwrap_or(0) + u64::from(e.unwrap_or(7)) + v.first().copied().unwrap_or(5)\n}\n";
+    let (item, body) = spans(text);
+    let ms = mutants_of(text, Path::new("src/lib.rs"), "patch", item, &SkipRules::default());
+    let numbered: Vec<(u32, &Mutant)> =
+        ms.iter().enumerate().map(|(i, m)| (i as u32 + 1, m)).collect();
+    let p = plan(text, body, &numbered, 10_000);
+    let arm = |original: &str, replacement: &str| {
+        let (n, _) = find(&ms, original, replacement);
+        (spec(&p, n), p.arms.get(&n).map(|a| (a.text.clone(), a.infects)))
+    };
+    for (k, place) in [("0", "r . 1"), ("7", "e")] {
+        let (s, a) = arm(k, &(k.parse::<u32>().unwrap() + 1).to_string());
+        let (text, infects) = a.expect("an arm of its own");
+        assert_eq!(s["site"]["arm"], true, "{s:#}");
+        assert!(!infects, "{text}");
+        assert!(text.contains(&format!("infects_if(({place}).__abex_defaulted())")), "{text}");
+    }
+    // The receiver of the third is a call, which must not run twice: every run infects.
+    let (_, a) = arm("5", "6");
+    assert_eq!(a.map(|a| a.1), Some(true));
+    assert_builds(&probed_lib(text, &ms, &p), &["2015", "2021"]);
 }
 
 #[test]

@@ -461,6 +461,34 @@ pub fn reach(infects: bool) {
     });
 }
 
+/// The active mutant's changed constant is the default of an `unwrap_or` on a value that is
+/// empty (`absent`: `None`, `Err`): only then is the constant used and the run infected.
+pub fn infects_if(absent: bool) {
+    with_state(|s, _| {
+        if absent {
+            infection(s, true, None, None);
+        }
+    });
+}
+
+/// A value whose `unwrap_or` default is used when it is empty (see [`infects_if`]).
+pub trait AbexDefaulted {
+    /// Whether the value is empty (`None`, `Err`).
+    fn __abex_defaulted(&self) -> bool;
+}
+
+impl<T> AbexDefaulted for Option<T> {
+    fn __abex_defaulted(&self) -> bool {
+        self.is_none()
+    }
+}
+
+impl<T, E> AbexDefaulted for Result<T, E> {
+    fn __abex_defaulted(&self) -> bool {
+        self.is_err()
+    }
+}
+
 /// A mutated comparison `a op b` gave `r` where the original's `a alt_op b` gives `alt`.
 pub fn cmp_alt(op: u8, alt_op: u8, r: bool, alt: bool, a: Option<Num>, b: Option<Num>) {
     with_state(|s, _| {
