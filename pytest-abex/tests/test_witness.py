@@ -149,6 +149,35 @@ def test_sites_without_an_infection_probe_say_why_and_still_count_their_runs():
     assert probe.report()["reached"] is None and "2 places" in probe.none
 
 
+GET = """
+def retries(config):
+    count = config.get("retries", 3)
+    return min(count, 10)
+"""
+
+
+def test_the_default_of_get_infects_only_where_the_key_is_missing():
+    # Before, a changed default counted as infected on every run, so the directed search
+    # walked inputs where the key was there and the default never used.
+    tree = ast.parse(GET.replace(", 3)", ", 4)", 1))
+    probe = _probe.probed_code(GET, tree, "retries", "__probe__")
+    scope = {"__probe__": probe}
+    exec(compile(tree, "m.py", "exec"), scope)
+    fn = scope["retries"]
+    kept = call(fn, probe, {"retries": 7})
+    assert kept["reached"] == 1 and kept["infected"] == 0, kept
+    assert call(fn, probe, {})["infected"] == 1
+    # A mapping that cannot say whether it holds the key counts as infected.
+    class Odd:
+        def get(self, k, d):
+            return d
+
+        def __contains__(self, k):
+            raise TypeError("no")
+
+    assert call(fn, probe, Odd())["infected"] == 1
+
+
 def _bmi(w, h):
     return (2 * w * 100_000 + h * h) // (2 * h * h) if h else None
 

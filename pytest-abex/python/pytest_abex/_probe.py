@@ -20,6 +20,8 @@ How the site's infection is measured:
   ``len``/``abs``…): the comparison is evaluated as the mutant and, separately, as the
   original; through ``NAME = …`` the later comparisons that read ``NAME`` compare both values;
 - such a site with no comparison above: its value against the original's;
+- the default of ``d.get(k, c)`` (``d`` and ``k`` names, attributes or constants): the runs
+  where ``k`` is not in ``d``, where the default is used;
 - a removed ``not``, a negated condition, a constant outside any comparison: every run infects.
 
 Other sites (``and``/``or``, assignments, replaced return values, several changes) have no
@@ -146,6 +148,18 @@ class Probe:
         self.reached += 1
         if infects:
             self._infection(True, 0.0, None)
+        return value
+
+    def default(self, value, mapping, key):
+        """The mutated default of ``mapping.get(key, value)`` ran: it infects only where
+        ``key`` is not in ``mapping`` (where the default is used). A mapping that cannot say
+        counts as infected, as any changed constant does."""
+        self.reached += 1
+        try:
+            used = key not in mapping
+        except Exception:
+            used = True
+        self._infection(used, None, None)
         return value
 
     def _compare(self, op, a, b, alt_op, p, q):
@@ -464,6 +478,12 @@ class _Rewrite:
                              _call(h, "then", compare.left, compare.comparators[0], _const(op), _const(side)))
                 return None
         if isinstance(mutant, ast.Constant):
+            got = self._get_default(mutant)
+            if got is not None:
+                # The default of ``d.get(k, c)`` is used only where ``k`` is not in ``d``.
+                receiver, key = got
+                _replace(self.parents, mutant, _call(h, "default", mutant, _copy(receiver), _copy(key)))
+                return None
             _replace(self.parents, mutant, _call(h, "reach", mutant, _const(True)))
             return None
         if plain:
@@ -473,6 +493,21 @@ class _Rewrite:
             return None
         _replace(self.parents, mutant, _call(h, "reach", mutant))
         return "the operands are calls: the original's side cannot be evaluated again"
+
+    def _get_default(self, node):
+        """``(d, k)`` when ``node`` is the default of ``d.get(k, node)`` with ``d`` and ``k``
+        read again without effect (names, attributes, constants), else ``None``."""
+        call = self.parents.get(node)
+        if not (isinstance(call, ast.Call) and len(call.args) == 2 and call.args[1] is node
+                and not call.keywords and isinstance(call.func, ast.Attribute)
+                and call.func.attr == "get"):
+            return None
+        receiver, key = call.func.value, call.args[0]
+        simple = (ast.Name, ast.Attribute, ast.Constant)
+        if not (isinstance(receiver, (ast.Name, ast.Attribute)) and _plain(receiver)
+                and isinstance(key, simple) and _plain(key)):
+            return None
+        return receiver, key
 
     def _original_copy(self, holder, mutant, original):
         """A copy of ``holder`` with the original's site in place of the mutant's."""
