@@ -35,11 +35,46 @@ fn int_suffix(bits: u8, signed: bool) -> &'static str {
     }
 }
 
+/// The least and greatest values of an integer type (`u128`'s greatest does not fit: `i128::MAX`).
+fn int_bounds(bits: u8, signed: bool) -> (i128, i128) {
+    match (bits, signed) {
+        (128, true) => (i128::MIN, i128::MAX),
+        (128, false) => (0, i128::MAX),
+        (b, true) => (-(1i128 << (b - 1)), (1i128 << (b - 1)) - 1),
+        (b, false) => (0, (1i128 << b) - 1),
+    }
+}
+
+/// The name of a float constant a person writes by name (`f64::EPSILON`), when `x` is one.
+fn float_name(bits: u8, x: f64) -> Option<&'static str> {
+    let named: [(&str, f64); 4] = if bits == 32 {
+        [
+            ("EPSILON", f32::EPSILON.into()),
+            ("MAX", f32::MAX.into()),
+            ("MIN", f32::MIN.into()),
+            ("MIN_POSITIVE", f32::MIN_POSITIVE.into()),
+        ]
+    } else {
+        [
+            ("EPSILON", f64::EPSILON),
+            ("MAX", f64::MAX),
+            ("MIN", f64::MIN),
+            ("MIN_POSITIVE", f64::MIN_POSITIVE),
+        ]
+    };
+    named.iter().find(|(_, v)| *v == x).map(|(n, _)| *n)
+}
+
 /// A literal of a primitive value type.
 fn primitive(ty: &Ty, v: &Value) -> Option<String> {
     Some(match (ty, v) {
         (Ty::Int { bits, signed }, Value::Int(i)) => {
             let suffix = int_suffix(*bits, *signed);
+            // The bounds of a wide type by name (`i32::MAX`, not `2147483647i32`).
+            let (min, max) = int_bounds(*bits, *signed);
+            if *bits >= 32 && (*i == max || (*signed && *i == min)) {
+                return Some(format!("{suffix}::{}", if *i == max { "MAX" } else { "MIN" }));
+            }
             if *i < 0 {
                 format!("({i}{suffix})")
             } else {
@@ -53,6 +88,8 @@ fn primitive(ty: &Ty, v: &Value) -> Option<String> {
                 format!("{t}::NAN")
             } else if x.is_infinite() {
                 format!("{}{t}::INFINITY", if *x < 0.0 { "-" } else { "" })
+            } else if let Some(name) = float_name(*bits, *x) {
+                format!("{t}::{name}")
             } else {
                 format!("({x:?}{t})")
             }
@@ -301,6 +338,21 @@ mod tests {
             ..Builder::default()
         };
         Book { builders: vec![op, version] }
+    }
+
+    #[test]
+    fn the_bounds_of_wide_types_and_float_constants_are_written_by_name() {
+        let int = |bits, signed, i| primitive(&Ty::Int { bits, signed }, &Value::Int(i)).unwrap();
+        assert_eq!(int(32, true, 2147483647), "i32::MAX");
+        assert_eq!(int(64, true, i128::from(i64::MIN)), "i64::MIN");
+        assert_eq!(int(64, false, i128::from(u64::MAX)), "u64::MAX");
+        assert_eq!(int(32, false, 0), "0u32");
+        // Narrow types keep their digits: `255u8` reads as well as `u8::MAX`.
+        assert_eq!(int(8, false, 255), "255u8");
+        let float = |bits, x| primitive(&Ty::Float { bits }, &Value::Float(x)).unwrap();
+        assert_eq!(float(64, f64::EPSILON), "f64::EPSILON");
+        assert_eq!(float(32, f64::from(f32::MAX)), "f32::MAX");
+        assert_eq!(float(64, 2.5), "(2.5f64)");
     }
 
     #[test]
