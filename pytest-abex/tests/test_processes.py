@@ -128,9 +128,18 @@ def test_the_jobs_runners_start_ahead_and_share_the_checks_of_the_suggested_test
 def test_each_suggested_test_runs_once_on_the_original_and_once_on_each_survivor(run):
     # The checks that start while the next function's witnesses are searched are read, not
     # run again.
+    # A test joining a boundary's two sides (`…_at_9_and_10`) is checked once more, on the
+    # original and on the survivors the joined tests' cases killed only: at least its own.
     report, _, (_, ran) = run
     witnessed = {t["name"]: t["mutation"]["counts"]["witnessed"] for t in report["targets"]}
+    kills = {s["name"]: len(s["kills"]) for t in report["targets"]
+             for s in t["mutation"]["suggested_tests"]}
     assert ran, ran
     for nodeid, runs in ran.items():
         function = next(f for f in witnessed if f"test_abex_suggested_{f}_" in nodeid)
-        assert runs == 1 + witnessed[function], (nodeid, runs, witnessed)
+        name = nodeid.split("::")[-1]
+        if "_at_" in name and "_and_" in name:
+            least = 1 + kills.get(name, 0)
+            assert least <= runs <= 1 + witnessed[function], (nodeid, runs, kills, witnessed)
+        else:
+            assert runs == 1 + witnessed[function], (nodeid, runs, witnessed)

@@ -44,10 +44,11 @@ pub(crate) fn explore(
         .as_mut()
         .zip(subject.as_ref())
         .map(|(s, subject)| Agents::new(s, subject, root, calls, seed).with_share(share));
-    // Offline, a function that takes a dictionary gets pairs that hold the keys it names.
+    // Offline, a function that takes a dictionary gets pairs that hold the keys it names (a
+    // caller that drives a target is not one of the targets the front end has constants of).
     let mut keyed = match &agents {
-        Some(_) => None,
-        None => Keyed::new(&params, &front.hints(driver, &front.self_check(driver)), seed),
+        None if driver == i => Keyed::new(&params, &front.hints(i, &front.self_check(i)), seed),
+        _ => None,
     };
     let proposer = match agents.as_mut() {
         Some(a) => Some(a as &mut dyn Proposer),
