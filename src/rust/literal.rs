@@ -35,16 +35,6 @@ fn int_suffix(bits: u8, signed: bool) -> &'static str {
     }
 }
 
-/// The least and greatest values of an integer type (`u128`'s greatest does not fit: `i128::MAX`).
-fn int_bounds(bits: u8, signed: bool) -> (i128, i128) {
-    match (bits, signed) {
-        (128, true) => (i128::MIN, i128::MAX),
-        (128, false) => (0, i128::MAX),
-        (b, true) => (-(1i128 << (b - 1)), (1i128 << (b - 1)) - 1),
-        (b, false) => (0, (1i128 << b) - 1),
-    }
-}
-
 /// The name of a float constant a person writes by name (`f64::EPSILON`), when `x` is one.
 fn float_name(bits: u8, x: f64) -> Option<&'static str> {
     let named: [(&str, f64); 4] = if bits == 32 {
@@ -71,9 +61,10 @@ fn primitive(ty: &Ty, v: &Value) -> Option<String> {
         (Ty::Int { bits, signed }, Value::Int(i)) => {
             let suffix = int_suffix(*bits, *signed);
             // The bounds of a wide type by name (`i32::MAX`, not `2147483647i32`).
-            let (min, max) = int_bounds(*bits, *signed);
-            if *bits >= 32 && (*i == max || (*signed && *i == min)) {
-                return Some(format!("{suffix}::{}", if *i == max { "MAX" } else { "MIN" }));
+            let (min, max) = Ty::int_range(*bits, *signed);
+            let is_max = u128::try_from(*i).is_ok_and(|u| u == max);
+            if *bits >= 32 && (is_max || (*signed && *i == min)) {
+                return Some(format!("{suffix}::{}", if is_max { "MAX" } else { "MIN" }));
             }
             if *i < 0 {
                 format!("({i}{suffix})")
