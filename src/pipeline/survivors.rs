@@ -52,6 +52,40 @@ pub(crate) enum Heard<'h> {
 /// is searched, no test suggested), and those of a function whose self-check did not run are
 /// not searched.
 #[allow(clippy::too_many_arguments)]
+/// The shortest time between two builds of the reports while mutants are tested (see
+/// [`analyse`]).
+const REPORTS_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// When a result that just came in is built into the reports: at once when the last build is
+/// at least `every` old, else held for the next one (or the build when the tests end).
+struct Pace {
+    every: std::time::Duration,
+    last: Option<std::time::Instant>,
+    held: bool,
+}
+
+impl Pace {
+    fn new(every: std::time::Duration) -> Pace {
+        Pace { every, last: None, held: false }
+    }
+
+    /// A result came in: whether to build the reports now (which takes every result held).
+    fn now(&mut self) -> bool {
+        if self.last.is_some_and(|t| t.elapsed() < self.every) {
+            self.held = true;
+            return false;
+        }
+        self.last = Some(std::time::Instant::now());
+        self.held = false;
+        true
+    }
+
+    /// Whether a result came in after the last build.
+    fn held(&self) -> bool {
+        self.held
+    }
+}
+
 pub(crate) fn analyse(
     ctx: &mut Ctx<'_>,
     lab: &mut dyn Lab,
@@ -69,15 +103,26 @@ pub(crate) fn analyse(
     let mut results = cached.clone();
     if !todo.is_empty() {
         let ctx = &*ctx;
+        let none = vec![Proven::default(); unit.targets.len()];
         let mut so_far = cached.clone();
+        // The reports are built again at most every `REPORTS_EVERY` (each build renders every
+        // mutant's diff and copies every function's exploration, ~10 ms on examples/demo, where
+        // a mutant's tests take 4 ms), and once more when the tests end or are cut; the results
+        // cache has each result at once.
+        let mut pace = Pace::new(REPORTS_EVERY);
         let mut on_result = |n: u32, t: &Tested| {
             let Some(m) = mutants.iter().find(|m| m.n == n) else { return };
             heard(Heard::Tested(m, t));
             so_far.insert(n, t.clone());
-            let none = vec![Proven::default(); unit.targets.len()];
-            heard(Heard::Reports(reports(ctx, unit, mutants, elites, &facts, &so_far, &none)));
+            if pace.now() {
+                heard(Heard::Reports(reports(ctx, unit, mutants, elites, &facts, &so_far, &none)));
+            }
         };
-        match unless_cut(lab.test(&todo, &mut on_result))? {
+        let tested = lab.test(&todo, &mut on_result);
+        if pace.held() {
+            heard(Heard::Reports(reports(ctx, unit, mutants, elites, &facts, &so_far, &none)));
+        }
+        match unless_cut(tested)? {
             Some(tested) => results.extend(tested),
             // The deadline killed a test run the lab could not do without (the baseline): what
             // it gave before stays, the rest is `not_tested`.
@@ -896,6 +941,18 @@ mod tests {
         fn add(&mut self, _: &[Numbered]) -> Result<(), RunError> {
             Ok(())
         }
+    }
+
+    #[test]
+    fn results_that_come_in_quick_succession_are_built_into_the_reports_together() {
+        let mut pace = Pace::new(std::time::Duration::from_secs(3600));
+        assert!(pace.now(), "the first result is built at once");
+        assert!(!pace.held());
+        assert!((0..10).all(|_| !pace.now()), "the next ones within the hour are held");
+        assert!(pace.held(), "and built when the tests end");
+        let mut every = Pace::new(std::time::Duration::ZERO);
+        assert!((0..10).all(|_| every.now()));
+        assert!(!every.held());
     }
 
     #[test]
