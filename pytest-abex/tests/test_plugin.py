@@ -119,6 +119,24 @@ def test_fail_on_finding_sets_pytest_s_exit_status_like_cargo_abex(project):
     assert bad.ret == pytest.ExitCode.USAGE_ERROR
 
 
+def test_the_session_s_other_end_of_run_work_runs_while_abex_works(project):
+    # Another plugin's summary (hypothesis's imports hypothesis there) runs before abex's,
+    # while the core is still at work on its own thread; abex's section still comes, whole.
+    project.makeconftest("""
+import threading
+
+def pytest_terminal_summary(terminalreporter):
+    busy = any(t.name == "abex" and t.is_alive() for t in threading.enumerate())
+    terminalreporter.write_line(f"other summary: abex busy={busy}")
+""")
+    args = ("-p", "no:cacheprovider", "--abex", "--abex-function", "pricing.py::bulk_discount", "--abex-offline")
+    result = project.runpytest(*args, "--abex-fail-on", "finding")
+    out = result.stdout.str()
+    assert "other summary: abex busy=True" in out, out
+    assert out.index("other summary") < out.index("gap(s) found: exit status 1"), out
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
 def test_without_fork_the_plugin_says_abex_needs_posix(project, monkeypatch):
     import os
 

@@ -19,6 +19,8 @@ import pytest
 from . import suite
 
 _RESULT = pytest.StashKey[dict]()
+# The run at work: (the session, its `_Running`), from `pytest_sessionfinish` until `_finish`.
+_RUNNING = pytest.StashKey[tuple]()
 # Node id -> (file, domain) of every test the session heard a report of: under xdist, the tests
 # that ran (the controller collects none itself).
 _REPORTED = pytest.StashKey[dict]()
@@ -270,45 +272,62 @@ def _progress(config):
     return line
 
 
-def _run_core(settings, progress):
-    """``_core.run`` in a thread of its own while this one waits: Python runs signal handlers
-    only in the main thread, between bytecodes, so a core working in the main thread would hear
-    Ctrl-C only when it returns. The first SIGINT or SIGTERM asks the core to stop (it kills its
-    runners and returns the report of what was finished); a second ends the process at once.
-    SIGHUP counts as one too.
-    Returns ``(report_json, out_dir)``; raises what the core raised."""
-    from . import _core
+class _Running:
+    """``_core.run`` at work in a thread of its own, started by ``pytest_sessionfinish`` and
+    waited for in this plugin's ``pytest_terminal_summary`` (the last one to run), so that the
+    session's other end-of-run work (hypothesis's plugin imports hypothesis there, 0.6 s) is
+    done while the core works, not after it; ``pytest_unconfigure`` waits where there is no
+    terminal.
 
-    box = {}
+    Python runs signal handlers only in the main thread, between bytecodes, so a core working
+    in the main thread would hear Ctrl-C only when it returns. Until the wait ends, the first
+    SIGINT or SIGTERM asks the core to stop (it kills its runners and returns the report of what
+    was finished); a second ends the process at once. SIGHUP counts as one too."""
 
-    def work():
+    def __init__(self, settings, progress):
+        from . import _core
+
+        self._box = {}
+
+        def work():
+            try:
+                self._box["result"] = _core.run(settings, progress)
+            except BaseException as e:  # handed to the main thread
+                self._box["error"] = e
+
+        def on_signal(signum, frame):
+            name = signal.Signals(signum).name
+            if _core.interrupt(signum) > 1:
+                sys.stderr.write(f"\nabex: {name} again: stopping now\n")
+                os._exit(128 + signum)
+            sys.stderr.write(f"\nabex: {name}: stopping, saving what is finished (send it again to stop at once)\n")
+
+        self._handlers = {}
+        if threading.current_thread() is threading.main_thread():
+            for s in _SIGNALS.values():
+                self._handlers[s] = signal.signal(s, on_signal)
+        self._worker = threading.Thread(target=work, name="abex", daemon=True)
         try:
-            box["result"] = _core.run(settings, progress)
-        except BaseException as e:  # handed to the main thread
-            box["error"] = e
+            self._worker.start()
+        except BaseException:
+            self._restore()
+            raise
 
-    def on_signal(signum, frame):
-        name = signal.Signals(signum).name
-        if _core.interrupt(signum) > 1:
-            sys.stderr.write(f"\nabex: {name} again: stopping now\n")
-            os._exit(128 + signum)
-        sys.stderr.write(f"\nabex: {name}: stopping, saving what is finished (send it again to stop at once)\n")
-
-    handlers = {}
-    if threading.current_thread() is threading.main_thread():
-        for s in _SIGNALS.values():
-            handlers[s] = signal.signal(s, on_signal)
-    try:
-        worker = threading.Thread(target=work, name="abex", daemon=True)
-        worker.start()
-        while worker.is_alive():
-            worker.join(0.1)
-    finally:
-        for s, h in handlers.items():
+    def _restore(self):
+        for s, h in self._handlers.items():
             signal.signal(s, h)
-    if "error" in box:
-        raise box["error"]
-    return box["result"]
+        self._handlers = {}
+
+    def wait(self):
+        """Waits for the core: ``(report_json, out_dir)``; raises what the core raised."""
+        try:
+            while self._worker.is_alive():
+                self._worker.join(0.1)
+        finally:
+            self._restore()
+        if "error" in self._box:
+            raise self._box["error"]
+        return self._box["result"]
 
 
 # The signals that stop a run (SIGHUP: a closed terminal or session), by name.
@@ -356,10 +375,23 @@ def pytest_sessionfinish(session, exitstatus):
             settings[key] = typ(value)
         if from_file is not None:
             settings["project"].append(from_file)
-    from . import _core  # the native module: imported only when abex runs
+    # The native module is imported only when abex runs (`_Running` imports it).
+    config.stash[_RUNNING] = (session, _Running(json.dumps(settings), _progress(config)))
+
+
+def _finish(config):
+    """Waits for the run ``pytest_sessionfinish`` started, if any, and keeps its result for the
+    summary: the session's exit status, the review and the job summary are set here, before
+    pytest returns the status."""
+    running = config.stash.get(_RUNNING, None)
+    if running is None:
+        return
+    del config.stash[_RUNNING]
+    session, core = running
+    from . import _core
 
     try:
-        text, out = _run_core(json.dumps(settings), _progress(config))
+        text, out = core.wait()
     except _core.AbexError as e:
         config.stash[_RESULT] = {"error": str(e)}
         # A settings error the user must fix (`cargo abex` exits 2 on it too): not a green run.
@@ -380,6 +412,12 @@ def pytest_sessionfinish(session, exitstatus):
     if gaps and _setting(config, "--abex-fail-on", "abex_fail_on", str, None) == "finding":
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
         config.stash[_RESULT]["notes"].append(f"{gaps} gap(s) found: exit status 1 (--abex-fail-on finding)")
+
+
+def pytest_unconfigure(config):
+    # Without a terminal (`-p no:terminal`) no summary waits for the run: it ends here, still
+    # before pytest returns the session's exit status.
+    _finish(config)
 
 
 def _gaps(report_json):
@@ -403,7 +441,9 @@ def _section(result, colour):
     return lines + text.lstrip("\n").splitlines()
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    _finish(config)
     result = config.stash.get(_RESULT, None)
     if result is None:
         return
