@@ -77,9 +77,14 @@ pub struct Worker {
     /// The targets whose calls ran into the time limit: the next process gets their ids in
     /// `ABEX_HUNG_TARGETS`, and the Rust harness gives them a shorter limit (a function that
     /// loops forever on some inputs costs the full limit once, not once per such input). A
-    /// timeout never proves a mutant, so the shorter limit cannot forge a witness.
-    hung: std::collections::BTreeSet<usize>,
+    /// timeout never proves a mutant, so the shorter limit cannot forge a witness. Shared with
+    /// its siblings and the workers that share its knowledge ([`Worker::sharing_hung`]): what
+    /// one learns, the others' next processes know.
+    hung: Hung,
 }
+
+/// The targets a group of workers saw hang (see [`Worker::sharing_hung`]).
+pub type Hung = std::sync::Arc<std::sync::Mutex<std::collections::BTreeSet<usize>>>;
 
 /// What reading one answer gave.
 enum Answer {
@@ -104,12 +109,29 @@ impl Worker {
         Ok(self.greeting.clone().unwrap_or_default())
     }
 
-    /// Another worker of the same program, environment and limits, knowing the targets this one
-    /// saw hang (see `hung`); its process starts on its first call.
+    /// Another worker of the same program, environment and limits, sharing what this one knows
+    /// of the targets that hang (see `hung`); its process starts on its first call.
     pub fn sibling(&self) -> Worker {
-        let mut w = Worker::new(self.spec.clone());
-        w.hung = self.hung.clone();
-        w
+        Worker::new(self.spec.clone()).sharing_hung(&self.hung)
+    }
+
+    /// The same worker, sharing `hung`, the targets a group of workers saw hang: a lab's
+    /// workers (the original, the tracer, each mutant's) run the same functions, and one that
+    /// loops forever on some inputs then costs the full call limit once in a run, not once in
+    /// each worker.
+    pub fn sharing_hung(mut self, hung: &Hung) -> Worker {
+        let known: Vec<usize> = self.hung_ids();
+        self.hung = hung.clone();
+        self.lock_hung().extend(known);
+        self
+    }
+
+    fn lock_hung(&self) -> std::sync::MutexGuard<'_, std::collections::BTreeSet<usize>> {
+        self.hung.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn hung_ids(&self) -> Vec<usize> {
+        self.lock_hung().iter().copied().collect()
     }
 
     /// The same worker with `env` added to its environment (before it starts).
@@ -133,7 +155,7 @@ impl Worker {
             .env("ABEX_CALL_TIMEOUT_MS", self.spec.call_timeout.as_millis().to_string())
             .env(
                 "ABEX_HUNG_TARGETS",
-                self.hung.iter().map(usize::to_string).collect::<Vec<_>>().join(","),
+                self.hung_ids().iter().map(usize::to_string).collect::<Vec<_>>().join(","),
             )
             .env("RUST_BACKTRACE", "0");
         #[cfg(unix)]
@@ -285,7 +307,7 @@ impl Worker {
                 match answer {
                     Answer::Outcome(o, probe) => out.push((o, probe)),
                     Answer::TimedOut => {
-                        self.hung.insert(id);
+                        self.lock_hung().insert(id);
                         out.push((Outcome::Timeout, None));
                         break;
                     }

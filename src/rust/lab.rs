@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::exec::shared::{OwnedWorker, SharedWorker};
-use crate::exec::worker::{Worker, WorkerSpec};
+use crate::exec::worker::{Hung, Worker, WorkerSpec};
 use crate::exec::{Evaluate, ProbeEvaluate};
 use crate::pipeline::{
     bounded, Lab, Numbered, RunConfig, RunError, Suggestion, Tested, Uncallable, Unit, Verdict,
@@ -57,6 +57,8 @@ pub struct RustLab<'a> {
     unviable: BTreeMap<u32, String>,
     /// The worker that runs the originals (exploration, witnesses).
     original: Rc<RefCell<Worker>>,
+    /// The functions any of the lab's workers saw hang, which all of them know.
+    hung: Hung,
     scratch: PathBuf,
     /// The target folder of every build of the run (see [`RustLab::build`]).
     target: PathBuf,
@@ -137,6 +139,7 @@ impl<'a> RustLab<'a> {
             build_of: BTreeMap::new(),
             alone: BTreeMap::new(),
             unviable: BTreeMap::new(),
+            hung: Hung::default(),
             original: Rc::new(RefCell::new(Worker::new(WorkerSpec {
                 program: PathBuf::new(),
                 args: Vec::new(),
@@ -260,6 +263,8 @@ impl<'a> RustLab<'a> {
         }
     }
 
+    /// A worker of build `h` (with `mutant` active), sharing what the lab's workers know of
+    /// the functions that hang (`Worker::sharing_hung`).
     fn worker(&self, h: &Harness, mutant: Option<u32>) -> Worker {
         Worker::new(WorkerSpec {
             program: h.exe.clone(),
@@ -271,6 +276,7 @@ impl<'a> RustLab<'a> {
             call_timeout: self.cfg.call_timeout,
             memory_limit: self.cfg.memory_limit(),
         })
+        .sharing_hung(&self.hung)
     }
 
     /// A worker of mutant `n`: a switched one's runs in probe mode (its site reports reach and

@@ -111,15 +111,21 @@ pub(super) fn probed(
     mutant: &mut dyn ProbeEvaluate,
     until: Option<Instant>,
 ) -> Result<(Option<Witness>, Answers), ExecError> {
-    let mut outs = Vec::with_capacity(known.len());
-    for chunk in known.chunks(CHUNK) {
+    // Where the original ran out of time no outcome of the mutant tells them apart, so the
+    // mutant is not run there: a function that loops forever on some inputs would cost a
+    // timed-out call and a restarted worker on each (bytesize's `ideal_unit_no_std`, 2 s of
+    // one survivor's search). Those inputs count as timed out.
+    let run: Vec<usize> = (0..known.len()).filter(|&k| known[k].1 != Outcome::Timeout).collect();
+    let mut outs = vec![(Outcome::Timeout, None); known.len()];
+    for chunk in run.chunks(CHUNK) {
         if past(until) {
             break;
         }
-        let batch: Vec<Args> = chunk.iter().map(|(a, _)| a.clone()).collect();
-        outs.extend(mutant.evaluate_probed(&batch)?);
+        let batch: Vec<Args> = chunk.iter().map(|&k| known[k].0.clone()).collect();
+        for (&k, out) in chunk.iter().zip(mutant.evaluate_probed(&batch)?) {
+            outs[k] = out;
+        }
     }
-    outs.resize(known.len(), (Outcome::Timeout, None));
     // Where both sides return or raise an error of their own, the suggested test asserts a
     // value; a panic (an arithmetic overflow far from the boundary) makes a weaker test.
     let differ = || known.iter().zip(&outs).filter(|((_, o), (m, _))| tells_apart(o, m));
@@ -139,6 +145,24 @@ pub(super) fn probed(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_mutant_is_not_run_where_the_original_ran_out_of_time() {
+        let int = |x: i128| vec![crate::value::Value::Int(x)];
+        let ok = |v: &str| Outcome::Ok { value: v.into() };
+        let known = vec![(int(1), ok("1")), (int(0), Outcome::Timeout), (int(2), ok("2"))];
+        let mut called = Vec::new();
+        let mut mutant = crate::exec::probe::ProbeFnEvaluator(|a: &Args| {
+            called.push(a[0].as_int().unwrap());
+            (ok("9"), None)
+        });
+        let (witness, outs) = probed(&known, &mut mutant, None).unwrap();
+        drop(mutant);
+        assert_eq!(called, [1, 2], "the input the original timed out on is left out");
+        let outs: Vec<Outcome> = outs.into_iter().map(|(o, _)| o).collect();
+        assert_eq!(outs, [ok("9"), Outcome::Timeout, ok("9")]);
+        assert_eq!(witness.unwrap().input, int(1));
+    }
 
     #[test]
     fn errors_that_differ_only_in_the_operator_they_name_tell_nothing_apart() {

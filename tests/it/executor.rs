@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use abex::exec::worker::{Worker, WorkerSpec};
+use abex::exec::worker::{Hung, Worker, WorkerSpec};
 use abex::rust::harness;
 use abex::value::{Outcome, Value};
 
@@ -79,7 +79,12 @@ fn panics_hangs_and_crashes_are_outcomes_and_the_rest_of_the_batch_survives() {
 fn a_function_that_hung_once_gets_a_shorter_time_limit_and_the_others_keep_theirs() {
     let (_tmp, dir) = support::project("slow");
     let (h, _) = build(&dir, &["nap", "doze"]);
-    let mut w = worker(&h, 1500);
+    let hung = Hung::default();
+    let mut w = worker(&h, 1500).sharing_hung(&hung);
+    // Workers made before the hang (a sibling, one of another build sharing the lab's set)
+    // learn of it too.
+    let mut sibling = w.sibling();
+    let mut other = worker(&h, 1500).sharing_hung(&hung);
     let ok = |n: u16| Outcome::Ok { value: n.to_string() };
     // 600 ms is within the limit, until `nap` hangs (on 7).
     assert_eq!(w.run(0, &ints(&[600])).unwrap(), [ok(600)]);
@@ -88,6 +93,11 @@ fn a_function_that_hung_once_gets_a_shorter_time_limit_and_the_others_keep_their
     assert_eq!(w.run(0, &ints(&[0, 10, 600])).unwrap(), [ok(0), ok(10), Outcome::Timeout]);
     // Another function of the same worker keeps the full limit.
     assert_eq!(w.run(1, &ints(&[600])).unwrap(), [ok(600)]);
+    // The others start their processes knowing `nap` hangs: 50 ms, as they have timed no call.
+    for x in [&mut sibling, &mut other] {
+        assert_eq!(x.run(0, &ints(&[0, 600])).unwrap(), [ok(0), Outcome::Timeout]);
+        assert_eq!(x.run(1, &ints(&[600])).unwrap(), [ok(600)]);
+    }
 }
 
 #[test]
