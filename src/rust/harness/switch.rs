@@ -55,6 +55,13 @@ pub mod __abex_mutants {
             static SEEN: ::std::cell::RefCell<::std::vec::Vec<u64>> =
                 const { ::std::cell::RefCell::new(::std::vec::Vec::new()) };
         }
+        // Untraced runs (the original's, outside the baseline) stop here.
+        let file = FILE.get_or_init(|| {
+            let path = ::std::env::var_os("ABEX_REACH")?;
+            let file = ::std::fs::OpenOptions::new().create(true).append(true).open(path).ok()?;
+            Some(::std::sync::Mutex::new(file))
+        });
+        let Some(file) = file else { return };
         let (word, bit) = ((id / 64) as usize, 1u64 << (id % 64));
         let first = SEEN
             .try_with(|s| match s.try_borrow_mut() {
@@ -72,12 +79,6 @@ pub mod __abex_mutants {
         if !first {
             return;
         }
-        let file = FILE.get_or_init(|| {
-            let path = ::std::env::var_os("ABEX_REACH")?;
-            let file = ::std::fs::OpenOptions::new().create(true).append(true).open(path).ok()?;
-            Some(::std::sync::Mutex::new(file))
-        });
-        let Some(file) = file else { return };
         // No method of the prelude: a `#![no_std]` crate with `extern crate std` has none.
         let thread = ::std::thread::current();
         let line = ::std::format!("{}\t{}\n", id, thread.name().unwrap_or(""));
