@@ -40,18 +40,6 @@ pub(crate) enum Heard<'h> {
     Reports(Vec<MutationReport>),
 }
 
-/// Tests `mutants` (of `unit`'s targets, self-checks included), proves the survivors and
-/// chooses the suggested tests; returns one report per target of `unit`, in its order.
-/// `elites[k]` is the explored archive of `unit.targets[k]` (empty when not explored);
-/// `cached` the results an earlier run finished (those mutants are not tested again);
-/// `reached` whether the tests reach a target, where an earlier round's self-check said so
-/// (a round without self-checks). `heard` hears each result as it comes.
-///
-/// A survivor is a gap only when the tests ran against it and reach its function: the
-/// survivors of a function whose self-check survived are `not_reached` (untested, no witness
-/// is searched, no test suggested), and those of a function whose self-check did not run are
-/// not searched.
-#[allow(clippy::too_many_arguments)]
 /// The shortest time between two builds of the reports while mutants are tested (see
 /// [`analyse`]).
 const REPORTS_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
@@ -86,6 +74,18 @@ impl Pace {
     }
 }
 
+/// Tests `mutants` (of `unit`'s targets, self-checks included), proves the survivors and
+/// chooses the suggested tests; returns one report per target of `unit`, in its order.
+/// `elites[k]` is the explored archive of `unit.targets[k]` (empty when not explored);
+/// `cached` the results an earlier run finished (those mutants are not tested again);
+/// `reached` whether the tests reach a target, where an earlier round's self-check said so
+/// (a round without self-checks). `heard` hears each result as it comes.
+///
+/// A survivor is a gap only when the tests ran against it and reach its function: the
+/// survivors of a function whose self-check survived are `not_reached` (untested, no witness
+/// is searched, no test suggested), and those of a function whose self-check did not run are
+/// not searched.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn analyse(
     ctx: &mut Ctx<'_>,
     lab: &mut dyn Lab,
