@@ -304,7 +304,7 @@ struct MutateArgs {
     /// packages that depend on it, or every workspace package's.
     #[arg(long, value_enum, default_value = "dependents", value_name = "SCOPE")]
     test_scope: Scope,
-    /// Time limit of one mutant's tests [default: five times the baseline, at least 5 s].
+    /// Time limit of one mutant's tests [default: five times the baseline, at least 2 s].
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     test_timeout: Option<Duration>,
 }

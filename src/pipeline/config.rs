@@ -25,10 +25,17 @@ impl Defaults {
     /// Exploration time of one function when the run has no time budget.
     pub const EXPLORE_CAP: Duration = Duration::from_secs(30);
 
+    /// The shortest time limit of a mutant's tests: a suite of milliseconds that runs past it
+    /// is hundreds of times slower than it was on the original, which no load explains (and a
+    /// timeout never makes a gap: at worst a slow survivor goes unreported). A mutant that
+    /// loops forever costs this much wall time.
+    pub const TEST_TIMEOUT_FLOOR: Duration = Duration::from_secs(2);
+
     /// The time limit of a mutant's tests from the baseline's duration: five times it, at least
-    /// 5 s (as cargo-mutants does, scaled for suites that take milliseconds).
+    /// [`Defaults::TEST_TIMEOUT_FLOOR`] (cargo-mutants' rule, five times and at least 20 s,
+    /// scaled for suites that take milliseconds).
     pub fn test_timeout(baseline: Duration) -> Duration {
-        (baseline * 5).max(Duration::from_secs(5))
+        (baseline * 5).max(Self::TEST_TIMEOUT_FLOOR)
     }
 
     /// Mutants tested at a time: the number of CPUs.
@@ -174,7 +181,7 @@ pub struct RunConfig {
     pub jobs: usize,
     /// Inputs of the differential witness search per survivor.
     pub witness_evals: usize,
-    /// Time limit of one mutant's tests (default: five times the baseline, at least 5 s).
+    /// Time limit of one mutant's tests (default: five times the baseline, at least 2 s).
     pub test_timeout: Option<Duration>,
     /// `(k, n)`: analyse only shard `k` (1-based) of `n` of the targets.
     pub shard: Option<(usize, usize)>,
@@ -243,7 +250,7 @@ mod tests {
 
     #[test]
     fn timeouts_scale_with_the_baseline_but_never_below_five_seconds() {
-        assert_eq!(Defaults::test_timeout(Duration::from_millis(10)), Duration::from_secs(5));
+        assert_eq!(Defaults::test_timeout(Duration::from_millis(10)), Duration::from_secs(2));
         assert_eq!(Defaults::test_timeout(Duration::from_secs(3)), Duration::from_secs(15));
     }
 }

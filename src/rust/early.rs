@@ -42,7 +42,7 @@ pub struct Baseline {
     pub timeout: Duration,
     /// Whether a mutant that ran past it is run again alone before it counts as a timeout:
     /// only when the limit is within [`RETRY_BELOW`] times the baseline's duration, where the
-    /// load of parallel runs could have made a test that slow. Past it (the 5 s floor against
+    /// load of parallel runs could have made a test that slow. Past it (the 2 s floor against
     /// a suite of milliseconds), a timeout is a hang, and a second run would cost the limit
     /// again for nothing.
     pub retry_timeouts: bool,
@@ -207,7 +207,7 @@ mod tests {
     #[test]
     fn a_timeout_is_run_again_only_when_load_could_explain_it() {
         let ms = Duration::from_millis;
-        // The 5 s floor against a suite of 40 ms: a hang.
+        // The 2 s floor against a suite of 40 ms: a hang.
         assert!(!retries_timeouts(Defaults::test_timeout(ms(40)), ms(40)));
         // Five times a suite of 2 s: a loaded machine could have made a test that slow.
         assert!(retries_timeouts(Defaults::test_timeout(ms(2000)), ms(2000)));
