@@ -9,6 +9,8 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::rust::reach::BinaryTrace;
@@ -58,10 +60,54 @@ pub enum Recorded {
     Unsupported,
 }
 
+/// A [`DocTests::record`] going on in a thread of its own, started as soon as the test
+/// binaries are built so that rustdoc compiles the doc-tests (about 4 s on `url`, on every run)
+/// while the baseline and the mutants' tests run and the pipeline explores. Dropped unwaited
+/// (no survivor needs the doc-tests), it kills the `cargo test --doc` under way.
+#[derive(Debug)]
+pub struct Recording {
+    handle: Option<std::thread::JoinHandle<Recorded>>,
+    cancel: Arc<AtomicBool>,
+}
+
+impl Recording {
+    /// Starts recording `docs`' programs into `dir` (see [`DocTests::record`]).
+    pub fn start(docs: DocTests, dir: PathBuf, timeout: Duration) -> Recording {
+        let cancel = Arc::new(AtomicBool::new(false));
+        let stop = cancel.clone();
+        let handle = std::thread::spawn(move || docs.record_unless(&dir, timeout, Some(&stop)));
+        Recording { handle: Some(handle), cancel }
+    }
+
+    /// What the recording gave, once it ends ([`Recorded::Nothing`] if its thread died).
+    pub fn wait(mut self) -> Recorded {
+        self.handle.take().and_then(|h| h.join().ok()).unwrap_or(Recorded::Nothing)
+    }
+}
+
+impl Drop for Recording {
+    fn drop(&mut self) {
+        self.cancel.store(true, Ordering::SeqCst);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
 impl DocTests {
     /// Runs the doc-tests on the original through the runtool, keeping their programs in
     /// `dir` (emptied first).
     pub fn record(&self, dir: &Path, timeout: Duration) -> Recorded {
+        self.record_unless(dir, timeout, None)
+    }
+
+    /// [`DocTests::record`], given up ([`Recorded::Nothing`]) once `cancel` is set.
+    fn record_unless(
+        &self,
+        dir: &Path,
+        timeout: Duration,
+        cancel: Option<&AtomicBool>,
+    ) -> Recorded {
         let _ = std::fs::remove_dir_all(dir);
         let tmp = dir.join("tmp");
         let tool = dir.join("runtool");
@@ -84,7 +130,8 @@ impl DocTests {
         cmd.env("ABEX_DOCTESTS", dir)
             // rustdoc's temporary folder on the same file system: the programs are linked.
             .env("TMPDIR", &tmp);
-        let Some((status, stdout, stderr)) = suite::run_to_end(&mut cmd, timeout) else {
+        let Some((status, stdout, stderr)) = suite::run_to_end_unless(&mut cmd, timeout, cancel)
+        else {
             return Recorded::Nothing;
         };
         let ran = stdout.lines().any(|l| l.starts_with("running ") && l != "running 0 tests");

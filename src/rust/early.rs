@@ -2,7 +2,8 @@
 //! built: a thread waits for the test binaries (built in the background when the harness came
 //! first, see `cargo.rs`), runs them on the original (traced, see `reach.rs`; a failing test is
 //! run again to tell a flaky one from a failing baseline), then every switched mutant of the
-//! build, `jobs` at a time, while the pipeline explores the functions with the harness. The lab
+//! build, `jobs` at a time, while the pipeline explores the functions with the harness; rustdoc
+//! compiles the build's doc-tests meanwhile (`doctests.rs`), for the survivors. The lab
 //! takes the results when the pipeline asks for the mutants' tests, and judges each as if it
 //! had just run (a kill by a flaky test is checked on the original then).
 
@@ -15,9 +16,10 @@ use std::time::{Duration, Instant};
 
 use crate::pipeline::Defaults;
 use crate::rust::cargo::{PendingTests, TestBinary};
+use crate::rust::doctests::Recording;
 use crate::rust::error::RustError;
 use crate::rust::reach::{BinaryTrace, Selection};
-use crate::rust::suite::{self, TestResult, TestSuite};
+use crate::rust::suite::{self, DocTests, TestResult, TestSuite};
 
 /// Longest the baseline (the tests without any mutant) may take.
 pub const BASELINE_LIMIT: Duration = Duration::from_secs(600);
@@ -130,6 +132,8 @@ pub enum Done {
         baseline: Result<Baseline, RustError>,
         /// Each mutant's result.
         results: BTreeMap<u32, (TestResult, Duration)>,
+        /// The doc-tests' recording, started once the binaries were built.
+        docs: Option<Recording>,
     },
 }
 
@@ -140,8 +144,9 @@ pub struct Early {
 }
 
 impl Early {
-    /// Waits for `pending` test binaries (they are `suite`'s), then starts the baseline and the
-    /// test runs of `mutants`, `jobs` at a time, until `deadline`.
+    /// Waits for `pending` test binaries (they are `suite`'s), then starts recording the `docs`
+    /// (the doc-tests of the same build, into the folder given; see [`Recording`]), the
+    /// baseline and the test runs of `mutants`, `jobs` at a time, until `deadline`.
     pub fn start(
         pending: Option<PendingTests>,
         suite: TestSuite,
@@ -149,6 +154,7 @@ impl Early {
         mutants: Vec<u32>,
         jobs: usize,
         deadline: Option<Instant>,
+        docs: Option<(DocTests, PathBuf)>,
     ) -> Early {
         let cancel = Arc::new(AtomicBool::new(false));
         let stopped = cancel.clone();
@@ -162,9 +168,11 @@ impl Early {
             if let Some(t) = &tests {
                 suite.binaries = t.clone();
             }
+            // After the test build, which holds the target folder's lock: rustdoc builds on it.
+            let docs = docs.map(|(d, dir)| Recording::start(d, dir, BASELINE_LIMIT));
             let base = baseline(&suite, &spec);
             let mut results = BTreeMap::new();
-            let Ok(b) = &base else { return Done::Ran { tests, baseline: base, results } };
+            let Ok(b) = &base else { return Done::Ran { tests, baseline: base, results, docs } };
             suite.skip = b.flaky.keys().cloned().collect();
             suite.select = b.select.clone();
             let stop = move || {
@@ -177,7 +185,7 @@ impl Early {
                     results.insert(*n, r);
                 }
             }
-            Done::Ran { tests, baseline: base, results }
+            Done::Ran { tests, baseline: base, results, docs }
         });
         Early { handle: Some(handle), cancel }
     }
@@ -248,7 +256,7 @@ mod tests {
             functions: vec![vec![1, 2], vec![3]],
             fixed_timeout: None,
         };
-        let early = Early::start(None, suite, spec, vec![1, 2, 3], 1, None);
+        let early = Early::start(None, suite, spec, vec![1, 2, 3], 1, None, None);
         // Nobody has asked yet: the baseline and the mutants run all the same.
         let ran = dir.path().join("ran");
         let waited = Instant::now();
@@ -256,7 +264,9 @@ mod tests {
             assert!(waited.elapsed() < Duration::from_secs(60), "nothing ran in the background");
             std::thread::sleep(Duration::from_millis(20));
         }
-        let Some(Done::Ran { tests: None, baseline, results }) = early.finish() else { panic!() };
+        let Some(Done::Ran { tests: None, baseline, results, docs: None }) = early.finish() else {
+            panic!()
+        };
         let base = baseline.unwrap();
         assert!(base.flaky.is_empty());
         assert_eq!(results[&1].0, TestResult::Pass);

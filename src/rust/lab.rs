@@ -20,7 +20,7 @@ use crate::pipeline::{
 };
 use crate::report::{MutantStatus, Witness};
 use crate::rust::cargo::Build;
-use crate::rust::doctests::Recorded;
+use crate::rust::doctests::{Recorded, Recording};
 use crate::rust::early::{self, BaselineSpec, Done, Early, BASELINE_LIMIT, RUNS_OF_A_FAILURE};
 use crate::rust::error::RustError;
 use crate::rust::harness::builders::part_id;
@@ -77,6 +77,9 @@ pub struct RustLab<'a> {
     early: Option<Early>,
     /// What those runs gave, by mutant, until the pipeline asks for it.
     early_results: RefCell<BTreeMap<u32, (TestResult, Duration)>>,
+    /// The first build's doc-tests, recorded in the background since its tests were built,
+    /// until its survivors need them.
+    early_docs: RefCell<Option<Recording>>,
     /// The first build's test binaries were built after its harness, in the background.
     tests_later: bool,
     /// Why the baseline failed, when it was found out before the pipeline asked for the tests.
@@ -157,6 +160,7 @@ impl<'a> RustLab<'a> {
             select: None,
             early: None,
             early_results: RefCell::new(BTreeMap::new()),
+            early_docs: RefCell::new(None),
             tests_later: false,
             failed: None,
         };
@@ -184,7 +188,8 @@ impl<'a> RustLab<'a> {
                 .collect();
             let suite = lab.suite(&lab.builds[0]);
             let spec = lab.baseline_spec();
-            lab.early = Some(Early::start(pending, suite, spec, first, cfg.jobs, deadline));
+            let docs = Some((lab.doc_tests_of(0), lab.scratch.join("doctests")));
+            lab.early = Some(Early::start(pending, suite, spec, first, cfg.jobs, deadline, docs));
         }
         Ok(lab)
     }
@@ -327,10 +332,11 @@ impl<'a> RustLab<'a> {
             return Ok(t);
         }
         let (base, results) = match self.early.take().and_then(Early::finish) {
-            Some(Done::Ran { tests, baseline, results }) => {
+            Some(Done::Ran { tests, baseline, results, docs }) => {
                 if let Some(tests) = tests {
                     self.builds[0].tests = tests;
                 }
+                *self.early_docs.borrow_mut() = docs;
                 (baseline, results)
             }
             // The tests did not build after the harness: the first build again, all in one
@@ -503,16 +509,17 @@ impl<'a> RustLab<'a> {
         timeout: Duration,
         results: &mut BTreeMap<u32, Tested>,
     ) {
-        let doc = DocTests {
-            tree: self.builds[b].tree.clone(),
-            target_dir: self.target.clone(),
-            packages: self.front.test_packages(self.package()),
-            cargo_flags: self.front.ws.cargo_flags.clone(),
-        };
+        let doc = self.doc_tests_of(b);
+        // The first build's, recorded in the background (dropped unused, it stops).
+        let early = if b == 0 { self.early_docs.borrow_mut().take() } else { None };
         if survivors.is_empty() || self.past_deadline() {
             return;
         }
-        let programs = match doc.record(&self.scratch.join("doctests"), BASELINE_LIMIT) {
+        let recorded = match early {
+            Some(recording) => recording.wait(),
+            None => doc.record(&self.scratch.join("doctests"), BASELINE_LIMIT),
+        };
+        let programs = match recorded {
             Recorded::Programs(p) => Some(p),
             Recorded::Unsupported => None,
             Recorded::Nothing => return,
@@ -534,6 +541,16 @@ impl<'a> RustLab<'a> {
             if let Some(r @ TestResult::Fail { .. }) = r {
                 results.insert(n, tested(&r, t0.elapsed()));
             }
+        }
+    }
+
+    /// The doc-tests of build `b`: those of the packages whose tests run, in its copy.
+    fn doc_tests_of(&self, b: usize) -> DocTests {
+        DocTests {
+            tree: self.builds[b].tree.clone(),
+            target_dir: self.target.clone(),
+            packages: self.front.test_packages(self.package()),
+            cargo_flags: self.front.ws.cargo_flags.clone(),
         }
     }
 

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use crate::bounded::TestOutput;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -70,10 +70,20 @@ fn wait_until(
     child: &mut std::process::Child,
     deadline: Instant,
 ) -> Option<std::process::ExitStatus> {
+    wait_unless(child, deadline, None)
+}
+
+/// [`wait_until`], also giving up (the child's group killed) once `cancel` is set.
+fn wait_unless(
+    child: &mut std::process::Child,
+    deadline: Instant,
+    cancel: Option<&AtomicBool>,
+) -> Option<std::process::ExitStatus> {
+    let cancelled = || cancel.is_some_and(|c| c.load(Ordering::SeqCst));
     loop {
         match child.try_wait() {
             Ok(Some(st)) => return Some(st),
-            Ok(None) if Instant::now() >= deadline => {
+            Ok(None) if Instant::now() >= deadline || cancelled() => {
                 crate::safety::kill_group(child);
                 return None;
             }
@@ -380,13 +390,22 @@ pub(crate) fn run_to_end(
     cmd: &mut Command,
     timeout: Duration,
 ) -> Option<(Option<bool>, String, String)> {
+    run_to_end_unless(cmd, timeout, None)
+}
+
+/// [`run_to_end`], killing `cmd` as if it ran past its time once `cancel` is set.
+pub(crate) fn run_to_end_unless(
+    cmd: &mut Command,
+    timeout: Duration,
+    cancel: Option<&AtomicBool>,
+) -> Option<(Option<bool>, String, String)> {
     fn read(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<String> {
         std::thread::spawn(move || pipe.map(|p| head_of(p, WHOLE_OUTPUT)).unwrap_or_default())
     }
     let mut child = cmd.spawn().ok()?;
     let _tracked = crate::interrupt::track(&child);
     let (out, err) = (read(child.stdout.take()), read(child.stderr.take()));
-    let status = wait_until(&mut child, Instant::now() + timeout);
+    let status = wait_unless(&mut child, Instant::now() + timeout, cancel);
     let (stdout, stderr) = (out.join().unwrap_or_default(), err.join().unwrap_or_default());
     Some((status.map(|s| s.success()), stdout, stderr))
 }
@@ -525,6 +544,26 @@ fn failed_tests(out: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_command_run_to_its_end_is_killed_once_it_is_cancelled() {
+        // A process group of its own, as every step's: the kill reaches it.
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "sleep 20; echo finished"]).stdout(Stdio::piped()).stderr(Stdio::piped());
+        crate::safety::own_group(&mut cmd);
+        let cancel = Arc::new(AtomicBool::new(false));
+        let stop = cancel.clone();
+        let setter = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            stop.store(true, Ordering::SeqCst);
+        });
+        let (status, stdout, _) =
+            run_to_end_unless(&mut cmd, Duration::from_secs(600), Some(&cancel)).unwrap();
+        setter.join().unwrap();
+        // Killed, as a command past its time is: the sleep never finished.
+        assert_eq!(status, None);
+        assert!(!stdout.contains("finished"), "{stdout}");
+    }
 
     #[test]
     fn a_should_panic_test_that_did_not_panic_is_named_by_its_path() {
