@@ -2,7 +2,8 @@
 
 An interpreter start and an import of the project cost more than the calls a function's
 exploration makes, so a run starts as few as it can: one worker explores every function and
-traces their originals, one worker calls the survivors of every function, the session's own
+traces their originals, one worker per job calls the survivors of every function (the witness
+searches run on `jobs` threads, each on a worker of its own), the session's own
 process describes the interpreter for the results cache, the `jobs` runners
 start side by side while the functions are explored, and the runners share the checks of the
 suggested tests as they share the mutants. Counted here, never timed: each interpreter that
@@ -11,6 +12,7 @@ a suggested test logs its process (the project's ``conftest.py``).
 """
 
 import json
+import shutil
 
 import pytest
 
@@ -68,12 +70,26 @@ def pytest_runtest_logstart(nodeid, location):
 '''
 
 
-@pytest.fixture
-def run(pytester, monkeypatch, tmp_path):
+def _project(pytester):
     pytester.makepyfile(
         pricing=PRICING + SHIPPING, test_pricing=TESTS, test_shipping=SHIPPING_TESTS, conftest=CONFTEST
     )
     pytester.makeini("[pytest]\npythonpath = .\n")
+
+
+def _analyse(pytester, jobs):
+    """The session with ``--abex`` on both functions, ``jobs`` at a time: its report."""
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "--abex", "--abex-offline", "--abex-jobs", str(jobs),
+        "--abex-function", "pricing.py::bulk_discount", "--abex-function", "pricing.py::shipping_cost",
+    )
+    result.assert_outcomes(passed=2)
+    return json.loads((pytester.path / ".abex" / "out" / "report.json").read_text())
+
+
+@pytest.fixture
+def run(pytester, monkeypatch, tmp_path):
+    _project(pytester)
     site = tmp_path / "site"
     site.mkdir()
     (site / "sitecustomize.py").write_text(SITECUSTOMIZE)
@@ -81,12 +97,7 @@ def run(pytester, monkeypatch, tmp_path):
     starts, checks = tmp_path / "starts.log", tmp_path / "checks.log"
     monkeypatch.setenv("ABEX_TEST_STARTS", str(starts))
     monkeypatch.setenv("ABEX_TEST_CHECKS", str(checks))
-    result = pytester.runpytest(
-        "-p", "no:cacheprovider", "--abex", "--abex-offline", "--abex-jobs", "2",
-        "--abex-function", "pricing.py::bulk_discount", "--abex-function", "pricing.py::shipping_cost",
-    )
-    result.assert_outcomes(passed=2)
-    report = json.loads((pytester.path / ".abex" / "out" / "report.json").read_text())
+    report = _analyse(pytester, 2)
     lines = starts.read_text().splitlines() if starts.exists() else []
     started = [json.loads(line) for line in lines]
     collected, ran = {}, {}
@@ -104,12 +115,14 @@ def _specs(started, module):
     return sorted(argv[-1].rsplit("/", 1)[-1] for argv in started if module in argv)
 
 
-def test_one_worker_explores_and_traces_every_function_and_one_calls_every_survivor(run):
+def test_one_worker_explores_and_traces_every_function_and_one_per_job_calls_every_survivor(run):
     report, started, _ = run
     witnessed = {t["name"]: t["mutation"]["counts"]["witnessed"] for t in report["targets"]}
     assert witnessed["bulk_discount"] > 0 and witnessed["shipping_cost"] > 0, witnessed
-    # Before: a tracer worker per explored function, and a survivors' worker per function.
-    assert _specs(started, "pytest_abex.worker") == ["mutants.json", "worker.json"], started
+    # Before: a tracer worker per explored function, and a survivors' worker per function;
+    # then one survivors' worker for the two search threads.
+    specs = ["mutants.json", "mutants.json", "worker.json"]
+    assert _specs(started, "pytest_abex.worker") == specs, started
     # The results cache's key names the interpreter's packages, read in the session's process
     # (before: an interpreter started to print them).
     assert not [argv for argv in started if "-c" in argv], started
@@ -143,3 +156,26 @@ def test_each_suggested_test_runs_once_on_the_original_and_once_on_each_survivor
             assert least <= runs <= 1 + witnessed[function], (nodeid, runs, kills, witnessed)
         else:
             assert runs == 1 + witnessed[function], (nodeid, runs, witnessed)
+
+
+def test_the_witnesses_searched_on_two_workers_are_those_one_worker_finds(pytester):
+    # Each search thread calls the survivors on a worker of its own: the witnesses, their
+    # shrinking and the suggested tests do not depend on which worker served a call.
+    _project(pytester)
+    one = _analyse(pytester, 1)
+    # Searched again, not read from the results cache.
+    shutil.rmtree(pytester.path / ".abex")
+    two = _analyse(pytester, 2)
+
+    def witnesses(report):
+        return {m["id"]: (m["status"], m.get("witness"))
+                for t in report["targets"] for m in t["mutation"]["mutants"]}
+
+    def tests(report):
+        return [(s["name"], s["code"]) for t in report["targets"]
+                for s in t["mutation"]["suggested_tests"]]
+
+    found = witnesses(two)
+    assert sum(1 for _, w in found.values() if w) >= 2, found
+    assert found == witnesses(one)
+    assert tests(two) == tests(one)

@@ -8,6 +8,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -19,13 +20,13 @@ use super::seeds;
 use super::selection::{self, RunnerPlace, BASELINE_LIMIT};
 use super::suggest::{self, Callee};
 use super::worker;
-use crate::exec::shared::SharedWorker;
+use crate::exec::shared::{Pool, PooledWorker, SharedWorker};
 use crate::exec::worker::Worker;
 use crate::exec::{Evaluate, ProbeEvaluate};
 use crate::mutate::Mutant;
 use crate::pipeline::{
     bounded, Defaults, Lab, Numbered, RunConfig, RunError, Suggestion, Tested, Uncallable, Unit,
-    Verdict,
+    Verdict, WitnessWorkers,
 };
 use crate::report::{MutantStatus, Witness};
 use crate::targets::Param;
@@ -44,11 +45,21 @@ struct Reach {
     timeout: Duration,
 }
 
-/// The worker that calls survivors for their witnesses.
+/// The workers that call survivors for their witnesses: `jobs` of them, each serving every
+/// target, so that the searches on several threads each have one.
 struct Witnesses {
-    /// The (function called, survivor) of each of its targets, in worker-id order.
-    called: Vec<(usize, u32)>,
-    worker: Rc<RefCell<Worker>>,
+    /// Each target of the workers, in worker-id order: the function called and its survivor
+    /// (`None`: the function itself, the original the search compares with).
+    called: Vec<(usize, Option<u32>)>,
+    pool: Pool,
+}
+
+impl Witnesses {
+    /// Target `(i, n)` of the pool, tried first on worker `home`.
+    fn target(&self, i: usize, n: Option<u32>, home: usize) -> Option<PooledWorker> {
+        let id = self.called.iter().position(|&c| c == (i, n))?;
+        Some(PooledWorker { pool: self.pool.clone(), id, home })
+    }
 }
 
 /// One Python project's scratch copy, workers and runners.
@@ -824,34 +835,64 @@ impl Lab for PythonLab<'_> {
     }
 
     fn mutant(&mut self, i: usize, n: u32) -> Result<Box<dyn ProbeEvaluate>, RunError> {
-        if !self.witnesses.as_ref().is_some_and(|w| w.called.contains(&(i, n))) {
+        if !self.witnesses.as_ref().is_some_and(|w| w.called.contains(&(i, Some(n)))) {
             self.prepare_witnesses(&[(i, vec![n])])?;
         }
         let w = self.witnesses.as_ref().expect("prepared above");
-        let id = w.called.iter().position(|&c| c == (i, n)).unwrap_or(usize::MAX);
-        Ok(Box::new(SharedWorker { worker: w.worker.clone(), id }))
+        let pooled = w.target(i, Some(n), 0).expect("prepared above");
+        Ok(Box::new(pooled))
+    }
+
+    fn witness_workers(
+        &mut self,
+        i: usize,
+        survivors: &[u32],
+        threads: usize,
+    ) -> Result<Option<WitnessWorkers>, RunError> {
+        let prepared = |w: &Witnesses| survivors.iter().all(|&n| w.called.contains(&(i, Some(n))));
+        if !self.witnesses.as_ref().is_some_and(prepared) {
+            self.prepare_witnesses(&[(i, survivors.to_vec())])?;
+        }
+        let w = self.witnesses.as_ref().expect("prepared above");
+        // Each thread's original starts on a worker of its own; a survivor's mutant goes to
+        // the first free worker (the searching thread's own, as the other thread is busy on
+        // its own).
+        let workers = w.pool.len();
+        let originals = (0..threads.max(1)).filter_map(|t| w.target(i, None, t % workers));
+        let mutants = survivors.iter().enumerate().filter_map(|(k, &n)| w.target(i, Some(n), k));
+        Ok(Some(WitnessWorkers {
+            originals: originals.map(|p| Box::new(p) as _).collect(),
+            mutants: mutants.map(|p| Box::new(p) as _).collect(),
+        }))
     }
 
     fn prepare_witnesses(&mut self, groups: &[(usize, Vec<u32>)]) -> Result<(), RunError> {
-        // One worker calls every survivor of the unit (one interpreter start and one import
-        // of the project, not one per function): its target `k` is the `k`-th (function
-        // called, survivor)'s mutant.
+        // Workers that call every survivor of the unit and the functions they are called
+        // through (one interpreter start and one import of the project per worker, not one
+        // per function), one per job: a search on several threads has one per thread. Their
+        // target `k` is the `k`-th (function called, survivor)'s mutant, or the function.
         let mut called = Vec::new();
         let mut with_patches = Vec::new();
         for (i, survivors) in groups {
             let c = &self.front.chosen[*i];
             let learnt = self.learnt.get(i).cloned().flatten();
+            called.push((*i, None));
+            with_patches.push(worker::target(&self.front.project, c, learnt.as_deref()));
             for m in survivors.iter().filter_map(|n| self.mutants.iter().find(|m| m.n == *n)) {
                 let mut t = worker::target(&self.front.project, c, learnt.as_deref());
                 t["patch"] = serde_json::to_value(self.patch_of(m)).unwrap_or_default();
                 // Probe mode: the worker instruments the mutant's site (reach, infection).
                 t["probe"] = serde_json::json!(crate::witness::directed_enabled());
-                called.push((*i, m.n));
+                called.push((*i, Some(m.n)));
                 with_patches.push(t);
             }
         }
-        let w = self.worker("mutants.json", &with_patches).map_err(front_err)?;
-        self.witnesses = Some(Witnesses { called, worker: Rc::new(RefCell::new(w)) });
+        // Workers start on their first call: a search on one thread starts one.
+        let first = self.worker("mutants.json", &with_patches).map_err(front_err)?;
+        let mut workers: Vec<Worker> = (1..self.cfg.jobs.max(1)).map(|_| first.sibling()).collect();
+        workers.insert(0, first);
+        let pool: Pool = Arc::new(workers.into_iter().map(Mutex::new).collect());
+        self.witnesses = Some(Witnesses { called, pool });
         Ok(())
     }
 
