@@ -1,7 +1,8 @@
 //! Evaluators over worker processes: a share of a worker ([`SharedWorker`]: several evaluators,
 //! one per target of a harness, the original of every witness search, use one worker process,
-//! one after the other), a worker of its own that another thread may use ([`OwnedWorker`]), or
-//! a target that every worker of a pool serves, on whichever is free ([`PooledWorker`]).
+//! one after the other), the same with a second worker for the batches of a target that hangs
+//! ([`HungSplit`]), a worker of its own that another thread may use ([`OwnedWorker`]), or a
+//! target that every worker of a pool serves, on whichever is free ([`PooledWorker`]).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -37,6 +38,63 @@ impl Evaluate for SharedWorker {
 impl ProbeEvaluate for SharedWorker {
     fn evaluate_probed(&mut self, batch: &[Args]) -> Result<Answers, ExecError> {
         self.worker.borrow_mut().run_probed(self.id, batch)
+    }
+}
+
+/// Target `id` of a shared worker whose batches, once the target has hung (in any worker that
+/// shares what the worker knows of hangs), are split in two halves run side by side, the second
+/// on a sibling of the worker: each call that hangs costs the shortened limit and a new
+/// process (about 60 ms), and a function that loops forever on a whole region of its inputs
+/// (bytesize's `ideal_unit_no_std` for a unit of 0 or 1: a hundred such calls in an
+/// exploration) waits for them two at a time. The outcomes are the same, in the same order.
+pub struct HungSplit {
+    /// The worker, shared.
+    pub shared: SharedWorker,
+    /// Its sibling, started on the first batch split.
+    pub sibling: Option<Worker>,
+}
+
+impl HungSplit {
+    /// Target `id` of `worker`.
+    pub fn new(worker: Rc<RefCell<Worker>>, id: usize) -> HungSplit {
+        HungSplit { shared: SharedWorker { worker, id }, sibling: None }
+    }
+
+    /// `batch` run by `call` on the worker, or in two halves on it and its sibling once the
+    /// target has hung.
+    fn split<T: Send>(
+        &mut self,
+        batch: &[Args],
+        call: impl Fn(&mut Worker, usize, &[Args]) -> Result<Vec<T>, ExecError> + Sync,
+    ) -> Result<Vec<T>, ExecError> {
+        let id = self.shared.id;
+        let mut worker = self.shared.worker.borrow_mut();
+        if batch.len() < 2 || !worker.has_hung(id) {
+            return call(&mut worker, id, batch);
+        }
+        let sibling = self.sibling.get_or_insert_with(|| worker.sibling());
+        let (first, second) = batch.split_at(batch.len() / 2);
+        let (a, b) = std::thread::scope(|s| {
+            let other = s.spawn(|| call(sibling, id, second));
+            (call(&mut worker, id, first), other.join())
+        });
+        let b = b.map_err(|_| ExecError::Protocol("a worker's thread panicked".into()))?;
+        let mut out = a?;
+        out.extend(b?);
+        Ok(out)
+    }
+}
+
+impl Evaluate for HungSplit {
+    fn evaluate(&mut self, batch: &[Args]) -> Result<Vec<Outcome>, ExecError> {
+        self.split(batch, |w, id, b| w.run(id, b))
+    }
+}
+
+/// A worker in probe mode answers with probes; any other worker gives `None` for each call.
+impl ProbeEvaluate for HungSplit {
+    fn evaluate_probed(&mut self, batch: &[Args]) -> Result<Answers, ExecError> {
+        self.split(batch, |w, id, b| w.run_probed(id, b))
     }
 }
 

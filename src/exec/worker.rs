@@ -130,6 +130,11 @@ impl Worker {
         self.hung.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Whether target `id` ran into the time limit in this worker or one sharing its knowledge.
+    pub fn has_hung(&self, id: usize) -> bool {
+        self.lock_hung().contains(&id)
+    }
+
     fn hung_ids(&self) -> Vec<usize> {
         self.lock_hung().iter().copied().collect()
     }

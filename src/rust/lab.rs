@@ -11,7 +11,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::exec::shared::{OwnedWorker, SharedWorker};
+use crate::exec::shared::{HungSplit, OwnedWorker, SharedWorker};
 use crate::exec::worker::{Hung, Worker, WorkerSpec};
 use crate::exec::{Evaluate, ProbeEvaluate};
 use crate::pipeline::{
@@ -746,7 +746,7 @@ impl Lab for RustLab<'_> {
 
     fn evaluator(&mut self, i: usize) -> Result<Box<dyn Evaluate>, RunError> {
         let id = self.driven.iter().position(|&d| d == i).unwrap_or(usize::MAX);
-        Ok(Box::new(SharedWorker { worker: self.original.clone(), id }))
+        Ok(Box::new(HungSplit::new(self.original.clone(), id)))
     }
 
     fn tracer(
@@ -759,7 +759,7 @@ impl Lab for RustLab<'_> {
         let id = self.driven.iter().position(|&d| d == driver).unwrap_or(usize::MAX);
         let env = [("ABEX_PROBE".to_string(), crate::rust::harness::probe::TRACE_SPEC.to_string())];
         let worker = self.worker(&self.builds[0], None).with_env(env);
-        Ok(Some(Box::new(SharedWorker::own(worker, id))))
+        Ok(Some(Box::new(HungSplit::new(Rc::new(RefCell::new(worker)), id))))
     }
 
     fn mutant(&mut self, i: usize, n: u32) -> Result<Box<dyn ProbeEvaluate>, RunError> {

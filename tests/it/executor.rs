@@ -2,9 +2,13 @@
 //! calling private functions, and surviving panics, hangs and crashes without losing the other
 //! results of a batch.
 
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::time::Duration;
 
+use abex::exec::shared::HungSplit;
 use abex::exec::worker::{Hung, Worker, WorkerSpec};
+use abex::exec::Evaluate;
 use abex::rust::harness;
 use abex::value::{Outcome, Value};
 
@@ -98,6 +102,28 @@ fn a_function_that_hung_once_gets_a_shorter_time_limit_and_the_others_keep_their
         assert_eq!(x.run(0, &ints(&[0, 600])).unwrap(), [ok(0), Outcome::Timeout]);
         assert_eq!(x.run(1, &ints(&[600])).unwrap(), [ok(600)]);
     }
+}
+
+#[test]
+fn the_batches_of_a_function_that_hung_are_split_over_two_workers_with_the_same_outcomes() {
+    let (_tmp, dir) = support::project("slow");
+    let (h, _) = build(&dir, &["nap", "doze"]);
+    let ok = |n: u16| Outcome::Ok { value: n.to_string() };
+    let shared = Rc::new(RefCell::new(worker(&h, 1500)));
+    let mut nap = HungSplit::new(shared.clone(), 0);
+    // Before `nap` hangs, a batch runs on the one worker.
+    assert_eq!(nap.evaluate(&ints(&[1, 2])).unwrap(), [ok(1), ok(2)]);
+    assert!(nap.sibling.is_none());
+    assert_eq!(nap.evaluate(&ints(&[7])).unwrap(), [Outcome::Timeout]);
+    // Then in two halves side by side, each hanging call on its own worker, in their order.
+    let batch = ints(&[7, 3, 4, 7, 5]);
+    let want = [Outcome::Timeout, ok(3), ok(4), Outcome::Timeout, ok(5)];
+    assert_eq!(nap.evaluate(&batch).unwrap(), want);
+    assert!(nap.sibling.as_ref().is_some_and(|s| s.starts >= 2), "the second half's worker");
+    // Another function of the same worker, which never hung, is not split.
+    let mut doze = HungSplit::new(shared, 1);
+    assert_eq!(doze.evaluate(&ints(&[1, 2])).unwrap(), [ok(1), ok(2)]);
+    assert!(doze.sibling.is_none());
 }
 
 #[test]
