@@ -29,21 +29,45 @@ pub const SWITCH_MODULE: &str = r#"
 #[doc(hidden)]
 #[allow(warnings, missing_docs, unused, clippy::all)]
 pub mod __abex_mutants {
+    /// `ACTIVE` before `ABEX_MUTANT` was read.
+    const UNREAD: u32 = u32::MAX;
+    /// The mutant `ABEX_MUTANT` names (0: none).
+    static ACTIVE: ::std::sync::atomic::AtomicU32 = ::std::sync::atomic::AtomicU32::new(UNREAD);
+    /// Whether `ABEX_REACH` names a file: 0 not read yet, 1 no, 2 yes.
+    static TRACED: ::std::sync::atomic::AtomicU8 = ::std::sync::atomic::AtomicU8::new(0);
+
     /// Whether mutant `id` is the one named by `ABEX_MUTANT`. With no mutant active, the call
-    /// also records that the running test reached mutant `id`'s site (see `reached`).
+    /// also records that the running test reached mutant `id`'s site (see `reached`). Every
+    /// site of every switched function calls it, in the crate's unoptimised test build: its
+    /// way is two relaxed loads (a `OnceLock` each cost base64's exhaustive decoding test 11
+    /// times its own time).
+    #[inline(always)]
     pub fn on(id: u32) -> bool {
-        static ACTIVE: ::std::sync::OnceLock<u32> = ::std::sync::OnceLock::new();
-        let active = *ACTIVE.get_or_init(|| {
-            ::std::env::var("ABEX_MUTANT").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(0)
-        });
-        if active == 0 {
+        let mut active = ACTIVE.load(::std::sync::atomic::Ordering::Relaxed);
+        if active == UNREAD {
+            active = read_active();
+        }
+        if active == 0 && TRACED.load(::std::sync::atomic::Ordering::Relaxed) != 1 {
             reached(id);
         }
         active == id
     }
 
+    #[cold]
+    #[inline(never)]
+    fn read_active() -> u32 {
+        let active =
+            ::std::env::var("ABEX_MUTANT").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(0);
+        // Never `UNREAD`, and the same value whichever thread reads it first.
+        let active = if active == UNREAD { 0 } else { active };
+        ACTIVE.store(active, ::std::sync::atomic::Ordering::Relaxed);
+        active
+    }
+
     /// When `ABEX_REACH` names a file, appends `id<TAB>thread name` to it, once per thread and
     /// mutant: libtest runs each test on a thread named after the test.
+    #[cold]
+    #[inline(never)]
     fn reached(id: u32) {
         use ::std::io::Write as _;
         static FILE: ::std::sync::OnceLock<Option<::std::sync::Mutex<::std::fs::File>>> =
@@ -61,7 +85,11 @@ pub mod __abex_mutants {
             let file = ::std::fs::OpenOptions::new().create(true).append(true).open(path).ok()?;
             Some(::std::sync::Mutex::new(file))
         });
-        let Some(file) = file else { return };
+        let Some(file) = file else {
+            TRACED.store(1, ::std::sync::atomic::Ordering::Relaxed);
+            return;
+        };
+        TRACED.store(2, ::std::sync::atomic::Ordering::Relaxed);
         let (word, bit) = ((id / 64) as usize, 1u64 << (id % 64));
         let first = SEEN
             .try_with(|s| match s.try_borrow_mut() {
