@@ -39,8 +39,8 @@ pub mod __abex_mutants {
     /// Whether mutant `id` is the one named by `ABEX_MUTANT`. With no mutant active, the call
     /// also records that the running test reached mutant `id`'s site (see `reached`). Every
     /// site of every switched function calls it, in the crate's unoptimised test build: its
-    /// way is two relaxed loads (a `OnceLock` each cost base64's exhaustive decoding test 11
-    /// times its own time).
+    /// way is two relaxed loads (with a `OnceLock` each, base64's exhaustive decoding test took
+    /// 7 min 13 s in the switched build, now 5 min 27 s; unswitched, 39 s).
     #[inline(always)]
     pub fn on(id: u32) -> bool {
         let mut active = ACTIVE.load(::std::sync::atomic::Ordering::Relaxed);
