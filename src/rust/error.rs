@@ -24,8 +24,10 @@ pub enum RustError {
         /// The end of its output.
         output: String,
     },
-    /// The tests hang without any mutant.
-    #[error("the tests of `{package}` did not finish within {secs} s before any mutation")]
+    /// The tests hang without any mutant. The hint names what makes a suite that finishes under
+    /// `cargo test` run that long in abex's build (base64 0.22.1's exhaustive decoding test:
+    /// 39 s under `cargo test`, over 5 min in the switched build), and the way out.
+    #[error("the tests of `{package}` did not finish within {secs} s before any mutation\nhint: abex runs them in a build where each changed function checks, at every mutation site, whether a mutant is active, so a test that calls such a function millions of times (an exhaustive test) can take many times longer than under `cargo test`; mark it `#[ignore]` (abex runs the tests `cargo test` runs), or name fewer functions with `--function`")]
     BaselineHangs {
         /// The package.
         package: String,
@@ -46,5 +48,20 @@ impl FrontError for RustError {
             | RustError::BaselineHangs { .. } => ExitCode::Usage,
             _ => ExitCode::Infrastructure,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_baseline_that_runs_too_long_says_why_it_may_and_what_to_do() {
+        let e = RustError::BaselineHangs { package: "base64".into(), secs: 600 };
+        let text = e.to_string();
+        let (what, hint) = text.split_once("\nhint: ").expect("a hint");
+        assert_eq!(what, "the tests of `base64` did not finish within 600 s before any mutation");
+        assert!(hint.contains("#[ignore]") && hint.contains("--function"), "{hint}");
+        assert_eq!(e.exit_code(), ExitCode::Usage);
     }
 }
