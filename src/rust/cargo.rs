@@ -53,17 +53,28 @@ pub fn scratch_cargo(tree: &Path, target_dir: &Path) -> Command {
 /// Builds without debug info, as no one debugs the scratch build: a crate's tests and their
 /// dependencies compile in about 0.85 of the time (humantime's workspace, 2 cores: 28.5 s
 /// against 33.1 s) and take half the disk. The panic locations tests and the harness report
-/// do not come from debug info. A workspace whose manifest sets its own `dev` or `test`
-/// profile keeps it (a test that reads its own backtrace's lines then still passes).
+/// do not come from debug info. A workspace whose manifest sets `debug` in its own `dev` or
+/// `test` profile keeps it (a test that reads its own backtrace's lines then still passes); its
+/// other settings (base64's `[profile.test] opt-level = 3`) leave debug info out.
 fn no_debug_info(cmd: &mut Command, tree: &Path) {
     let manifest = std::fs::read_to_string(tree.join("Cargo.toml")).unwrap_or_default();
-    let own = manifest.lines().any(|l| {
-        let l = l.trim();
-        l.starts_with("[profile.dev") || l.starts_with("[profile.test")
-    });
-    if !own {
+    if !sets_debug(&manifest) {
         cmd.env("CARGO_PROFILE_DEV_DEBUG", "false").env("CARGO_PROFILE_TEST_DEBUG", "false");
     }
+}
+
+/// Whether the manifest's `dev` or `test` profile (or a package override in one) sets `debug`;
+/// a manifest that does not parse is taken to, so nothing of it is overridden.
+fn sets_debug(manifest: &str) -> bool {
+    fn has_debug(t: &toml::Table) -> bool {
+        t.contains_key("debug") || t.values().any(|v| v.as_table().is_some_and(has_debug))
+    }
+    let Ok(doc) = manifest.parse::<toml::Table>() else { return true };
+    let profiles = doc.get("profile").and_then(toml::Value::as_table);
+    ["dev", "test"]
+        .iter()
+        .filter_map(|p| profiles.and_then(|t| t.get(*p)).and_then(toml::Value::as_table))
+        .any(has_debug)
 }
 
 /// Caps lints at "warn" (as cargo-mutants does), so that a crate's `#![deny(warnings)]` does not
@@ -239,7 +250,10 @@ pub fn build_args<'a>(
     if what == Build::OwnTests && alone {
         return [&["test", "--no-run", "-p", package][..], own].concat();
     }
-    let mut args = vec!["build", "-p", package, "--bin", bin];
+    // The test profile, as `cargo test` builds (a crate's `[profile.test]` may ask for
+    // `opt-level = 3`, or no overflow checks): the harness shares its dependencies' artifacts,
+    // and the doc-tests and the check of suggested tests (`cargo test`) reuse them.
+    let mut args = vec!["build", "--profile", "test", "-p", package, "--bin", bin];
     if !test_packages.is_empty() {
         args.push(if what == Build::HarnessFirst { "--examples" } else { "--tests" });
         for p in test_packages.iter().filter(|p| p.as_str() != package) {
@@ -292,7 +306,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_scratch_build_has_no_debug_info_unless_the_workspace_sets_its_own_profile() {
+    fn the_scratch_build_has_no_debug_info_unless_the_workspace_profile_sets_it() {
         let debug = |manifest: &str| {
             let tmp = tempfile::tempdir().unwrap();
             std::fs::write(tmp.path().join("Cargo.toml"), manifest).unwrap();
@@ -308,6 +322,11 @@ mod tests {
         assert_eq!(debug(plain), [Some("false".to_string()), Some("false".to_string())]);
         let own = format!("{plain}\n[profile.dev]\ndebug = 2\n");
         assert_eq!(debug(&own), [None, None]);
+        let per_package = format!("{plain}\n[profile.test.package.p]\ndebug = true\n");
+        assert_eq!(debug(&per_package), [None, None]);
+        // A profile that sets something else (base64: `opt-level = 3`) still builds without.
+        let fast = format!("{plain}\n[profile.test]\nopt-level = 3\n[profile.bench]\ndebug = 2\n");
+        assert_eq!(debug(&fast), [Some("false".to_string()), Some("false".to_string())]);
     }
 
     #[test]
@@ -322,14 +341,16 @@ mod tests {
         let (h, lib) = ("__abex_harness", ["--lib"]);
         let args = |what, tested: &[String]| build_args(what, "app", h, &lib, tested).join(" ");
         // One call builds the harness and the tests.
-        assert_eq!(args(Build::All, &own), "build -p app --bin __abex_harness --tests");
-        assert_eq!(args(Build::All, &[]), "build -p app --bin __abex_harness");
-        let both = "build -p app --bin __abex_harness --tests -p cli";
+        let (own_all, none) = (args(Build::All, &own), args(Build::All, &[]));
+        assert_eq!(own_all, "build --profile test -p app --bin __abex_harness --tests");
+        assert_eq!(none, "build --profile test -p app --bin __abex_harness");
+        let both = "build --profile test -p app --bin __abex_harness --tests -p cli";
         assert_eq!(args(Build::All, &with_dependent), both);
         // The harness first, resolved as the tests will be; nothing to resolve without tests.
-        let first = "build -p app --bin __abex_harness --examples -p cli";
+        let first = "build --profile test -p app --bin __abex_harness --examples -p cli";
         assert_eq!(args(Build::HarnessFirst, &with_dependent), first);
-        assert_eq!(args(Build::HarnessFirst, &[]), "build -p app --bin __abex_harness");
+        let alone = "build --profile test -p app --bin __abex_harness";
+        assert_eq!(args(Build::HarnessFirst, &[]), alone);
         // A check of suggested tests builds the crate's own test binary, when its package
         // alone is tested (with a dependent, the same call as the full build).
         assert_eq!(args(Build::OwnTests, &own), "test --no-run -p app --lib");

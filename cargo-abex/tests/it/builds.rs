@@ -188,3 +188,29 @@ fn mutants_whose_own_code_does_not_compile_are_unviable_without_a_build_of_their
     assert!(!text.lines().any(|l| l.starts_with("cwd: ") && l.contains("-single")), "{text}");
     assert!(text.lines().any(|l| l.starts_with("cwd: ") && l.contains("unviable-lib")), "{text}");
 }
+
+#[test]
+fn the_tests_build_and_run_in_the_crates_own_test_profile() {
+    // `[profile.test] overflow-checks = false`, as `cargo test` honours it: the tests of
+    // `fnv1a` pass only where its multiplication wraps.
+    let (_tmp, dir) = support::project("testprofile");
+    let o = abex(&dir, &[], &["--offline", "--all"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r = report(&dir);
+    let fnv = mutation(&r, "fnv1a");
+    let total = fnv["counts"]["total"].as_u64().unwrap();
+    assert!(total >= 5 && fnv["counts"]["killed"].as_u64() == Some(total), "{fnv:#}");
+    // The harness is built in the same profile: `fnv1a` and `verify` (which calls it) return a
+    // checksum for every input they were given, never an overflow's panic.
+    for t in r["targets"].as_array().unwrap() {
+        // (A cell without a boundary has no group.)
+        let groups: Vec<&str> = t["exploration"]["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|c| c["group"].as_str())
+            .collect();
+        assert!(!groups.is_empty(), "{t:#}");
+        assert!(groups.iter().all(|g| *g == "VV"), "{}: {groups:?}", t["name"]);
+    }
+}
