@@ -136,6 +136,18 @@ impl TestOutput {
         out
     }
 
+    /// Reads all of `reader`, setting `failed` as soon as libtest reports a failed test (a
+    /// `test NAME ... FAILED` line), while the rest of the binary's tests may still run.
+    pub fn read_watching(reader: impl Read, failed: &std::sync::atomic::AtomicBool) -> TestOutput {
+        let mut out = TestOutput::default();
+        for line in Lines::new(reader, TEST_LINE) {
+            if out.push(line) {
+                failed.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+        }
+        out
+    }
+
     /// Adds the lines of `other` (stderr after stdout).
     pub fn extend(&mut self, other: TestOutput) {
         self.failed.extend(other.failed);
@@ -149,12 +161,13 @@ impl TestOutput {
         self.bytes += other.bytes;
     }
 
-    fn push(&mut self, line: Line) {
+    /// Keeps what is worth keeping of `line`: whether it reports a failed test.
+    fn push(&mut self, line: Line) -> bool {
         let text = line.into_text();
         self.lines += 1;
         self.bytes += text.len() + 1;
-        let summary = (text.starts_with("test ") && text.ends_with(" ... FAILED"))
-            || text.starts_with("running ");
+        let failed = text.starts_with("test ") && text.ends_with(" ... FAILED");
+        let summary = failed || text.starts_with("running ");
         if summary && self.failed.len() < FAILED_LINES {
             self.failed.push(text.clone());
         }
@@ -179,6 +192,7 @@ impl TestOutput {
             }
         }
         self.keep_tail(text);
+        failed
     }
 
     fn keep_tail(&mut self, text: String) {

@@ -216,7 +216,8 @@ impl DocPrograms {
         let deadline = Instant::now() + timeout;
         for run in self.runs.iter().filter(|r| group.iter().any(|m| r.reached.contains(m))) {
             let args: Vec<&str> = run.args.iter().map(String::as_str).collect();
-            let Some((status, output)) = suite.exec(&run.program, &args, Some(n), None, deadline)
+            let Some((status, output, _)) =
+                suite.exec(&run.program, &args, Some(n), None, deadline, false)
             else {
                 continue;
             };

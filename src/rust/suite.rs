@@ -57,12 +57,59 @@ pub struct TestSuite {
 /// a gigabyte costs abex no more than one that prints a line); the returned function waits for
 /// both.
 fn drain(child: &mut std::process::Child) -> impl FnOnce() -> (TestOutput, TestOutput) {
+    drain_watching(child, None)
+}
+
+/// [`drain`], setting `failed` (when given) as soon as stdout reports a failed test.
+fn drain_watching(
+    child: &mut std::process::Child,
+    failed: Option<Arc<AtomicBool>>,
+) -> impl FnOnce() -> (TestOutput, TestOutput) {
     fn read_all(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<TestOutput> {
         std::thread::spawn(move || pipe.map(TestOutput::read).unwrap_or_default())
     }
-    let out = read_all(child.stdout.take());
+    let stdout = child.stdout.take();
+    let out = match failed {
+        Some(failed) => std::thread::spawn(move || {
+            stdout.map(|o| TestOutput::read_watching(o, &failed)).unwrap_or_default()
+        }),
+        None => read_all(stdout),
+    };
     let err = read_all(child.stderr.take());
     move || (out.join().unwrap_or_default(), err.join().unwrap_or_default())
+}
+
+/// How long a binary that reported a failed test may go on before it is stopped: enough for a
+/// quick suite to end by itself and print the failure's message.
+const FAILED_GRACE: Duration = Duration::from_millis(100);
+
+/// Waits for `child` until `deadline`, or until [`FAILED_GRACE`] after `failed` was set; either
+/// way past it, kills its process group. Its status (`None`: killed), and whether it was
+/// stopped for a failed test.
+fn wait_or_stop(
+    child: &mut std::process::Child,
+    deadline: Instant,
+    failed: &AtomicBool,
+) -> (Option<std::process::ExitStatus>, bool) {
+    let mut stop_at = None;
+    loop {
+        match child.try_wait() {
+            Ok(Some(st)) => return (Some(st), false),
+            Ok(None) => {
+                let now = Instant::now();
+                if stop_at.is_none() && failed.load(Ordering::SeqCst) {
+                    stop_at = Some(now + FAILED_GRACE);
+                }
+                let stopped = stop_at.is_some_and(|t| now >= t);
+                if stopped || now >= deadline {
+                    crate::safety::kill_group(child);
+                    return (None, stopped);
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            Err(_) => return (None, false),
+        }
+    }
 }
 
 /// Waits for `child` until `deadline`; past it, kills its whole process group and gives `None`.
@@ -262,7 +309,12 @@ impl TestSuite {
     ) -> Option<TestResult> {
         let b = &self.binaries[i];
         let reach = self.reach_dir.as_ref().map(|dir| dir.join(format!("{i}.tsv")));
-        let Some((status, output)) = self.exec(b, args, mutant, reach, deadline) else {
+        // A mutant's binary stops at its first failed test, as nextest's fail-fast does: the
+        // binary's other tests (an exhaustive loop, a property test, seconds each) cannot make
+        // the mutant survive. The original's runs go to the end.
+        let stop = mutant.is_some();
+        let Some((status, mut output, stopped)) = self.exec(b, args, mutant, reach, deadline, stop)
+        else {
             return Some(TestResult::Fail {
                 test: b.name.clone(),
                 output: "could not start".into(),
@@ -272,6 +324,18 @@ impl TestSuite {
             None => Some(TestResult::Timeout),
             Some(false) => {
                 let test = first_failure(&output).unwrap_or_else(|| b.name.clone());
+                if stopped {
+                    // libtest prints a failure's message after the last test, which the stop
+                    // cut off: the failed test runs again alone to say it. (Alone, it may pass:
+                    // it failed beside the others, which is a kill all the same.)
+                    let alone = [test.as_str(), "--exact"];
+                    if let Some((_, again, _)) = self.exec(b, &alone, mutant, None, deadline, false)
+                    {
+                        if failed_tests(&again).contains(&test) {
+                            output = again;
+                        }
+                    }
+                }
                 Some(TestResult::Fail { test, output: tail(&output, 30) })
             }
             Some(true) => None,
@@ -279,9 +343,11 @@ impl TestSuite {
     }
 
     /// Runs test program `b` with libtest's `args`, with this suite's limits, `mutant` active and
-    /// the reached sites recorded in `reach` (see `reach.rs`), until `deadline`: whether it
-    /// succeeded (`None`: it ran past the deadline) and its stdout and stderr; `None` when it
-    /// could not start.
+    /// the reached sites recorded in `reach` (see `reach.rs`), until `deadline`; with `stop`,
+    /// until shortly after it reports a failed test ([`FAILED_GRACE`]; it is then killed and
+    /// counts as failed). Whether it succeeded (`None`: it ran past the deadline), its stdout
+    /// and stderr, and whether it was stopped for a failed test (its output then lacks the
+    /// failures' messages); `None` when it could not start.
     pub(crate) fn exec(
         &self,
         b: &TestBinary,
@@ -289,18 +355,21 @@ impl TestSuite {
         mutant: Option<u32>,
         reach: Option<PathBuf>,
         deadline: Instant,
-    ) -> Option<(Option<bool>, String)> {
+        stop: bool,
+    ) -> Option<(Option<bool>, String, bool)> {
         let mut cmd = self.command(b, mutant, args);
         if let Some(file) = reach {
             cmd.env("ABEX_REACH", file);
         }
         let mut child = cmd.spawn().ok()?;
         let _tracked = crate::interrupt::track(&child);
-        let reader = drain(&mut child);
-        let status = wait_until(&mut child, deadline);
+        let failed = Arc::new(AtomicBool::new(false));
+        let reader = drain_watching(&mut child, stop.then(|| failed.clone()));
+        let (status, stopped) = wait_or_stop(&mut child, deadline, &failed);
         let (mut out, err) = reader();
         out.extend(err);
-        Some((status.map(|s| s.success()), out.text()))
+        let status = if stopped { Some(false) } else { status.map(|s| s.success()) };
+        Some((status, out.text(), stopped))
     }
 
     /// The tests binary `i` lists (`--list`), or `None` when it does not answer as libtest does
@@ -563,6 +632,52 @@ mod tests {
         // Killed, as a command past its time is: the sleep never finished.
         assert_eq!(status, None);
         assert!(!stdout.contains("finished"), "{stdout}");
+    }
+
+    /// A test program that answers as libtest does: run whole, `slow::a` fails at once and
+    /// `slow::b` runs 2 s (then writes `done`) before the failures' messages; run alone
+    /// (`slow::a --exact`), `slow::a` fails with its message.
+    fn failing_fast_then_slow(dir: &Path) -> TestSuite {
+        let exe = dir.join("tests-bin");
+        let script = r#"#!/bin/sh
+if [ "$1" = "slow::a" ]; then
+  printf 'running 1 test\ntest slow::a ... FAILED\n\nfailures:\n\n---- slow::a stdout ----\nassertion failed: it broke\n\nfailures:\n    slow::a\n\ntest result: FAILED\n'
+  exit 101
+fi
+printf 'running 2 tests\ntest slow::a ... FAILED\n'
+sleep 2
+echo finished > "$(dirname "$0")/done"
+printf 'test slow::b ... ok\n\nfailures:\n\n---- slow::a stdout ----\nassertion failed: it broke\n\ntest result: FAILED\n'
+exit 101
+"#;
+        std::fs::write(&exe, script).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let b = TestBinary { name: "tests".into(), exe, package: "p".into(), dir: dir.into() };
+        TestSuite {
+            binaries: vec![b],
+            skip: vec![],
+            memory_limit: None,
+            select: None,
+            reach_dir: None,
+        }
+    }
+
+    #[test]
+    fn a_mutant_s_binary_stops_at_its_first_failed_test_and_keeps_the_failure_s_message() {
+        let tmp = tempfile::tempdir().unwrap();
+        let suite = failing_fast_then_slow(tmp.path());
+        let r = suite.run(Some(3), Duration::from_secs(60), None);
+        let TestResult::Fail { test, output } = r else { panic!("{r:?}") };
+        assert_eq!(test, "slow::a");
+        // The message, from the failed test run again alone.
+        assert!(output.contains("assertion failed: it broke"), "{output}");
+        // The slow test was stopped before it ended.
+        assert!(!tmp.path().join("done").exists());
+        // The original's runs (the baseline) go to the end.
+        let r = suite.run(None, Duration::from_secs(60), None);
+        assert!(matches!(r, TestResult::Fail { ref test, .. } if test == "slow::a"), "{r:?}");
+        assert!(tmp.path().join("done").exists());
     }
 
     #[test]
