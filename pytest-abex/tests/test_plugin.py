@@ -106,6 +106,19 @@ def test_a_run_finds_a_witnessed_survivor_and_a_suggested_test_that_kills_it(pro
     project.runpytest("test_suggested.py", "-p", "no:cacheprovider").assert_outcomes(failed=1)
 
 
+def test_without_pytest_s_terminal_the_mutants_still_run_the_session_s_tests(project):
+    # `-p no:terminal` passes on to the runner, where its own `-q` (an option of the terminal
+    # plugin) then was a usage error: no mutant was tested, and with no terminal nothing said so.
+    args = ("-p", "no:terminal", "-p", "no:cacheprovider", "--abex", "--abex-offline")
+    result = project.runpytest(*args, "--abex-function", "pricing.py::bulk_discount")
+    assert result.ret == pytest.ExitCode.OK
+    rep = report(project)
+    assert rep["complete"]
+    (t,) = rep["targets"]
+    counts = t["mutation"]["counts"]
+    assert counts["killed"] > 0 and counts["witnessed"] > 0, counts
+
+
 def test_fail_on_finding_sets_pytest_s_exit_status_like_cargo_abex(project):
     args = ("-p", "no:cacheprovider", "--abex", "--abex-function", "pricing.py::bulk_discount", "--abex-offline")
     result = project.runpytest(*args, "--abex-fail-on", "finding")

@@ -361,6 +361,14 @@ class _Done(Exception):
     pass
 
 
+def _terminal_off(args):
+    """Whether pytest's command line ``args`` disables its terminal plugin (``-p no:terminal``)."""
+    return any(
+        a == "-pno:terminal" or (a == "-p" and args[i + 1:i + 2] == ["no:terminal"])
+        for i, a in enumerate(args)
+    )
+
+
 def main(argv):
     with open(argv[1], encoding="utf-8") as f:
         spec = json.load(f)
@@ -372,8 +380,11 @@ def main(argv):
     # pytest replaces sys.stdin while it captures: requests come on a copy of the real one.
     inp = os.fdopen(os.dup(0), "rb")
     runner = _Runner(out, inp, spec.get("node_ids"))
+    pytest_args = spec.get("pytest_args", [])
     args = [
-        "-q",
+        # `-q` is an option of pytest's terminal plugin: with the session's `-p no:terminal`
+        # (passed on, as every `-p` is) it would be a usage error.
+        *([] if _terminal_off(pytest_args) else ["-q"]),
         "-p", "no:cacheprovider",
         "-p", "no:xdist",
         "-p", "no:randomly",
@@ -384,7 +395,7 @@ def main(argv):
         # pytest_abex is imported before pytest starts, so pytest warns that it cannot rewrite
         # its asserts: an error under the user's `filterwarnings = error`.
         "-W", "ignore::pytest.PytestAssertRewriteWarning",
-        *spec.get("pytest_args", []),
+        *pytest_args,
         *spec["tests"],
     ]
     try:
