@@ -1,8 +1,9 @@
 //! Flaky tests of a Python project: a test that fails on the original code too kills no mutant.
 //! A failing baseline is run again (at most [`RUNS_OF_A_FAILURE`] runs in all): the tests that
 //! failed in a run and passed in a later one are flaky. A mutant's killer that is not known yet
-//! is run on the original (at most as many times) before its kill counts; a mutant whose first
-//! failure is a flaky test runs every test again, and is killed only when a reliable one fails.
+//! is run on the original (at most as many times, with the tests the mutant ran, the function's
+//! own code swapped in as a mutant's is) before its kill counts; a mutant whose first failure is
+//! a flaky test runs every test again, and is killed only when a reliable one fails.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -68,12 +69,18 @@ impl Flaky {
         }
     }
 
-    /// Whether `test` fails on the original: found out once, by running every test on the
-    /// original up to [`RUNS_OF_A_FAILURE`] times until it fails.
+    /// Whether `test` fails on the original: found out once, by running up to
+    /// [`RUNS_OF_A_FAILURE`] times, until it fails, the tests the mutant ran (those that call its
+    /// function, in the same order, to the end) with `original`, the function's own code,
+    /// swapped in the way a mutant's is. So the killer runs where it killed (a test that fails
+    /// only after another, or only on swapped code, is found), and costs the function's tests,
+    /// not the whole suite's: packaging 24.2's 26 921 tests ran three times per new killer, 317 s
+    /// of a 350 s run.
     fn check(
         &self,
         runner: &mut Runner,
         test: &str,
+        original: &Patch,
         timeout: Duration,
     ) -> Result<bool, RunnerError> {
         if let Some(known) = self.is_flaky(test) {
@@ -82,7 +89,7 @@ impl Flaky {
         let mut runs = 0;
         while runs < RUNS_OF_A_FAILURE {
             runs += 1;
-            let r = runner.run(None, timeout, true)?;
+            let r = runner.run(Some(original), timeout, true)?;
             if crate::interrupt::stopped() {
                 return Ok(false);
             }
@@ -96,18 +103,20 @@ impl Flaky {
     }
 
     /// The result of a mutant's run `first` (tests stop at the first failure) with flaky tests
-    /// told apart: a failure of a flaky test alone is no kill.
+    /// told apart: a failure of a flaky test alone is no kill. `original` is the patch of the
+    /// function's own code.
     pub(crate) fn settle(
         &self,
         runner: &mut Runner,
         patch: &Patch,
+        original: &Patch,
         first: RunResult,
         timeout: Duration,
     ) -> Result<RunResult, RunnerError> {
         let Some(test) = first.failed.first().filter(|_| first.status == "fail").cloned() else {
             return Ok(first);
         };
-        if !self.check(runner, &test, timeout)? {
+        if !self.check(runner, &test, original, timeout)? {
             return Ok(first);
         }
         let mut all = runner.run(Some(patch), timeout, true)?;

@@ -342,25 +342,25 @@ impl<'a> PythonLab<'a> {
         self.deadline.is_some_and(|d| Instant::now() >= d) || crate::interrupt::stopped()
     }
 
-    /// The patch that applies `m`, a mutant of target `i`.
-    /// The patch that applies `m`, a mutant of target `i`.
+    /// The patch that applies `m`, a numbered mutant.
     fn patch_of(&self, m: &Numbered) -> Patch {
         self.patch(m.target, &m.mutant)
     }
 
+    /// The patch that applies `m`, a mutant of target `i`.
     fn patch(&self, i: usize, m: &Mutant) -> Patch {
+        self.function_patch(i, Some(m))
+    }
+
+    /// The patch of target `i` with mutant `m` applied, or of its own code (`None`: swapped in
+    /// the way a mutant's is, for a check on the original in a mutant's conditions).
+    fn function_patch(&self, i: usize, m: Option<&Mutant>) -> Patch {
         let c = &self.front.chosen[i];
         let pf = &self.front.project.files[c.file];
         let f = &pf.fns[c.func];
         let file = self.place.scratch.join(&pf.rel);
-        let mut p = Patch::of_function(
-            &pf.module,
-            &f.qualname,
-            file,
-            &pf.text,
-            f.byte_span,
-            &m.apply(&pf.text),
-        );
+        let text = m.map_or_else(|| pf.text.clone(), |m| m.apply(&pf.text));
+        let mut p = Patch::of_function(&pf.module, &f.qualname, file, &pf.text, f.byte_span, &text);
         p.role = f.role();
         p
     }
@@ -455,7 +455,8 @@ impl<'a> PythonLab<'a> {
         for m in mine.iter().filter(|m| m.self_check) {
             let patch = self.patch(i, &m.mutant);
             let first = runner.run(Some(&patch), timeout, false)?;
-            let t = tested(&self.flaky.settle(&mut runner, &patch, first, timeout)?);
+            let original = self.function_patch(i, None);
+            let t = tested(&self.flaky.settle(&mut runner, &patch, &original, first, timeout)?);
             if crate::interrupt::stopped() {
                 break;
             }
@@ -480,13 +481,14 @@ impl<'a> PythonLab<'a> {
         }
         let patches: Vec<(u32, Patch)> =
             others.iter().map(|m| (m.n, self.patch(i, &m.mutant))).collect();
+        let original = self.function_patch(i, None);
         let deadline = self.deadline;
         let past =
             move || deadline.is_some_and(|d| Instant::now() >= d) || crate::interrupt::stopped();
         let flaky = &self.flaky;
         let job = |r: &mut Runner, patch: &Patch| {
             let first = r.run(Some(patch), timeout, false)?;
-            let t = tested(&flaky.settle(r, patch, first, timeout)?);
+            let t = tested(&flaky.settle(r, patch, &original, first, timeout)?);
             // A run the interruption killed is no result.
             Ok((!crate::interrupt::stopped()).then_some(t))
         };
