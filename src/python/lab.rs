@@ -452,10 +452,11 @@ impl<'a> PythonLab<'a> {
             self.reach.insert(i, Reach { files, reached, timeout });
             return Ok(());
         }
+        // The function's own code, for the check of a new killer on the original.
+        let original = self.function_patch(i, None);
         for m in mine.iter().filter(|m| m.self_check) {
             let patch = self.patch(i, &m.mutant);
             let first = runner.run(Some(&patch), timeout, false)?;
-            let original = self.function_patch(i, None);
             let t = tested(&self.flaky.settle(&mut runner, &patch, &original, first, timeout)?);
             if crate::interrupt::stopped() {
                 break;
@@ -481,7 +482,6 @@ impl<'a> PythonLab<'a> {
         }
         let patches: Vec<(u32, Patch)> =
             others.iter().map(|m| (m.n, self.patch(i, &m.mutant))).collect();
-        let original = self.function_patch(i, None);
         let deadline = self.deadline;
         let past =
             move || deadline.is_some_and(|d| Instant::now() >= d) || crate::interrupt::stopped();

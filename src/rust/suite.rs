@@ -65,17 +65,17 @@ fn drain_watching(
     child: &mut std::process::Child,
     failed: Option<Arc<AtomicBool>>,
 ) -> impl FnOnce() -> (TestOutput, TestOutput) {
-    fn read_all(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<TestOutput> {
-        std::thread::spawn(move || pipe.map(TestOutput::read).unwrap_or_default())
+    fn read_all(
+        pipe: Option<impl Read + Send + 'static>,
+        failed: Option<Arc<AtomicBool>>,
+    ) -> std::thread::JoinHandle<TestOutput> {
+        std::thread::spawn(move || match (pipe, failed) {
+            (Some(p), Some(failed)) => TestOutput::read_watching(p, &failed),
+            (p, _) => p.map(TestOutput::read).unwrap_or_default(),
+        })
     }
-    let stdout = child.stdout.take();
-    let out = match failed {
-        Some(failed) => std::thread::spawn(move || {
-            stdout.map(|o| TestOutput::read_watching(o, &failed)).unwrap_or_default()
-        }),
-        None => read_all(stdout),
-    };
-    let err = read_all(child.stderr.take());
+    let out = read_all(child.stdout.take(), failed);
+    let err = read_all(child.stderr.take(), None);
     move || (out.join().unwrap_or_default(), err.join().unwrap_or_default())
 }
 
