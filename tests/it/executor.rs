@@ -93,11 +93,11 @@ fn a_function_that_hung_once_gets_a_shorter_time_limit_and_the_others_keep_their
     // 600 ms is within the limit, until `nap` hangs (on 7).
     assert_eq!(w.run(0, &ints(&[600])).unwrap(), [ok(600)]);
     assert_eq!(w.run(0, &ints(&[7])).unwrap(), [Outcome::Timeout]);
-    // The next process gives `nap` twenty times its slowest call, at least 50 ms.
-    assert_eq!(w.run(0, &ints(&[0, 10, 600])).unwrap(), [ok(0), ok(10), Outcome::Timeout]);
+    // The next process gives `nap` twenty times its slowest call, at least 20 ms.
+    assert_eq!(w.run(0, &ints(&[0, 2, 600])).unwrap(), [ok(0), ok(2), Outcome::Timeout]);
     // Another function of the same worker keeps the full limit.
     assert_eq!(w.run(1, &ints(&[600])).unwrap(), [ok(600)]);
-    // The others start their processes knowing `nap` hangs: 50 ms, as they have timed no call.
+    // The others start their processes knowing `nap` hangs: 20 ms, as they have timed no call.
     for x in [&mut sibling, &mut other] {
         assert_eq!(x.run(0, &ints(&[0, 600])).unwrap(), [ok(0), Outcome::Timeout]);
         assert_eq!(x.run(1, &ints(&[600])).unwrap(), [ok(600)]);
