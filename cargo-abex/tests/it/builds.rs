@@ -183,7 +183,17 @@ fn mutants_whose_own_code_does_not_compile_are_unviable_without_a_build_of_their
     // The radix mutants of the same line are viable and tested.
     let (s, _) = status("digit", "11");
     assert_eq!(s, "survived");
+    // Of `v * u`'s replacements, `/` does not exist for `f64` and `Unit`: it alone is unviable,
+    // and `+`, switched at the same place, is tested in the switched build (its probes kept).
+    let (s, why) = status("bytes", "v / u");
+    assert_eq!(s, "unviable");
+    assert!(why.contains("E0277") && why.contains("cannot divide"), "{why}");
+    let (s, why) = status("bytes", "v + u");
+    assert_eq!((s.as_str(), why.as_str()), ("killed", "tests::kilobytes"));
     let text = std::fs::read_to_string(&log).unwrap();
+    // One failed build named every unviable mutant at once (the probes around `v / u` were
+    // not blamed for its error first, at the cost of a build).
+    assert_eq!(text.matches("error: could not compile").count(), 1, "{text}");
     // No mutant was built alone (in the copy of its own, `…-single`).
     assert!(!text.lines().any(|l| l.starts_with("cwd: ") && l.contains("-single")), "{text}");
     assert!(text.lines().any(|l| l.starts_with("cwd: ") && l.contains("unviable-lib")), "{text}");

@@ -264,12 +264,22 @@ struct Region {
     lo: (usize, usize),
     hi: (usize, usize),
     parts: Vec<Part>,
+    /// Where each switched mutant's own branch starts in it (`if crate::__abex_mutants::on(N)
+    /// {`), in order: an error between one start and the next is in that mutant's branch or in
+    /// the original code after the last one.
+    starts: Vec<((usize, usize), u32)>,
 }
 
 impl Region {
     /// A region of the whole lines `lo..=hi`.
     fn lines(file: &Path, lo: usize, hi: usize, parts: Vec<Part>) -> Region {
-        Region { file: file.to_path_buf(), lo: (lo, 1), hi: (hi, usize::MAX), parts }
+        Region {
+            file: file.to_path_buf(),
+            lo: (lo, 1),
+            hi: (hi, usize::MAX),
+            parts,
+            starts: Vec::new(),
+        }
     }
 
     /// Whether it was placed in a file.
@@ -485,11 +495,22 @@ fn generate(req: &HarnessRequest<'_>, skip: &BTreeMap<Part, String>) -> Generate
                 if !e.parts.is_empty() {
                     // From its first character to its last (an empty edit holds no part).
                     let end = text.len().saturating_sub(1).max(begin);
+                    let mut starts: Vec<((usize, usize), u32)> = e
+                        .parts
+                        .iter()
+                        .filter_map(|p| if let Part::Mutant(n) = p { Some(*n) } else { None })
+                        .filter_map(|n| {
+                            let at = e.text.find(&format!("if {} {{", switch::on(n)))?;
+                            Some((position(&text, begin + at), n))
+                        })
+                        .collect();
+                    starts.sort();
                     regions.push(Region {
                         file: file.clone(),
                         lo: position(&text, begin),
                         hi: position(&text, end),
                         parts: e.parts.clone(),
+                        starts,
                     });
                 }
             } else {
@@ -806,6 +827,14 @@ pub fn build(req: &HarnessRequest<'_>) -> Result<Harness, HarnessError> {
                 foreign.get_or_insert(e.rendered.clone());
                 continue;
             }
+            // An error the mutant alone would give, in its own branch: that mutant is
+            // unviable, and the others switched beside it are not to blame.
+            if let Some(n) = branch_of(&in_file, e) {
+                unviable.insert(n);
+                dropped.entry(Part::Mutant(n)).or_insert_with(|| first_lines(&e.rendered, 4));
+                attributed = true;
+                continue;
+            }
             // The innermost region is the smallest; drop every part it holds.
             if let Some(parts) = hits.iter().min_by_key(|p| p.len()) {
                 let mutants: Vec<u32> = parts
@@ -836,6 +865,24 @@ pub fn build(req: &HarnessRequest<'_>) -> Result<Harness, HarnessError> {
         first_error:
             "the harness kept failing to build after dropping the parts it could not compile".into(),
     })
+}
+
+/// The switched mutant whose own branch the compiler's error `e` points into, when the error is
+/// one that mutant alone gives whatever surrounds it ([`own_error`], but not a type the compiler
+/// cannot infer or a mismatch, which a probe's wrapping can cause, nor an error naming abex's
+/// own code): the nearest branch start before the error in the smallest region of `in_file`
+/// that holds it. `v * u` with `+` and `/` switched in, where only `f64 / Unit` does not
+/// exist: the `/` is unviable, and the `+` stays switched instead of being built alone.
+fn branch_of(in_file: &[&Region], e: &CompileError) -> Option<u32> {
+    let first = e.rendered.lines().next().unwrap_or_default();
+    let guessed = ["E0282", "E0283", "E0308"].iter().any(|c| first.contains(&format!("[{c}]")));
+    if !own_error(&e.rendered) || guessed || first.to_lowercase().contains("abex") {
+        return None;
+    }
+    let region = in_file.iter().filter(|r| r.holds(e)).min_by_key(|r| r.parts.len())?;
+    let at = (e.line, e.column);
+    let (_, n) = region.starts.iter().rev().find(|(start, _)| *start <= at)?;
+    region.parts.contains(&Part::Mutant(*n)).then_some(*n)
 }
 
 /// Whether the compiler's error `rendered` is about a switched mutant's own code, so that the
@@ -890,6 +937,9 @@ fn blamed_probes(
     let mut out: Vec<(Part, String)> = Vec::new();
     for e in errors {
         let in_file = in_file_of(generated, e, tree, pkg_rel, workspace_root);
+        if branch_of(&in_file, e).is_some() {
+            continue; // the mutant's own error: its probes are not to blame
+        }
         let hits: Vec<_> = in_file.iter().filter(|r| r.holds(e)).collect();
         let blamed: Vec<Part> = if hits.is_empty() {
             in_file.iter().flat_map(|r| r.parts.iter().copied()).collect()
@@ -967,6 +1017,32 @@ mod tests {
     }
 
     #[test]
+    fn an_error_of_a_mutant_s_own_kind_in_its_branch_names_that_mutant_alone() {
+        let file = PathBuf::from("/w/src/lib.rs");
+        let mut region = Region::lines(&file, 4, 4, vec![Part::Mutant(1), Part::Mutant(2)]);
+        region.lo = (4, 10);
+        region.hi = (4, 200);
+        region.starts = vec![((4, 11), 1), ((4, 60), 2)];
+        let regions = [&region];
+        let error = |column: usize, rendered: &str| CompileError {
+            file: "src/lib.rs".into(),
+            line: 4,
+            column,
+            rendered: rendered.into(),
+        };
+        let divide = "error[E0277]: cannot divide `f64` by `Unit`";
+        assert_eq!(branch_of(&regions, &error(30, divide)), Some(1));
+        assert_eq!(branch_of(&regions, &error(90, divide)), Some(2));
+        // Before the first branch, outside the region, or of a kind a probe can cause: none.
+        assert_eq!(branch_of(&regions, &error(10, divide)), None);
+        assert_eq!(branch_of(&regions, &error(201, divide)), None);
+        let infer = "error[E0283]: type annotations needed";
+        assert_eq!(branch_of(&regions, &error(90, infer)), None);
+        let probe = "error[E0599]: no method named `abex_num` found for struct `Unit`";
+        assert_eq!(branch_of(&regions, &error(90, probe)), None);
+    }
+
+    #[test]
     fn errors_in_a_mutant_s_own_code_are_told_from_a_switch_s_branches_disagreeing() {
         assert!(own_error("error[E0277]: the trait bound `T: Default` is not satisfied\n  -->"));
         assert!(own_error("error[E0599]: no variant or associated item named `new` found"));
@@ -987,6 +1063,7 @@ mod tests {
             lo: position(text, at("if on(1)")),
             hi: position(text, at("  if on(2)")),
             parts: vec![Part::Mutant(1)],
+            starts: Vec::new(),
         };
         let second = Region {
             lo: position(text, at("if on(2)")),

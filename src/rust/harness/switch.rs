@@ -162,7 +162,8 @@ pub struct Switched {
     pub rejected: Vec<u32>,
 }
 
-fn on(n: u32) -> String {
+/// The condition of mutant `n`'s switch.
+pub(super) fn on(n: u32) -> String {
     format!("crate::__abex_mutants::on({n})")
 }
 
