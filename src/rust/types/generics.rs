@@ -146,6 +146,12 @@ fn from_bounds(bounds: &[TypeParamBound]) -> (Vec<Type>, Vec<String>) {
             ("Write", _) => types.push(parse("Vec<u8>")),
             ("Hasher", _) => types.push(parse("std::collections::hash_map::DefaultHasher")),
             ("ToString" | "Display" | "Into", _) => types.push(parse("String")),
+            // num-traits' floats (`ordered_float::OrderedFloat<T: FloatCore>`): no integer or
+            // string is one.
+            ("Float" | "FloatCore" | "Real", _) => {
+                types.push(parse("f64"));
+                types.push(parse("f32"));
+            }
             _ => {}
         }
         traits.push(name);
@@ -169,7 +175,8 @@ fn may_satisfy(t: &str, traits: &[String]) -> bool {
         || has("Hasher")
         || has("Serializer")
         || has("Deserializer")
-        || has("Error"))
+        || has("Error")
+        || (has("Float") || has("FloatCore") || has("Real")) && !float)
 }
 
 /// The candidates of one parameter, best first.
@@ -303,5 +310,11 @@ mod tests {
         let v = first("fn h<T: std::hash::Hash + Eq>(x: T)");
         assert!(!v.contains(&"f64".to_string()), "{v:?}");
         assert!(first("fn take<P: FnMut(char) -> bool>(p: P)").is_empty());
+    }
+
+    #[test]
+    fn a_float_bound_gets_the_floats_first() {
+        assert_eq!(first("fn f<T: FloatCore>(x: T) -> T"), ["f64", "f32"]);
+        assert_eq!(first("fn f<F>(x: &F) -> u64 where F: num_traits::Float")[0], "f64");
     }
 }
