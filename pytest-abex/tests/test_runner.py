@@ -132,6 +132,45 @@ def test_the_runner_runs_the_tests_that_killed_the_last_mutant_first(tmp_path):
     assert answers[6]["status"] == "fail" and answers[6]["failed"] == ["test_extra.py::test_edge"]
 
 
+def test_a_replay_runs_the_tests_the_last_failing_mutant_ran_in_its_order_up_to_its_killer(tmp_path):
+    # The check of a new killer on the original: the killer where it killed, not every test of
+    # the function (packaging's `_parse_local_version`: 20 473 tests, three runs per killer).
+    (tmp_path / "shapes_mod.py").write_text(MODULE)
+    (tmp_path / "test_shapes.py").write_text(TESTS)
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"tests": ["test_shapes.py"], "sys_path": [str(tmp_path)]}))
+    patch = lambda old, new: _function_patch("shapes_mod", MODULE, "clamp", old, new)  # noqa: E731
+    both = patch("return x", "return x + 1")  # fails test_small; test_big still passes
+    requests = [
+        {"patch": None, "timeout": 60, "all": True, "trace": [{"module": "shapes_mod", "qualname": "clamp"}]},
+        # test_small, then test_big, which kills it.
+        {"patch": patch("return 10", "return 11"), "timeout": 60, "all": False},
+        # Replayed: test_small and test_big, in that order, whatever fails.
+        {"patch": both, "timeout": 60, "all": True, "replay": True},
+        {"patch": both, "timeout": 60, "all": True, "replay": True},
+        # Now test_big runs first (the latest killer) and kills at once: the replay is test_big.
+        {"patch": patch("return 10", "return 9"), "timeout": 60, "all": False},
+        {"patch": patch("return 10", "return 11"), "timeout": 60, "all": True, "replay": True},
+        # Without a replay, every test of the function runs, the latest killer first.
+        {"patch": both, "timeout": 60, "all": True},
+    ]
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest_abex.runner", str(spec)],
+        input="".join(json.dumps(r) + "\n" for r in requests), capture_output=True, text=True,
+        cwd=tmp_path, timeout=120,
+    )
+    answers = [json.loads(line.split("@abex@", 1)[1]) for line in out.stdout.splitlines() if "@abex@" in line]
+    ran = [(a.get("status"), a.get("failed"), a.get("ran")) for a in answers[2:]]
+    assert ran == [
+        ("fail", ["test_shapes.py::test_big"], 2),
+        ("fail", ["test_shapes.py::test_small"], 2),
+        ("fail", ["test_shapes.py::test_small"], 2),
+        ("fail", ["test_shapes.py::test_big"], 1),
+        ("fail", ["test_shapes.py::test_big"], 1),
+        ("fail", ["test_shapes.py::test_small"], 2),
+    ], out.stdout
+
+
 def test_a_function_with_an_entry_hook_keeps_its_signature_name_lines_and_behaviour(shapes):
     import importlib
     import inspect

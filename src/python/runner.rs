@@ -264,6 +264,15 @@ impl Runner {
         )
     }
 
+    /// Runs with `patch` applied, within `timeout`, the tests the last mutant that failed on
+    /// this runner ran, in its order, up to its killer (every one of them: a failure does not
+    /// end the run): the killer again where it killed.
+    pub fn replay(&mut self, patch: &Patch, timeout: Duration) -> Result<RunResult, RunnerError> {
+        self.request(serde_json::json!({
+            "patch": patch, "timeout": timeout.as_secs_f64(), "all": true, "replay": true
+        }))
+    }
+
     /// Runs every test of `files` (collected anew in the fork, e.g. suggested tests) with
     /// `patch` applied.
     pub fn run_files(

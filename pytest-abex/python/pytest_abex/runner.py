@@ -32,6 +32,10 @@ traceback; before the first request the parent computes what pytest would comput
 lazily in each child (item locations, keywords) and freezes the garbage collector's objects so
 that a child does not copy the parent's pages by merely collecting them; the files of a
 ``collect`` request are collected once, in the parent, and their items reused.
+
+With ``replay``, the child runs the tests the last failing mutant's request ran, in its order,
+up to its first failure (its killer), instead of the request's own: the check of a new killer on
+the original (a flaky test kills nothing) costs those tests, not every test of the function.
 """
 
 import gc
@@ -72,6 +76,7 @@ class _Runner:
         self.uncollected = []  # {"file", "error"} of the files that failed to collect
         self.messages = {}  # node id -> its failure's text, for the tests of a `collect` request
         self.collect_errors = []  # why the files of a `collect` request failed to collect
+        self.replay = None  # the tests the last failing mutant ran, in its order, killer last
 
     def send(self, obj):
         self.out.write(MARKER + json.dumps(obj).encode() + b"\n")
@@ -137,6 +142,8 @@ class _Runner:
 
     def items_for(self, session, req):
         """The items a request runs, in the order it runs them."""
+        if req.get("replay") and self.replay is not None:
+            return self.replay
         if req.get("collect"):
             files = tuple(req["collect"])
             if files not in self.collected:
@@ -243,7 +250,9 @@ class _Runner:
         except ValueError:
             # The child died in a test (os._exit, a signal): the mutant is killed.
             result = {"status": "fail", "failed": [], "detail": f"the test process died (status {status})"}
-        if result["status"] == "fail" and req.get("patch") and not req.get("collect"):
+        if result["status"] == "fail" and req.get("patch") and not req.get("collect") and not req.get("replay"):
+            # A `replay` request runs these again: the killer where it killed.
+            self.replay = list(items)[: result.get("ran") or len(items)]
             key = _key(req["patch"])
             known = [n for n in self.killers.get(key, []) if n not in result["failed"]]
             self.killers[key] = result["failed"][:1] + known
