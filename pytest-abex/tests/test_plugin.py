@@ -119,6 +119,24 @@ def test_without_pytest_s_terminal_the_mutants_still_run_the_session_s_tests(pro
     assert counts["killed"] > 0 and counts["witnessed"] > 0, counts
 
 
+def _counted_runs(project, monkeypatch, tmp_path, module, body):
+    """Adds test module `module` whose test counts its runs (then does `body`), runs pytest
+    --abex on `bulk_discount` with one job, and returns how many times that test ran."""
+    runs = tmp_path / f"{module}-runs"
+    monkeypatch.setenv("COUNTED_RUNS", str(runs))
+    test = (
+        "import os\n\nfrom pricing import bulk_discount\n\n\ndef test_counted():\n"
+        '    with open(os.environ["COUNTED_RUNS"], "a") as f:\n        f.write("ran\\n")\n'
+    )
+    project.makepyfile(**{module: test + body})
+    result = project.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--abex", "--abex-function", "pricing.py::bulk_discount",
+        "--abex-offline", "--abex-jobs", "1",
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    return runs.read_text().count("ran")
+
+
 def test_a_new_killer_is_checked_on_the_original_with_the_function_s_tests_not_the_whole_suite(
     project, monkeypatch, tmp_path
 ):
@@ -126,25 +144,11 @@ def test_a_new_killer_is_checked_on_the_original_with_the_function_s_tests_not_t
     # original before its kill counts (a flaky test kills nothing): with the tests that call the
     # function, as the mutant ran them. It used to be every test of the suite, three times per
     # new killer (packaging 24.2: 317 s of a 350 s run).
-    runs = tmp_path / "unrelated-runs"
-    monkeypatch.setenv("UNRELATED_RUNS", str(runs))
-    project.makepyfile(test_other="""
-import os
-
-
-def test_unrelated():
-    with open(os.environ["UNRELATED_RUNS"], "a") as f:
-        f.write("ran\\n")
-""")
-    result = project.runpytest_subprocess(
-        "-p", "no:cacheprovider", "--abex", "--abex-function", "pricing.py::bulk_discount",
-        "--abex-offline", "--abex-jobs", "1",
-    )
-    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    runs = _counted_runs(project, monkeypatch, tmp_path, "test_other", "")
     (t,) = report(project)["targets"]
     assert t["mutation"]["counts"]["killed"] > 0 and t["mutation"]["self_check_killed"] is True
     # The session's own run and the runner's baseline; no mutant's check.
-    assert runs.read_text().count("ran") == 2, runs.read_text()
+    assert runs == 2, runs
 
 
 def test_a_new_killer_is_checked_with_the_tests_its_mutant_ran_up_to_it_not_the_function_s_others(
@@ -153,27 +157,8 @@ def test_a_new_killer_is_checked_with_the_tests_its_mutant_ran_up_to_it_not_the_
     # A test that calls the function after its killer counts its runs: a check runs the killer
     # where it killed (the tests before it, then it), not every test of the function three times
     # (packaging 24.2: 20 473 tests call `_parse_local_version`; 116 s -> 49 s).
-    runs = tmp_path / "late-runs"
-    monkeypatch.setenv("LATE_RUNS", str(runs))
-    project.makepyfile(test_pricing_late="""
-import os
-
-from pricing import bulk_discount
-
-
-def test_late():
-    with open(os.environ["LATE_RUNS"], "a") as f:
-        f.write("ran\\n")
-    try:
-        bulk_discount(3)
-    except Exception:
-        pass
-""")
-    result = project.runpytest_subprocess(
-        "-p", "no:cacheprovider", "--abex", "--abex-function", "pricing.py::bulk_discount",
-        "--abex-offline", "--abex-jobs", "1",
-    )
-    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    body = "    try:\n        bulk_discount(3)\n    except Exception:\n        pass\n"
+    runs = _counted_runs(project, monkeypatch, tmp_path, "test_pricing_late", body)
     (t,) = report(project)["targets"]
     mutants = t["mutation"]["mutants"]
     assert {m.get("killed_by") for m in mutants if m["status"] == "killed"} == {
@@ -181,7 +166,7 @@ def test_late():
     }
     # The session's run, the baseline, and one run per mutant that its killer let through.
     survived = sum(m["status"] == "survived" for m in mutants)
-    assert runs.read_text().count("ran") == 2 + survived, (runs.read_text(), survived)
+    assert runs == 2 + survived, (runs, survived)
 
 
 def test_fail_on_finding_sets_pytest_s_exit_status_like_cargo_abex(project):
