@@ -46,13 +46,47 @@ def test_the_worker_answers_values_errors_and_timeouts_and_carries_on(tmp_path):
         input=requests, capture_output=True, text=True, env=env, timeout=60,
     )
     answers = [json.loads(line.split("@abex@", 1)[1]) for line in out.stdout.splitlines() if "@abex@" in line]
-    assert answers[0] == {"abex_harness": 1}
+    assert answers[0] == {"abex_harness": 1, "carries_on": True}
     assert answers[1] == {"ok": "6"}
     assert answers[2] == {"err": ["ValueError", "negative"]}
     assert answers[3] == {"timed_out": True}
     assert answers[4] == {"ok": "4"}, "the worker carries on after a timeout"
     assert answers[5]["err"][0] == "TypeError"
     assert "noise" not in out.stdout.replace("@abex@", "")
+
+
+def test_a_target_that_hung_gets_twenty_times_its_slowest_call_at_least_50_ms(tmp_path):
+    # `f` writes how long each of its calls ran, the interrupted ones too.
+    (tmp_path / "m.py").write_text(
+        "import time\n\n\ndef f(x: int) -> int:\n"
+        "    started = time.monotonic()\n"
+        "    try:\n        while x > 100:\n            pass\n        return x\n"
+        "    finally:\n"
+        "        with open('took.txt', 'a') as log:\n"
+        "            log.write(f'{time.monotonic() - started}\\n')\n"
+    )
+    spec = {"targets": [{"module": "m", "qualname": "f", "kind": "function", "params": [{"ty": INT}]}],
+            "sys_path": [str(tmp_path)]}
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+
+    def run(requests, hung=""):
+        (tmp_path / "took.txt").unlink(missing_ok=True)
+        env = dict(os.environ, ABEX_CALL_TIMEOUT_MS="2000", ABEX_HUNG_TARGETS=hung)
+        out = subprocess.run(
+            [sys.executable, "-m", "pytest_abex.worker", str(tmp_path / "spec.json")],
+            input=requests, capture_output=True, text=True, env=env, timeout=60, cwd=tmp_path,
+        )
+        answers = [json.loads(line.split("@abex@", 1)[1]) for line in out.stdout.splitlines() if "@abex@" in line]
+        took = [float(t) for t in (tmp_path / "took.txt").read_text().split()]
+        return answers[1:], took
+
+    # The first hang costs the full limit; after it, a quick call sets the limit's scale.
+    answers, took = run("[0,[101]]\n[0,[4]]\n[0,[101]]\n")
+    assert answers == [{"timed_out": True}, {"ok": "4"}, {"timed_out": True}]
+    assert took[0] >= 1.9 and took[2] < 1.0, took
+    # A new process of a worker whose target hung (ABEX_HUNG_TARGETS) starts at the floor.
+    answers, took = run("[0,[101]]\n", hung="0")
+    assert answers == [{"timed_out": True}] and took[0] < 1.0, took
 
 
 def test_an_exception_that_is_no_exception_is_the_call_s_error_and_the_worker_carries_on(tmp_path):

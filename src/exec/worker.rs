@@ -81,7 +81,18 @@ pub struct Worker {
     /// its siblings and the workers that share its knowledge ([`Worker::sharing_hung`]): what
     /// one learns, the others' next processes know.
     hung: Hung,
+    /// Per target that hung, its slowest call since (answered in time), as this worker timed
+    /// it: the scale of the limit its calls get ([`Worker::hung_limit`]).
+    slowest: std::collections::BTreeMap<usize, Duration>,
 }
+
+/// How long past its limit a call of a target that hung before may take before its worker is
+/// stopped (others get 2 s: a batch's answers come together).
+const HUNG_GRACE: Duration = Duration::from_millis(250);
+
+/// The shortest limit of a call of a target that hung before, as the Python worker's
+/// (`pytest_abex/worker.py`; the Rust harness's floor is lower, 20 ms, and it answers itself).
+const HUNG_FLOOR: Duration = Duration::from_millis(50);
 
 /// The targets a group of workers saw hang (see [`Worker::sharing_hung`]).
 pub type Hung = std::sync::Arc<std::sync::Mutex<std::collections::BTreeSet<usize>>>;
@@ -98,7 +109,14 @@ enum Answer {
 impl Worker {
     /// A worker that starts on first use.
     pub fn new(spec: WorkerSpec) -> Worker {
-        Worker { spec, running: None, starts: 0, greeting: None, hung: Default::default() }
+        Worker {
+            spec,
+            running: None,
+            starts: 0,
+            greeting: None,
+            hung: Default::default(),
+            slowest: Default::default(),
+        }
     }
 
     /// The worker's greeting (`{"abex_harness":1,…}`), starting it if it is not running.
@@ -270,6 +288,21 @@ impl Worker {
         }
     }
 
+    /// Whether the worker interrupts a call that runs past its limit and carries on (its
+    /// greeting says `"carries_on": true`: the Python one), rather than stopping.
+    fn carries_on(&self) -> bool {
+        let greeting = self.greeting.as_deref().unwrap_or_default();
+        serde_json::from_str::<serde_json::Value>(greeting)
+            .is_ok_and(|g| g.get("carries_on") == Some(&serde_json::Value::Bool(true)))
+    }
+
+    /// The limit of a call of target `id`, which hung before: twenty times its slowest call
+    /// since, at least [`HUNG_FLOOR`], at most the call limit (what the workers give it).
+    fn hung_limit(&self, id: usize) -> Duration {
+        let slowest = self.slowest.get(&id).copied().unwrap_or_default();
+        (slowest * 20).max(HUNG_FLOOR).min(self.spec.call_timeout)
+    }
+
     /// Runs `batch` on target `id` and returns one outcome per call.
     pub fn run(&mut self, id: usize, batch: &[Args]) -> Result<Vec<Outcome>, ExecError> {
         Ok(self.run_probed(id, batch)?.into_iter().map(|(o, _)| o).collect())
@@ -279,7 +312,6 @@ impl Worker {
     /// worker sent (in probe mode).
     pub fn run_probed(&mut self, id: usize, batch: &[Args]) -> Result<Answers, ExecError> {
         let mut out = Vec::with_capacity(batch.len());
-        let patience = self.spec.call_timeout + Duration::from_secs(2);
         let mut solo = false;
         let mut failed_starts = 0;
         while out.len() < batch.len() {
@@ -292,6 +324,13 @@ impl Worker {
                     continue;
                 }
             }
+            // In a worker that interrupts a call and carries on (the Python one), a target that
+            // ran into the limit before may do so again where the worker's timer cannot reach
+            // (C code holding Python's lock: `format(x, ".900000000f")`): its calls go one at a
+            // time, each given the limit the worker gives it and a short grace, not 2 s. (The
+            // Rust harness stops itself at its own shorter limit.)
+            let hung = self.has_hung(id) && self.carries_on();
+            solo |= hung;
             let from = out.len();
             let to = if solo { from + 1 } else { batch.len() };
             let mut text = String::with_capacity((to - from) * 16);
@@ -305,12 +344,37 @@ impl Worker {
             // A dead pipe shows up as a disconnected reader below, so the result is not needed.
             let _ = self.send(&text);
             // Answers come when the whole batch is done: the first may take the batch's time.
-            let mut wait = patience + self.spec.call_timeout * (to - from) as u32;
-            for _ in from..to {
+            // A call of a target that hung before goes alone, limited as the worker limits it
+            // (it may be stuck where the worker's own timer cannot reach: C code holding
+            // Python's lock, `format(x, ".900000000f")`).
+            let patience = match hung {
+                true => self.hung_limit(id) + HUNG_GRACE,
+                false => self.spec.call_timeout + Duration::from_secs(2),
+            };
+            let mut wait = match hung {
+                true => patience,
+                false => patience + self.spec.call_timeout * (to - from) as u32,
+            };
+            let sent = Instant::now();
+            for k in from..to {
+                if k > from && self.carries_on() && self.has_hung(id) {
+                    // Once the target hangs, the worker answers each call as it ends.
+                    wait = self.hung_limit(id) + HUNG_GRACE;
+                }
                 let answer = self.answer(wait.min(Duration::from_secs(600)));
                 wait = patience;
                 match answer {
-                    Answer::Outcome(o, probe) => out.push((o, probe)),
+                    Answer::Outcome(o, probe) => {
+                        if o == Outcome::Timeout {
+                            // Interrupted and carried on (Python): it hung all the same.
+                            self.lock_hung().insert(id);
+                        } else if hung {
+                            let took = sent.elapsed();
+                            let slowest = self.slowest.entry(id).or_default();
+                            *slowest = (*slowest).max(took);
+                        }
+                        out.push((o, probe))
+                    }
                     Answer::TimedOut => {
                         self.lock_hung().insert(id);
                         out.push((Outcome::Timeout, None));
@@ -497,6 +561,48 @@ mod tests {
         assert_eq!(o, Some(Outcome::Ok { value: "3".into() }));
         assert_eq!(p.unwrap().reached, 0);
         assert_eq!(parse_probed_answer(r#"{"ok":"3"}"#).unwrap().1, None);
+    }
+
+    #[test]
+    fn a_call_of_a_target_that_hung_before_is_stopped_a_short_grace_after_its_limit() {
+        // A worker that interrupts its first call ever (`timed_out`, as the Python one does)
+        // and is stuck in every later one, where its own timer cannot reach (C code holding
+        // the GIL).
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("stuck.py");
+        std::fs::write(
+            &script,
+            "import os, sys, time\n\
+             out = os.fdopen(int(os.environ['ABEX_ANSWER_FD']), 'wb', buffering=0)\n\
+             out.write(b'@abex@{\"abex_harness\":1,\"carries_on\":true}\\n')\n\
+             for line in sys.stdin:\n\
+             \x20   if os.path.exists('answered'):\n\
+             \x20       time.sleep(60)\n\
+             \x20   open('answered', 'w').close()\n\
+             \x20   out.write(b'@abex@{\"timed_out\":true}\\n')\n",
+        )
+        .unwrap();
+        let mut w = Worker::new(WorkerSpec {
+            program: PathBuf::from("python3"),
+            args: vec![script.display().to_string()],
+            env: Vec::new(),
+            cwd: dir.path().to_path_buf(),
+            call_timeout: Duration::from_millis(100),
+            memory_limit: None,
+        });
+        // Within a batch: the second call is waited for the limit and the 250 ms grace once
+        // the first hung, not the 2 s a batch's answers may take.
+        let started = Instant::now();
+        let both = w.run(0, &[vec![], vec![]]).unwrap();
+        assert_eq!(both, [Outcome::Timeout, Outcome::Timeout]);
+        assert!(w.has_hung(0), "an interrupted call marks its target as one that hangs");
+        let took = started.elapsed();
+        assert!(took < Duration::from_millis(1500), "stopped after {took:?}");
+        // In a later batch, from its first call.
+        let started = Instant::now();
+        assert_eq!(w.run(0, &[vec![]]).unwrap(), [Outcome::Timeout]);
+        let took = started.elapsed();
+        assert!(took < Duration::from_millis(1500), "stopped after {took:?}");
     }
 
     #[test]

@@ -2,13 +2,16 @@
 
 Started by the core as ``python -m pytest_abex.worker SPEC.json`` in a scratch copy of the
 project. It speaks the JSON-lines protocol of ``src/exec/worker.rs``: it greets with
-``{"abex_harness":1}`` (with ``"unloaded": {id: reason}`` for the targets it could not load),
+``{"abex_harness":1,"carries_on":true}`` (it carries on after a call it interrupted; with
+``"unloaded": {id: reason}`` for the targets it could not load),
 then answers each request ``[target_id,[args...]]`` with one line
 ``{"ok": repr}``, ``{"err": [type, message]}``, ``{"bad": message}`` or ``{"timed_out": true}``
 (the timer interrupted the call; the worker carries on), each prefixed by ``@abex@``, on the
 file descriptor ``ABEX_ANSWER_FD`` names (else a copy of stdout). A call
 that the timer cannot interrupt (a C extension that never returns) is killed from the core. Requests are read in chunks and answered in one
-write per chunk. ``ABEX_CALL_TIMEOUT_MS`` is the per-call limit (a SIGALRM timer).
+write per chunk. ``ABEX_CALL_TIMEOUT_MS`` is the per-call limit (a SIGALRM timer); a target
+that ran into it before (here, or named in ``ABEX_HUNG_TARGETS``) gets twenty times its slowest
+call here, at least 50 ms.
 A text longer than 4096 bytes (a repr, a message) is cut as the core cuts it (``value::cut``):
 its first 256 bytes, then ``… [abex: cut from N, blake2b HASH]``.
 A target with a ``patch`` (see :mod:`pytest_abex._patch`) calls that mutant of the function
@@ -27,10 +30,13 @@ import os
 import re
 import signal
 import sys
+import time
 
 from . import _patch, calls, values
 
 MARKER = b"@abex@"
+# The shortest limit of a target that hung before, in seconds (see ``main``).
+HUNG_FLOOR = 0.05
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
@@ -97,6 +103,12 @@ def _target(t, index=0):
     return call, convs, probe
 
 
+def _note(slowest, tid, took):
+    """Keeps ``took`` as target ``tid``'s slowest call when it is."""
+    if took > slowest.get(tid, 0.0):
+        slowest[tid] = took
+
+
 def _answer(obj):
     return MARKER + json.dumps(obj, ensure_ascii=False).encode("utf-8", "replace") + b"\n"
 
@@ -121,10 +133,19 @@ def main(argv):
             targets.append((None, reason, None))
             unloaded[str(n)] = reason
     limit = int(os.environ.get("ABEX_CALL_TIMEOUT_MS", "1000")) / 1000.0
+    # Targets that ran into the limit (here, or in an earlier process of this worker:
+    # ABEX_HUNG_TARGETS) get twenty times their slowest call here, at least HUNG_FLOOR, as the
+    # Rust harness does: a function that loops forever on some inputs costs the full limit once.
+    hung = {int(t) for t in os.environ.get("ABEX_HUNG_TARGETS", "").split(",") if t.strip().isdigit()}
+    slowest = {}
+    clock = time.perf_counter
     signal.signal(signal.SIGALRM, _on_alarm)
     setitimer, real = signal.setitimer, signal.ITIMER_REAL
     loads, dumps = json.loads, json.dumps
-    out.write(_answer({"abex_harness": 1, "unloaded": unloaded} if unloaded else {"abex_harness": 1}))
+    hello = {"abex_harness": 1, "carries_on": True}
+    if unloaded:
+        hello["unloaded"] = unloaded
+    out.write(_answer(hello))
     pending = b""
     while True:
         chunk = os.read(0, 1 << 20)
@@ -154,14 +175,19 @@ def main(argv):
                 continue
             if probe is not None:
                 probe.reset()
+            own = limit
+            if tid in hung and limit > 0:
+                own = min(limit, max(HUNG_FLOOR, 20 * slowest.get(tid, 0.0)))
+            started = clock()
             try:
-                if limit > 0:
-                    setitimer(real, limit)
+                if own > 0:
+                    setitimer(real, own)
                 try:
                     result = call(*args)
                 finally:
-                    if limit > 0:
+                    if own > 0:
                         setitimer(real, 0)
+                _note(slowest, tid, clock() - started)
                 text = repr(result)
                 if " at 0x" in text:
                     text = _ADDRESS.sub("", text)
@@ -170,12 +196,14 @@ def main(argv):
                 answer = {"ok": text}
             except _CallTimeout:
                 # The timer unwound the call: the worker carries on.
+                hung.add(tid)
                 answer = {"timed_out": True}
             except RecursionError as e:
                 answer = {"err": ["RecursionError", _cut(str(e))]}
             except KeyboardInterrupt:
                 raise  # Ctrl-C, or the run's stop: not the function's outcome
             except BaseException as e:  # SystemExit, GeneratorExit too: `pytest.raises` takes them
+                _note(slowest, tid, clock() - started)
                 answer = {"err": [type(e).__name__, _cut(str(e))]}
             if probe is not None:
                 answer["probe"] = probe.report()
@@ -183,6 +211,11 @@ def main(argv):
                 answers.append(MARKER + b'{"ok":' + dumps(answer["ok"]).encode() + b"}\n")
             else:
                 answers.append(_answer(answer))
+            if tid in hung:
+                # The core waits for each answer of a target that hung a short while only: a
+                # call stuck in C, which the timer cannot interrupt, is stopped from there.
+                out.write(b"".join(answers))
+                answers = []
         out.write(b"".join(answers))
     return 0
 
