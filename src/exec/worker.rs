@@ -74,6 +74,9 @@ pub struct Worker {
     pub starts: u32,
     /// Its last greeting (a worker may list there the targets it could not load).
     greeting: Option<String>,
+    /// Whether its process interrupts a call past its limit and carries on (the greeting says
+    /// `"carries_on": true`: the Python worker) rather than stopping (the Rust harness).
+    carries_on: bool,
     /// The targets whose calls ran into the time limit: the next process gets their ids in
     /// `ABEX_HUNG_TARGETS`, and the Rust harness gives them a shorter limit (a function that
     /// loops forever on some inputs costs the full limit once, not once per such input). A
@@ -82,7 +85,7 @@ pub struct Worker {
     /// one learns, the others' next processes know.
     hung: Hung,
     /// Per target that hung, its slowest call since (answered in time), as this worker timed
-    /// it: the scale of the limit its calls get ([`Worker::hung_limit`]).
+    /// it: the scale of the limit its calls get ([`Worker::hung_patience`]).
     slowest: std::collections::BTreeMap<usize, Duration>,
 }
 
@@ -114,6 +117,7 @@ impl Worker {
             running: None,
             starts: 0,
             greeting: None,
+            carries_on: false,
             hung: Default::default(),
             slowest: Default::default(),
         }
@@ -232,6 +236,8 @@ impl Worker {
         let mut running = Running { child, stdin, lines: rx, stderr, _tracked: tracked };
         match running.lines.recv_timeout(Duration::from_secs(30)) {
             Ok(hello) if hello.contains("\"abex_harness\"") => {
+                self.carries_on = serde_json::from_str::<serde_json::Value>(&hello)
+                    .is_ok_and(|g| g.get("carries_on") == Some(&serde_json::Value::Bool(true)));
                 self.greeting = Some(hello);
                 self.running = Some(running);
                 Ok(())
@@ -288,19 +294,18 @@ impl Worker {
         }
     }
 
-    /// Whether the worker interrupts a call that runs past its limit and carries on (its
-    /// greeting says `"carries_on": true`: the Python one), rather than stopping.
-    fn carries_on(&self) -> bool {
-        let greeting = self.greeting.as_deref().unwrap_or_default();
-        serde_json::from_str::<serde_json::Value>(greeting)
-            .is_ok_and(|g| g.get("carries_on") == Some(&serde_json::Value::Bool(true)))
+    /// Whether calls of target `id` are waited for one at a time and briefly: it hung before,
+    /// in a worker that carries on after a call it interrupted (see `run_probed`).
+    fn waits_briefly(&self, id: usize) -> bool {
+        self.carries_on && self.has_hung(id)
     }
 
-    /// The limit of a call of target `id`, which hung before: twenty times its slowest call
-    /// since, at least [`HUNG_FLOOR`], at most the call limit (what the workers give it).
-    fn hung_limit(&self, id: usize) -> Duration {
+    /// How long to wait for the answer to a call of target `id`, which hung before: the limit
+    /// the worker gives it (twenty times its slowest call since, at least [`HUNG_FLOOR`], at
+    /// most the call limit) and [`HUNG_GRACE`].
+    fn hung_patience(&self, id: usize) -> Duration {
         let slowest = self.slowest.get(&id).copied().unwrap_or_default();
-        (slowest * 20).max(HUNG_FLOOR).min(self.spec.call_timeout)
+        (slowest * 20).max(HUNG_FLOOR).min(self.spec.call_timeout) + HUNG_GRACE
     }
 
     /// Runs `batch` on target `id` and returns one outcome per call.
@@ -329,7 +334,7 @@ impl Worker {
             // (C code holding Python's lock: `format(x, ".900000000f")`): its calls go one at a
             // time, each given the limit the worker gives it and a short grace, not 2 s. (The
             // Rust harness stops itself at its own shorter limit.)
-            let hung = self.has_hung(id) && self.carries_on();
+            let hung = self.waits_briefly(id);
             solo |= hung;
             let from = out.len();
             let to = if solo { from + 1 } else { batch.len() };
@@ -348,7 +353,7 @@ impl Worker {
             // (it may be stuck where the worker's own timer cannot reach: C code holding
             // Python's lock, `format(x, ".900000000f")`).
             let patience = match hung {
-                true => self.hung_limit(id) + HUNG_GRACE,
+                true => self.hung_patience(id),
                 false => self.spec.call_timeout + Duration::from_secs(2),
             };
             let mut wait = match hung {
@@ -357,9 +362,9 @@ impl Worker {
             };
             let sent = Instant::now();
             for k in from..to {
-                if k > from && self.carries_on() && self.has_hung(id) {
+                if k > from && self.waits_briefly(id) {
                     // Once the target hangs, the worker answers each call as it ends.
-                    wait = self.hung_limit(id) + HUNG_GRACE;
+                    wait = self.hung_patience(id);
                 }
                 let answer = self.answer(wait.min(Duration::from_secs(600)));
                 wait = patience;

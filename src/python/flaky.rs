@@ -2,8 +2,8 @@
 //! A failing baseline is run again (at most [`RUNS_OF_A_FAILURE`] runs in all): the tests that
 //! failed in a run and passed in a later one are flaky. A mutant's killer that is not known yet
 //! is run on the original (at most as many times, with the tests the mutant ran up to it, the
-//! function's own code swapped in as a mutant's is) before its kill counts; a mutant whose first failure is
-//! a flaky test runs every test again, and is killed only when a reliable one fails.
+//! function's own code swapped in as a mutant's is) before its kill counts; a mutant whose first
+//! failure is a flaky test runs every test again, and is killed only when a reliable one fails.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;

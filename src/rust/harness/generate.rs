@@ -133,8 +133,9 @@ pub struct Harness {
     /// Generated parts that were dropped because they do not compile, with the reason.
     pub dropped: BTreeMap<Part, String>,
     /// The dropped mutants that cannot compile alone either: the compiler's error fell in a
-    /// switched region that holds that mutant and no other, and it is one about the mutant's
-    /// own code (see [`own_error`]). They need no build of their own to be called unviable.
+    /// switched region that holds that mutant and no other, or in that mutant's own branch of a
+    /// switch that holds several (`branch_of`), and it is one about the mutant's own code (see
+    /// [`own_error`]). They need no build of their own to be called unviable.
     pub unviable: BTreeSet<u32>,
     /// How long building took.
     pub build_time: Duration,

@@ -19,6 +19,9 @@ pub const MAX_TRIES: usize = 3;
 /// The short list of types tried for any parameter.
 const SHORT_LIST: [&str; 6] = ["i32", "u64", "String", "f64", "Vec<u8>", "&str"];
 
+/// num-traits' float traits: a parameter bound by one is a float, never an integer or a string.
+const FLOAT_TRAITS: [&str; 3] = ["Float", "FloatCore", "Real"];
+
 /// One generic parameter to instantiate: its name and bounds.
 pub struct Param {
     /// Its name (`T`, or a made-up name for an `impl Trait` argument).
@@ -146,9 +149,8 @@ fn from_bounds(bounds: &[TypeParamBound]) -> (Vec<Type>, Vec<String>) {
             ("Write", _) => types.push(parse("Vec<u8>")),
             ("Hasher", _) => types.push(parse("std::collections::hash_map::DefaultHasher")),
             ("ToString" | "Display" | "Into", _) => types.push(parse("String")),
-            // num-traits' floats (`ordered_float::OrderedFloat<T: FloatCore>`): no integer or
-            // string is one.
-            ("Float" | "FloatCore" | "Real", _) => {
+            // `ordered_float::OrderedFloat<T: FloatCore>`.
+            (name, _) if FLOAT_TRAITS.contains(&name) => {
                 types.push(parse("f64"));
                 types.push(parse("f32"));
             }
@@ -176,7 +178,7 @@ fn may_satisfy(t: &str, traits: &[String]) -> bool {
         || has("Serializer")
         || has("Deserializer")
         || has("Error")
-        || (has("Float") || has("FloatCore") || has("Real")) && !float)
+        || FLOAT_TRAITS.iter().any(|f| has(f)) && !float)
 }
 
 /// The candidates of one parameter, best first.

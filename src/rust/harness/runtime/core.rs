@@ -659,13 +659,14 @@ fn call<W>(
 
 // Fires when one call has been running for `timeout_ms`: writes what is buffered plus the timeout
 // line, and exits. The call counter is checked again under the lock, so a call that finished in
-// the meantime is never blamed. It looks every tenth of the running call's limit (1 to 10 ms), so that a shorter limit is
-// kept as closely as the full one.
+// the meantime is never blamed. It looks every tenth of the running call's limit (1 to 10 ms),
+// so that a shorter limit is kept as closely as the full one.
 fn watchdog<W: Write>(shared: &Shared<W>, timeout_ms: u64) {
     let (mut seen, mut since) = (0, ::std::time::Instant::now());
     while !shared.done.load(Ordering::SeqCst) {
         let limit_ms = shared.limit_ms.load(Ordering::SeqCst).min(timeout_ms);
-        ::std::thread::park_timeout(::std::time::Duration::from_millis((limit_ms / 10).clamp(1, 10)));
+        let tick = ::std::time::Duration::from_millis((limit_ms / 10).clamp(1, 10));
+        ::std::thread::park_timeout(tick);
         let current = shared.calls.load(Ordering::SeqCst);
         if current & 1 == 0 || current != seen {
             seen = current;
