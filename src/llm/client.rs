@@ -197,7 +197,8 @@ fn parse_retry_after(v: &str) -> Option<Duration> {
 
 /// What the attempts of one call are billed: each answer's `usage`, or the worst case (the
 /// prompt's bound plus the answer's cap) for an attempt whose answer has none (an error status,
-/// a timeout, a lost connection: the endpoint may have done the work all the same).
+/// a timeout, a lost connection: the endpoint may have done the work all the same). An attempt
+/// whose connection was never made (refused, unresolved) sent nothing and is billed nothing.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Billed {
     /// Prompt tokens.
@@ -425,7 +426,12 @@ impl Client {
                     (err, retry_after)
                 }
                 Err(e) => {
-                    bill_worst(&mut billed, worst);
+                    // A connection never made (refused, no route, a name that does not
+                    // resolve) sent nothing, so nothing can be billed; any later failure
+                    // (a timeout, a lost connection) may have had the work done.
+                    if !e.is_connect() {
+                        bill_worst(&mut billed, worst);
+                    }
                     (CallError::Transport { url: url.clone(), message: e.to_string() }, None)
                 }
             };

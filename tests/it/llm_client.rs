@@ -270,3 +270,18 @@ fn a_request_in_flight_ends_with_the_time_budget() {
     assert!(a.report.fallbacks[0].starts_with("endpoint failed"), "{:?}", a.report.fallbacks);
     assert_eq!(a.report.worst_case_billed, 1);
 }
+
+#[test]
+fn a_connection_never_made_is_billed_nothing() {
+    // A loopback port nobody listens on refuses the connection: the request never left, so the
+    // call is reported failed with no tokens and no money, however often it was retried.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let d = tempfile::tempdir().unwrap();
+    let mut a = session(&format!("http://127.0.0.1:{port}/v1"), d.path(), Some(1_000));
+    assert_eq!(a.ask::<Ok>(Role::Coordinator, "f", vec![Message::user("q")], shape()), None);
+    assert_eq!(a.report.worst_case_billed, 0);
+    assert_eq!(a.report.total.prompt_tokens + a.report.total.completion_tokens, 0);
+    assert_eq!(a.budget.tokens, 0);
+    assert_eq!(a.report.failed, 1);
+    assert!(a.report.fallbacks[0].starts_with("endpoint failed"), "{:?}", a.report.fallbacks);
+}
