@@ -120,6 +120,32 @@ fn functions_taking_structs_enums_generics_receivers_and_durations_are_explored_
     assert_eq!(support::snapshot(&dir), before, "the user's tree changed");
 }
 
+/// A `#![no_std]` crate with `alloc` (heck 0.5's shape): its private helper takes a
+/// `fmt::Formatter`, so it is driven through a `Display` impl of a wrapper generic over
+/// `T: AsRef<str>`. The wrapper is instantiated with `String`, written so that a crate without
+/// the std prelude finds it, since the `&str` instantiation compiles but cannot be built (heck's
+/// three functions were "not explored"); the helper's `>` -> `>=` gap is proven on a word of
+/// three letters.
+#[test]
+fn a_no_std_helper_behind_a_generic_display_wrapper_is_driven_and_proven() {
+    let (_tmp, dir) = support::project("nostdalloc");
+    let before = support::snapshot(&dir);
+    let bin = env!("CARGO_BIN_EXE_cargo-abex");
+    let (r, text) = support::abex_report(bin, &dir, &["--offline", "--all", "--seed", "1"]);
+    let t = find(&r, "shout");
+    assert_eq!(t["drive"]["status"], "via", "{:#}: {text}", t["drive"]);
+    assert!(t["exploration"]["pairs_evaluated"].as_u64().unwrap() > 0, "{text}");
+    assert!(inputs(t).iter().any(|i| i.contains("AsShout<String>(")), "{:?}", inputs(t));
+    let (_, witnessed) = proven(t);
+    let gap = witnessed
+        .iter()
+        .find(|m| m["replacement"] == "s.len() >= 3")
+        .unwrap_or_else(|| panic!("`>` -> `>=` is not proven: {text}"));
+    let input = gap["witness"]["input"][0].to_string();
+    assert!(input.contains("AsShout<String>"), "{input}");
+    assert_eq!(support::snapshot(&dir), before, "the project was changed");
+}
+
 /// A `#![no_std]` crate whose API takes `core::net` addresses: the harness builds (it brings
 /// its own `extern crate std;`), the functions are explored with addresses built as recipes
 /// (one returning a `Result`, whose error's type name the wrapper renders without the std

@@ -252,7 +252,7 @@ pub fn above<T: PartialOrd>(xs: &[T], limit: T) -> usize { xs.iter().filter(|x| 
         let wrappers: String = fns
             .iter()
             .enumerate()
-            .map(|(id, f)| crate::rust::harness::wrapper::wrapper(id, f, rt, &|_| false))
+            .map(|(id, f)| crate::rust::harness::wrapper::wrapper(id, f, rt, &|_| false, &|_| true))
             .collect();
         text.push_str(&format!(
             "\n#[allow(warnings)]\npub mod __abex_h {{\n    use super::*;\n{wrappers}}}\n#[allow(warnings)]\npub mod __abex_harness {{\n{}\n{}\n}}\n",

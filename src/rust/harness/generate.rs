@@ -20,7 +20,8 @@ use super::switch;
 use super::{builders, wrapper as wrappers};
 use crate::mutate::Mutant;
 use crate::rust::cargo::{self, Build, CompileError, PendingTests, TestBinary};
-use crate::rust::source::{CrateSources, FoundFn};
+use crate::rust::source::{CallPlan, CrateSources, FoundFn};
+use crate::rust::types::book::Book;
 use crate::scratch::{self, ScratchError};
 
 /// The dependency-free runtime injected into the user's crate: the worker, then its probes.
@@ -169,10 +170,22 @@ fn rel(p: &Path, base: &Path) -> PathBuf {
     p.strip_prefix(base).unwrap_or(p).to_path_buf()
 }
 
-/// The wrapper function for one target; `skip` holds the instantiations that did not compile.
-fn wrapper(id: usize, f: &FoundFn, skip: &BTreeMap<Part, String>) -> String {
+/// The wrapper function for one target; `skip` holds the parts that did not compile: the
+/// instantiations, and the builders' constructors, without which an instantiation's argument
+/// may not be buildable (see [`wrappers::chosen`]).
+fn wrapper(id: usize, f: &FoundFn, book: &Book, skip: &BTreeMap<Part, String>) -> String {
     let dropped = |k: usize| skip.contains_key(&Part::Inst(id, k));
-    wrappers::wrapper(id, f, &format!("crate::{HARNESS}"), &dropped)
+    let buildable = |p: &CallPlan| buildable(book, p, skip);
+    wrappers::wrapper(id, f, &format!("crate::{HARNESS}"), &dropped, &buildable)
+}
+
+/// Whether every argument of `plan` can be built with the constructors `skip` left.
+pub(crate) fn buildable(book: &Book, plan: &CallPlan, skip: &BTreeMap<Part, String>) -> bool {
+    let keep = |b: usize, k: usize| {
+        !skip.contains_key(&Part::Built(builders::part_id(b, None)))
+            && !skip.contains_key(&Part::Built(builders::part_id(b, Some(k))))
+    };
+    plan.args.iter().all(|a| book.expand(&a.ty, &keep).is_ok())
 }
 
 fn module_block(wrappers: &[String]) -> String {
@@ -319,7 +332,7 @@ fn generate(req: &HarnessRequest<'_>, skip: &BTreeMap<Part, String>) -> Generate
         if skip.contains_key(&Part::Wrapper(id)) || f.plan.is_err() {
             continue;
         }
-        blocks.entry((f.file.clone(), f.inject_at)).or_default().push((id, wrapper(id, f, skip)));
+        blocks.entry((f.file.clone(), f.inject_at)).or_default().push((id, wrapper(id, f, &req.sources.book, skip)));
         let mut path = String::from("crate::");
         for m in &f.module {
             path.push_str(m);

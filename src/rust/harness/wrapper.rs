@@ -15,16 +15,21 @@ pub fn plans(f: &FoundFn) -> Vec<&CallPlan> {
 }
 
 /// The plan the harness uses for `f` when the instantiations `dropped` did not compile, and
-/// its index.
+/// its index: the first that compiled and whose arguments can all be built (`buildable`), else
+/// the first that compiled. heck's `AsKebabCase<T: AsRef<str>>` tried as `&str` compiles, but
+/// its only constructor does not (`AsKebabCase(&a0)` is an `AsKebabCase<&String>`), so the
+/// `String` one, which builds, is called.
 pub fn chosen<'f>(
     f: &'f FoundFn,
     dropped: &dyn Fn(usize) -> bool,
+    buildable: &dyn Fn(&CallPlan) -> bool,
 ) -> Option<(usize, &'f CallPlan)> {
     let all = plans(f);
     if all.len() == 1 {
         return Some((0, all[0]));
     }
-    all.into_iter().enumerate().find(|(k, _)| !dropped(*k))
+    let compiled = || all.iter().copied().enumerate().filter(|(k, _)| !dropped(*k));
+    compiled().find(|(_, p)| buildable(p)).or_else(|| compiled().next())
 }
 
 /// The path of the function as the harness calls it.
@@ -123,8 +128,15 @@ fn signature(name: &str, rt: &str) -> String {
 }
 
 /// The wrapper of `f` (harness id `id`), with `rt` the runtime's path; `dropped(k)` says which
-/// instantiations did not compile.
-pub fn wrapper(id: usize, f: &FoundFn, rt: &str, dropped: &dyn Fn(usize) -> bool) -> String {
+/// instantiations did not compile, `buildable` whether a plan's arguments can be built (see
+/// [`chosen`]).
+pub fn wrapper(
+    id: usize,
+    f: &FoundFn,
+    rt: &str,
+    dropped: &dyn Fn(usize) -> bool,
+    buildable: &dyn Fn(&CallPlan) -> bool,
+) -> String {
     let all = plans(f);
     let main = format!("__abex_call_{id}");
     let mut s = signature(&main, rt);
@@ -135,7 +147,7 @@ pub fn wrapper(id: usize, f: &FoundFn, rt: &str, dropped: &dyn Fn(usize) -> bool
         s.push_str(&format!("    }} // end {main}\n"));
         return s;
     }
-    match chosen(f, dropped) {
+    match chosen(f, dropped, buildable) {
         Some((k, _)) => s.push_str(&format!("        {main}_{k}(args)\n")),
         // Every instantiation failed: the first one again, so that its error drops the wrapper.
         None => s.push_str(&body(f, all[0], rt)),

@@ -104,8 +104,35 @@ fn by_reference(params: &mut [Param], elem: &Type, bounds: &Punctuated<TypeParam
     }
 }
 
+/// The type `t` names, with `String` and `Vec` written as absolute std paths: the harness puts
+/// these types in the crate's own modules, and a `#![no_std]` crate has neither in its prelude
+/// (heck 0.5: `AsKebabCase<String>` did not compile, so its `Display` impl, and every helper it
+/// drives, went unexplored).
 fn parse(t: &str) -> Type {
-    syn::parse_str(t).unwrap_or_else(|_| syn::parse_quote!(i32))
+    let mut ty = syn::parse_str(t).unwrap_or_else(|_| syn::parse_quote!(i32));
+    syn::visit_mut::VisitMut::visit_type_mut(&mut Absolute, &mut ty);
+    ty
+}
+
+/// Writes the prelude's `String` and `Vec<…>` as `::std::string::String`, `::std::vec::Vec<…>`.
+struct Absolute;
+
+impl syn::visit_mut::VisitMut for Absolute {
+    fn visit_type_path_mut(&mut self, p: &mut syn::TypePath) {
+        syn::visit_mut::visit_type_path_mut(self, p);
+        if p.qself.is_some() || p.path.leading_colon.is_some() || p.path.segments.len() != 1 {
+            return;
+        }
+        let seg = &p.path.segments[0];
+        let module = match seg.ident.to_string().as_str() {
+            "String" => "string",
+            "Vec" => "vec",
+            _ => return,
+        };
+        let module = syn::Ident::new(module, seg.ident.span());
+        let seg = seg.clone();
+        p.path = syn::parse_quote!(::std::#module::#seg);
+    }
 }
 
 /// The types a parameter's bounds point at, and the names of the traits it is bound by.
@@ -278,7 +305,7 @@ mod tests {
         assert_eq!(first("fn kib<V: Into<u64>>(size: V) -> u64")[0], "u64");
         assert_eq!(first("fn f<S: AsRef<str>>(s: S)")[0], "&str");
         let v = first("fn from_iter<I>(iter: I) where I: IntoIterator<Item = Comparator>");
-        assert_eq!(v[0], "Vec<Comparator>");
+        assert_eq!(v[0], "::std::vec::Vec<Comparator>");
     }
 
     #[test]
@@ -288,9 +315,9 @@ mod tests {
              IntoIterator<Item = E1>, &'b I2: IntoIterator<Item = E2>, E1: PartialEq<E2>",
         );
         // In name order: E1, E2, I1, I2.
-        assert_eq!(v[0], "&i32, &i32, Vec<i32>, Vec<i32>");
+        assert_eq!(v[0], "&i32, &i32, ::std::vec::Vec<i32>, ::std::vec::Vec<i32>");
         let v = first("fn f<'a, T>(a: &'a T) where &'a T: IntoIterator<Item = &'a u8>");
-        assert_eq!(v[0], "Vec<u8>");
+        assert_eq!(v[0], "::std::vec::Vec<u8>");
     }
 
     #[test]
@@ -300,9 +327,9 @@ mod tests {
             first("fn f<I>(it: I) -> usize where I: DoubleEndedIterator")[0],
             "std::vec::IntoIter<i32>"
         );
-        assert_eq!(first("fn f<I: IntoIterator>(it: I) -> usize")[0], "Vec<i32>");
+        assert_eq!(first("fn f<I: IntoIterator>(it: I) -> usize")[0], "::std::vec::Vec<i32>");
         assert_eq!(first("fn f<R: std::io::Read>(r: R) -> usize")[0], "&[u8]");
-        assert_eq!(first("fn f<W: Write>(w: W)")[0], "Vec<u8>");
+        assert_eq!(first("fn f<W: Write>(w: W)")[0], "::std::vec::Vec<u8>");
     }
 
     #[test]
@@ -318,5 +345,16 @@ mod tests {
     fn a_float_bound_gets_the_floats_first() {
         assert_eq!(first("fn f<T: FloatCore>(x: T) -> T"), ["f64", "f32"]);
         assert_eq!(first("fn f<F>(x: &F) -> u64 where F: num_traits::Float")[0], "f64");
+    }
+
+    #[test]
+    fn string_and_vec_are_written_as_absolute_std_paths_for_no_std_crates() {
+        let v = first("fn f<S: AsRef<str>>(s: S)");
+        assert_eq!(v, ["&str", "::std::string::String", "i32"]);
+        let v = first("fn f<T: Clone>(x: T)");
+        assert!(v.contains(&"::std::string::String".to_string()), "{v:?}");
+        // An iterator's element type keeps its own path; only the prelude's names change.
+        let v = first("fn f<I: Iterator<Item = String>>(it: I) -> usize");
+        assert_eq!(v[0], "std::vec::IntoIter<::std::string::String>");
     }
 }

@@ -419,7 +419,10 @@ impl<'t, 'a> Recipes<'t, 'a> {
         let mut self_text = def.name.clone();
         let mut turbofish = String::new();
         if !key_args.is_empty() {
-            name.push_str(&format!("<{}>", key.1));
+            // The label reads as the source would (`AsKebabCase<String>`); the code keeps the
+            // absolute paths a `no_std` crate needs (see `generics::parse`).
+            let short = key.1.replace("::std::string::String", "String");
+            name.push_str(&format!("<{}>", short.replace("::std::vec::Vec<", "Vec<")));
             turbofish = format!("::<{}>", key.1);
         }
         let lifetimes: Vec<&syn::LifetimeParam> = def.generics.lifetimes().collect();
