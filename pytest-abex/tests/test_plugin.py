@@ -375,3 +375,57 @@ def test_an_out_folder_holding_a_user_file_is_refused_naming_the_option(project)
         assert (docs / "guide.md").read_text() == "my guide\n"
         assert sorted(p.name for p in docs.iterdir()) == ["guide.md"]
         assert not (project.path / "docs.old").exists()
+
+
+LIMITS = '''
+class Limits:
+    """Has no constructor without arguments: a static or class method is called on the class."""
+
+    def __init__(self, low, high):
+        self.low, self.high = low, high
+
+    @staticmethod
+    def grade(score: int) -> str:
+        if score >= 50:
+            return "pass"
+        return "fail"
+
+    @classmethod
+    def level(cls, n: int) -> str:
+        if n >= 10:
+            return "high"
+        return "low"
+'''
+
+LIMITS_TESTS = '''
+from limits import Limits
+
+
+def test_far_from_the_boundaries():
+    assert Limits.grade(90) == "pass"
+    assert Limits.grade(10) == "fail"
+    assert Limits.level(20) == "high"
+    assert Limits.level(1) == "low"
+'''
+
+
+def test_static_and_class_methods_are_called_on_their_class_and_their_gaps_witnessed(pytester):
+    # The core named these kinds `static_method` and `class_method`, which the worker did not
+    # know: it called them on `Limits()`, a TypeError for every input (semver 3's
+    # `Version._increment_string`: 0 boundaries in 322 cells), so no survivor had a witness.
+    pytester.makepyfile(limits=LIMITS, test_limits=LIMITS_TESTS)
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "--abex", "--abex-offline",
+        "--abex-function", "limits.py::Limits.grade", "--abex-function", "limits.py::Limits.level",
+    )
+    result.assert_outcomes(passed=1)
+    targets = {t["qualified_name"]: t for t in report(pytester)["targets"]}
+    for name, boundary in [("limits.Limits.grade", 50), ("limits.Limits.level", 10)]:
+        t = targets[name]
+        assert t["exploration"]["bc_count"] > 0, t["exploration"]
+        errors = [c for c in t["exploration"]["cells"] for o in c["outcomes"] if o["kind"] == "error"]
+        assert not errors, errors[:3]
+        survivor = next(m for m in t["mutation"]["mutants"] if f">= {boundary}:\n+" in m["diff"])
+        assert survivor["status"] == "survived"
+        assert survivor["witness"]["input"] == [boundary], survivor["witness"]

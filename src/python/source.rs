@@ -18,9 +18,11 @@ pub enum Kind {
     Function,
     /// `module.Class().f` on a fresh instance per call.
     Method,
-    /// `module.Class.f`, a `@staticmethod`.
+    /// `module.Class.f`, a `@staticmethod` (`"staticmethod"` to the worker, `calls.py`).
+    #[serde(rename = "staticmethod")]
     StaticMethod,
-    /// `module.Class.f`, a `@classmethod`.
+    /// `module.Class.f`, a `@classmethod` (`"classmethod"` to the worker).
+    #[serde(rename = "classmethod")]
     ClassMethod,
     /// `instance.f`, a `@property` (or `functools.cached_property`): read, not called.
     Property,
@@ -332,6 +334,14 @@ class Needs:
         assert!(bump.receiver, "`Counter(start)` is built with a start");
         assert_eq!(bump.params.len(), 2);
         assert_eq!(by_name(&fns, "Counter.twice").kind, Kind::StaticMethod);
+        // The worker (`pytest_abex/calls.py`) knows the kinds by these names: a static method
+        // sent as `static_method` was called on `Class()`, which fails where `__init__` takes
+        // arguments (semver 3's `Version._increment_string`: 0 boundaries in 322 cells).
+        let names: Vec<serde_json::Value> = [Kind::StaticMethod, Kind::ClassMethod, Kind::Method]
+            .iter()
+            .map(|k| serde_json::to_value(k).unwrap())
+            .collect();
+        assert_eq!(names, ["staticmethod", "classmethod", "method"]);
         assert_eq!(by_name(&fns, "Counter.make").kind, Kind::ClassMethod);
         assert_eq!(by_name(&fns, "Counter.make").params.len(), 1);
     }
