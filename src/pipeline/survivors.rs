@@ -44,11 +44,20 @@ pub(crate) enum Heard<'h> {
 /// [`analyse`]).
 const REPORTS_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
 
-/// When a result that just came in is built into the reports: at once when the last build is
-/// at least `every` old, else held for the next one (or the build when the tests end).
+/// How many times its own duration a build of the reports waits before the next one: the
+/// builds take at most a tenth of the time the tests run.
+const REPORTS_SHARE: u32 = 10;
+
+/// When a result that just came in is built into the reports: at once when the last build
+/// ended at least `every` ago, and [`REPORTS_SHARE`] times what it took, else held for the
+/// next one (or the build when the tests end). The results come in on the thread that hands
+/// the runners their mutants, so a build makes them wait: semver 3.0.2's 137 mutants (a
+/// 700-line file, every mutant's diff and every exploration cell in each build) waited 63 s
+/// for builds after each result, with a fixed 100 ms.
 struct Pace {
     every: std::time::Duration,
-    last: Option<std::time::Instant>,
+    /// When the last build started and ended.
+    last: Option<(std::time::Instant, std::time::Instant)>,
     held: bool,
 }
 
@@ -57,15 +66,36 @@ impl Pace {
         Pace { every, last: None, held: false }
     }
 
-    /// A result came in: whether to build the reports now (which takes every result held).
+    /// A result came in: whether to build the reports now (which takes every result held);
+    /// the caller says when that build is over ([`Pace::built`]).
     fn now(&mut self) -> bool {
-        if self.last.is_some_and(|t| t.elapsed() < self.every) {
-            self.held = true;
-            return false;
+        self.now_at(std::time::Instant::now())
+    }
+
+    /// [`Pace::now`] at `now`.
+    fn now_at(&mut self, now: std::time::Instant) -> bool {
+        if let Some((start, end)) = self.last {
+            let wait = self.every.max(end.saturating_duration_since(start) * REPORTS_SHARE);
+            if now.saturating_duration_since(end) < wait {
+                self.held = true;
+                return false;
+            }
         }
-        self.last = Some(std::time::Instant::now());
+        self.last = Some((now, now));
         self.held = false;
         true
+    }
+
+    /// The build [`Pace::now`] allowed is over.
+    fn built(&mut self) {
+        self.built_at(std::time::Instant::now());
+    }
+
+    /// [`Pace::built`] at `end`.
+    fn built_at(&mut self, end: std::time::Instant) {
+        if let Some((_, e)) = &mut self.last {
+            *e = end;
+        }
     }
 
     /// Whether a result came in after the last build.
@@ -116,6 +146,7 @@ pub(crate) fn analyse(
             so_far.insert(n, t.clone());
             if pace.now() {
                 heard(Heard::Reports(reports(ctx, unit, mutants, elites, &facts, &so_far, &none)));
+                pace.built();
             }
         };
         let tested = lab.test(&todo, &mut on_result);
@@ -953,6 +984,23 @@ mod tests {
         let mut every = Pace::new(std::time::Duration::ZERO);
         assert!((0..10).all(|_| every.now()));
         assert!(!every.held());
+    }
+
+    #[test]
+    fn a_slow_build_of_the_reports_holds_the_results_ten_times_as_long() {
+        // A build of 30 ms: the results of the next 300 ms wait for one build, whatever the
+        // shortest time between builds says.
+        let ms = std::time::Duration::from_millis;
+        let t = std::time::Instant::now();
+        let mut pace = Pace::new(std::time::Duration::ZERO);
+        assert!(pace.now_at(t));
+        pace.built_at(t + ms(30));
+        assert!(!pace.now_at(t + ms(31)), "held: the build took 30 ms, the next waits 300 ms");
+        assert!(!pace.now_at(t + ms(320)));
+        assert!(pace.held());
+        assert!(pace.now_at(t + ms(331)), "built once ten times its time has passed");
+        pace.built_at(t + ms(331));
+        assert!(pace.now_at(t + ms(331)), "a build that took no time holds nothing");
     }
 
     #[test]
