@@ -83,6 +83,11 @@ fn drain_watching(
 /// quick suite to end by itself and print the failure's message.
 const FAILED_GRACE: Duration = Duration::from_millis(100);
 
+/// The least time the failed test's second run, alone, has to print its message (the kill is
+/// already counted): the mutant's own limit may be nearly spent, and on a loaded machine a
+/// test that prints 100 MiB before it fails took longer, so its message was lost.
+const MESSAGE_GRACE: Duration = Duration::from_secs(5);
+
 /// Waits for `child` until `deadline`, or until [`FAILED_GRACE`] after `failed` was set; either
 /// way past it, kills its process group. Its status (`None`: killed), and whether it was
 /// stopped for a failed test.
@@ -329,8 +334,8 @@ impl TestSuite {
                     // cut off: the failed test runs again alone to say it. (Alone, it may pass:
                     // it failed beside the others, which is a kill all the same.)
                     let alone = [test.as_str(), "--exact"];
-                    if let Some((_, again, _)) = self.exec(b, &alone, mutant, None, deadline, false)
-                    {
+                    let until = deadline.max(Instant::now() + MESSAGE_GRACE);
+                    if let Some((_, again, _)) = self.exec(b, &alone, mutant, None, until, false) {
                         if failed_tests(&again).contains(&test) {
                             output = again;
                         }
