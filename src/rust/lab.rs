@@ -393,11 +393,9 @@ impl<'a> RustLab<'a> {
         let dropped = &self.builds.first()?.dropped;
         let f = self.front.found(i);
         let book = &self.front.krate(i).sources.book;
-        let (_, plan) = wrapper::chosen(
-            f,
-            &|k| dropped.contains_key(&Part::Inst(id, k)),
-            &|p| harness::buildable(book, p, dropped),
-        )?;
+        let (_, plan) = wrapper::chosen(f, &|k| dropped.contains_key(&Part::Inst(id, k)), &|p| {
+            harness::buildable(book, p, dropped)
+        })?;
         let keep = |b: usize, k: usize| {
             !dropped.contains_key(&Part::Built(part_id(b, None)))
                 && !dropped.contains_key(&Part::Built(part_id(b, Some(k))))

@@ -332,7 +332,10 @@ fn generate(req: &HarnessRequest<'_>, skip: &BTreeMap<Part, String>) -> Generate
         if skip.contains_key(&Part::Wrapper(id)) || f.plan.is_err() {
             continue;
         }
-        blocks.entry((f.file.clone(), f.inject_at)).or_default().push((id, wrapper(id, f, &req.sources.book, skip)));
+        blocks
+            .entry((f.file.clone(), f.inject_at))
+            .or_default()
+            .push((id, wrapper(id, f, &req.sources.book, skip)));
         let mut path = String::from("crate::");
         for m in &f.module {
             path.push_str(m);
