@@ -23,7 +23,6 @@ use crate::rust::cargo::Build;
 use crate::rust::doctests::{Recorded, Recording};
 use crate::rust::early::{self, BaselineSpec, Done, Early, BASELINE_LIMIT, RUNS_OF_A_FAILURE};
 use crate::rust::error::RustError;
-use crate::rust::harness::builders::part_id;
 use crate::rust::harness::{self, Harness, HarnessRequest, Host, Part};
 use crate::rust::reach::Selection;
 use crate::rust::source::CallPlan;
@@ -386,8 +385,8 @@ impl<'a> RustLab<'a> {
         }
     }
 
-    /// The plan the first build calls target `i` with (the first instantiation that compiled),
-    /// and the value types of its parameters without the constructors that did not compile.
+    /// The plan the first build calls target `i` with (the instantiation `wrapper::chosen`
+    /// picks: compiled, its arguments buildable), and the value types of its parameters without the constructors that did not compile.
     fn built_plan(&self, i: usize) -> Option<(&CallPlan, Result<Vec<Ty>, String>)> {
         let id = self.driven.iter().position(|&d| d == i)?;
         let dropped = &self.builds.first()?.dropped;
@@ -396,10 +395,7 @@ impl<'a> RustLab<'a> {
         let (_, plan) = wrapper::chosen(f, &|k| dropped.contains_key(&Part::Inst(id, k)), &|p| {
             harness::buildable(book, p, dropped)
         })?;
-        let keep = |b: usize, k: usize| {
-            !dropped.contains_key(&Part::Built(part_id(b, None)))
-                && !dropped.contains_key(&Part::Built(part_id(b, Some(k))))
-        };
+        let keep = harness::kept_constructors(dropped);
         let tys = plan.args.iter().map(|a| book.expand(&a.ty, &keep)).collect();
         Some((plan, tys))
     }

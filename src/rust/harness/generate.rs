@@ -181,11 +181,18 @@ fn wrapper(id: usize, f: &FoundFn, book: &Book, skip: &BTreeMap<Part, String>) -
 
 /// Whether every argument of `plan` can be built with the constructors `skip` left.
 pub(crate) fn buildable(book: &Book, plan: &CallPlan, skip: &BTreeMap<Part, String>) -> bool {
-    let keep = |b: usize, k: usize| {
+    plan.args.iter().all(|a| book.expand(&a.ty, &kept_constructors(skip)).is_ok())
+}
+
+/// Whether constructor `k` of builder `b` is left after `skip` (neither it nor its builder's
+/// impl failed to compile).
+pub(crate) fn kept_constructors(
+    skip: &BTreeMap<Part, String>,
+) -> impl Fn(usize, usize) -> bool + '_ {
+    move |b, k| {
         !skip.contains_key(&Part::Built(builders::part_id(b, None)))
             && !skip.contains_key(&Part::Built(builders::part_id(b, Some(k))))
-    };
-    plan.args.iter().all(|a| book.expand(&a.ty, &keep).is_ok())
+    }
 }
 
 fn module_block(wrappers: &[String]) -> String {

@@ -14,7 +14,7 @@ mod runtime;
 pub mod switch;
 pub mod wrapper;
 
-pub(crate) use generate::buildable;
 pub use generate::{
     build, Harness, HarnessError, HarnessRequest, Host, Part, RUNTIME, RUNTIME_BUILT,
 };
+pub(crate) use generate::{buildable, kept_constructors};
