@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use crate::exec::shared::{HungSplit, OwnedWorker, SharedWorker};
 use crate::exec::worker::{Hung, Worker, WorkerSpec};
 use crate::exec::{Evaluate, ProbeEvaluate};
+use crate::mutate::Operator;
 use crate::pipeline::{
     bounded, Lab, Numbered, RunConfig, RunError, Suggestion, Tested, Uncallable, Unit, Verdict,
     WitnessWorkers,
@@ -28,7 +29,7 @@ use crate::rust::reach::Selection;
 use crate::rust::source::CallPlan;
 use crate::rust::suite::{self, DocTests, TestResult, TestSuite};
 use crate::rust::workspace::Selected;
-use crate::rust::{harness::wrapper, suggest};
+use crate::rust::{harness::wrapper, suggest, unviable};
 use crate::targets::Param;
 use crate::value::{Ty, Value};
 
@@ -167,6 +168,20 @@ impl<'a> RustLab<'a> {
         for dir in [&lab.scratch, &lab.single_scratch()] {
             let _ = std::fs::remove_dir_all(dir.join("exe"));
         }
+        // Body values the crate's sources show cannot compile are unviable without costing a
+        // failed round of the build.
+        let asks: Vec<unviable::Ask<'_>> = mutants
+            .iter()
+            .filter(|m| m.mutant.operator == Operator::ReplaceBody)
+            .map(|m| {
+                let f = front.found(m.target);
+                let replacement = m.mutant.replacement.as_str();
+                unviable::Ask { n: m.n, file: &f.file, body: f.body_span, replacement }
+            })
+            .collect();
+        lab.unviable = unviable::refused(&ct.sources, &asks);
+        let numbers: Vec<u32> =
+            numbers.into_iter().filter(|n| !lab.unviable.contains_key(n)).collect();
         // The harness first, its tests in the background: the pipeline explores meanwhile.
         let mut req = lab.request(&numbers, Vec::new(), BTreeMap::new());
         req.what = if cfg.mutate { Build::HarnessFirst } else { Build::All };

@@ -1,6 +1,7 @@
 //! The Rust front end: a cargo workspace's functions ([`workspace`], [`source`], [`files`],
 //! [`calls`]), the types it can build and how it calls them ([`types`]), the harness generated
-//! into a scratch copy with every mutant behind a runtime switch ([`harness`]), cargo in the
+//! into a scratch copy with every mutant behind a runtime switch ([`harness`]) but the body
+//! values the crate's items rule out ([`unviable`]), cargo in the
 //! scratch copy ([`cargo`], [`doctests`]), the test binaries and which tests reach a mutant
 //! ([`suite`], [`early`], [`reach`]), suggested tests ([`suggest`], [`literal`]), the model's view
 //! ([`model`], [`model_check`]), and the spine's [`FrontEnd`](crate::pipeline::FrontEnd) and
@@ -24,6 +25,7 @@ pub mod source;
 pub mod suggest;
 pub mod suite;
 pub mod types;
+pub mod unviable;
 pub mod workspace;
 
 pub use error::RustError;

@@ -157,7 +157,6 @@ mod tests {
             (ok("9"), None)
         });
         let (witness, outs) = probed(&known, &mut mutant, None).unwrap();
-        drop(mutant);
         assert_eq!(called, [1, 2], "the input the original timed out on is left out");
         let outs: Vec<Outcome> = outs.into_iter().map(|(o, _)| o).collect();
         assert_eq!(outs, [ok("9"), Outcome::Timeout, ok("9")]);

@@ -174,12 +174,22 @@ fn mutants_whose_own_code_does_not_compile_are_unviable_without_a_build_of_their
             m["killed_by"].as_str().unwrap_or("").to_string(),
         )
     };
-    let (s, why) = status("last_or", "{ Default::default() }");
-    assert_eq!(s, "unviable");
-    assert!(why.contains("E0277") && why.contains("Default"), "{why}");
-    let (s, why) = status("digit", "{ Parsed::new() }");
-    assert_eq!(s, "unviable");
-    assert!(why.contains("E0599"), "{why}");
+    // Body values the crate's sources rule out are unviable without a build's round: the
+    // compiler reports an ambiguity (E0283) only once the other errors are gone, so these
+    // alone would cost two failed builds.
+    let refused = [
+        ("last_or", "{ Default::default() }", "E0277"),
+        ("into_inner", "{ Default::default() }", "E0277"),
+        ("digit", "{ Parsed::new() }", "E0599"),
+        ("keep", "{ Kept::new() }", "E0599"),
+        ("keep", "{ Kept::from_iter([Default::default()]) }", "E0599"),
+        ("keep", "{ Kept::from(Default::default()) }", "E0283"),
+    ];
+    for (function, replacement, code) in refused {
+        let (s, why) = status(function, replacement);
+        assert_eq!(s, "unviable", "{function}: {replacement}");
+        assert!(why.contains(code) && why.contains("without a build"), "{why}");
+    }
     // The radix mutants of the same line are viable and tested.
     let (s, _) = status("digit", "11");
     assert_eq!(s, "survived");
