@@ -76,6 +76,15 @@ fn aborts_segfaults_runaway_memory_flaky_and_loud_tests_and_a_slow_build_each_ha
         let ended = counts["killed"].as_u64().unwrap() + counts["timeout"].as_u64().unwrap();
         assert!(ended >= 2, "{:#}", target(name)["mutation"]);
     }
+    // Two aborts that differ only in their last words prove nothing: `n > 105` -> `n >= 105`
+    // aborts at 105 after a line the original does not print, and stays without a witness.
+    let loud_abort = target("abort_loudly")["mutation"]["mutants"].as_array().unwrap();
+    let ge = loud_abort.iter().find(|m| m["replacement"] == "n >= 105").unwrap();
+    assert_eq!((&ge["status"], &ge["witness"]), (&Value::from("survived"), &Value::Null), "{ge:#}");
+    for m in loud_abort.iter().filter(|m| !m["witness"].is_null()) {
+        let kinds = [&m["witness"]["original"]["kind"], &m["witness"]["mutant"]["kind"]];
+        assert_ne!(kinds, [&Value::from("crash"); 2], "{m:#}");
+    }
     // The loud test's megabytes did not drown its failures: it names the mutants it kills.
     let loud = mutants.iter().filter(|m| m["killed_by"] == "tests::loud").count();
     assert!(loud >= 1, "{:#}", target("even")["mutation"]);
