@@ -45,7 +45,12 @@ impl RustFront {
         ws.cargo_flags = opts.cargo_flags.clone();
         let (chosen, choice) = crate::pipeline::choose(&ws, cfg, &ws.root.clone(), "rust")?;
         Ok(RustFront {
-            sel: Selected { ws, chosen, test_scope: opts.test_scope },
+            sel: Selected {
+                ws,
+                chosen,
+                test_scope: opts.test_scope,
+                tests_built: Default::default(),
+            },
             choice,
             package_fps: RefCell::new(BTreeMap::new()),
             workspace_fp: std::sync::OnceLock::new(),

@@ -182,9 +182,21 @@ impl<'a> RustLab<'a> {
         lab.unviable = unviable::refused(&ct.sources, &asks);
         let numbers: Vec<u32> =
             numbers.into_iter().filter(|n| !lab.unviable.contains_key(n)).collect();
-        // The harness first, its tests in the background: the pipeline explores meanwhile.
+        // The harness first, its tests in the background: the pipeline explores while their
+        // dependencies compile. Where an earlier unit of the run built these packages' tests,
+        // only the crates of the workspace are left to compile: harness and tests in one cargo
+        // call compile side by side (humantime-serde after humantime: 2.8 s -> 1.9 s).
         let mut req = lab.request(&numbers, Vec::new(), BTreeMap::new());
-        req.what = if cfg.mutate { Build::HarnessFirst } else { Build::All };
+        let packages: Vec<String> =
+            std::iter::once(ct.package.clone()).chain(req.test_packages.clone()).collect();
+        let warm = packages.iter().all(|p| front.tests_built.borrow().contains(p));
+        req.what = match cfg.mutate && !warm {
+            true => Build::HarnessFirst,
+            false => Build::All,
+        };
+        if cfg.mutate {
+            front.tests_built.borrow_mut().extend(packages);
+        }
         let mut built = harness::build(&req)?;
         let pending = built.pending.take();
         lab.tests_later = pending.is_some();

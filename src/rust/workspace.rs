@@ -308,6 +308,9 @@ pub struct Selected {
     pub chosen: Vec<Chosen>,
     /// Which tests run against a mutant.
     pub test_scope: crate::pipeline::TestScope,
+    /// The packages whose tests a unit of this run has built: their dependencies are compiled
+    /// in the shared target folder.
+    pub tests_built: std::cell::RefCell<std::collections::BTreeSet<String>>,
 }
 
 impl Selected {
