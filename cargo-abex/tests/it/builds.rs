@@ -102,6 +102,34 @@ fn a_run_compiles_each_dependency_once_and_the_next_run_only_the_changed_crate()
 }
 
 #[test]
+fn a_crate_whose_tests_an_earlier_crate_of_the_run_built_builds_harness_and_tests_in_one_call() {
+    // `ws-core`'s tests build compiles `ws-app`'s too (it depends on `ws-core`): `ws-app`'s
+    // unit then has nothing to explore while dependencies compile, and builds at once.
+    let (tmp, dir) = support::project("ws");
+    let log = tmp.path().join("cargo.log");
+    let cargo = logging_cargo(tmp.path(), &log);
+    let o = abex(&dir, &[("CARGO", &cargo)], &["--offline", "--all", "--pairs", "100"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&log).unwrap();
+    let calls = |package: &str| -> Vec<&str> {
+        let p = format!("--profile test -p {package} ");
+        text.lines().filter(|l| l.starts_with("cargo: build") && l.contains(&p)).collect()
+    };
+    let (core, app) = (calls("ws-core"), calls("ws-app"));
+    assert!(core[0].contains("--bin __abex_harness --examples"), "{text}");
+    assert!(core[1].contains("--bin __abex_harness --tests") && core[1].contains("-p ws-app"));
+    assert_eq!(app.len(), 1, "{text}");
+    assert!(app[0].contains("--bin __abex_harness --tests"), "{text}");
+    let r = report(&dir);
+    for t in r["targets"].as_array().unwrap() {
+        assert!(t["mutation"]["counts"]["total"].as_u64().unwrap() >= 1, "{t:#}");
+    }
+    let packages: Vec<&Value> =
+        r["targets"].as_array().unwrap().iter().map(|t| &t["package"]).collect();
+    assert!(packages.contains(&&Value::from("ws-app")), "{packages:?}");
+}
+
+#[test]
 fn a_mutant_runs_only_the_tests_that_reach_its_function() {
     let (tmp, dir) = support::project("onebuild");
     let runs = tmp.path().join("runs.log");
