@@ -545,7 +545,41 @@ fn search_one(
     };
     let until = Some(witness::search_until(search.deadline));
     let shrunk = witness::shrink(search.params, w, original, mutant, until)?;
-    Ok((found, Some(shrunk)))
+    match unsteady(&shrunk.witness, original, mutant)? {
+        None => Ok((found, Some(shrunk))),
+        Some(why) => Ok((witness::Found { witness: None, unwitnessed: Some(why), ..found }, None)),
+    }
+}
+
+/// How many times a witness is run again on both sides before it counts.
+const STEADY_RUNS: usize = 2;
+
+/// Why the witness `w` proves nothing, when it does not hold when run again ([`STEADY_RUNS`]
+/// times on both sides, fresh calls): an outcome that depends on more than the input (whether
+/// an allocation fits in what the worker's memory holds, the clock) is no behaviour a test
+/// pins. smallbitvec 2.5.3: `SmallBitVec::with_capacity(33778221521)` then `remove(0)` panicked
+/// on one side and aborted on the other, in both directions for one mutant that never ran.
+fn unsteady(
+    w: &Witness,
+    original: &mut witness::Remembered<'_>,
+    mutant: &mut dyn crate::exec::ProbeEvaluate,
+) -> Result<Option<crate::report::Unwitnessed>, crate::exec::ExecError> {
+    let input = std::slice::from_ref(&w.input);
+    for _ in 0..STEADY_RUNS {
+        let o = original.again(&w.input)?;
+        let m = mutant.evaluate_probed(input)?.into_iter().next().map(|(m, _)| m);
+        let (side, was, now) = match (o == w.original, m) {
+            (false, _) => ("original", &w.original, o),
+            (true, Some(m)) if m != w.mutant => ("mutant", &w.mutant, m),
+            (true, Some(_)) => continue,
+            (true, None) => ("mutant", &w.mutant, Outcome::Timeout),
+        };
+        let short = |o: &Outcome| o.stringify().chars().take(200).collect::<String>();
+        let seen = format!("{side}: {}, then {}", short(was), short(&now));
+        let input = stringify_input(&w.input);
+        return Ok(Some(crate::report::Unwitnessed::Unsteady { input, seen }));
+    }
+    Ok(None)
 }
 
 /// Whether the tests written for witnesses `a` and `b` are the same test: the same input, the
@@ -1001,6 +1035,48 @@ mod tests {
         assert!(pace.now_at(t + ms(331)), "built once ten times its time has passed");
         pace.built_at(t + ms(331));
         assert!(pace.now_at(t + ms(331)), "a build that took no time holds nothing");
+    }
+
+    #[test]
+    fn a_witness_that_does_not_hold_when_run_again_proves_nothing() {
+        let panic = Outcome::Panic { message: "index out of range".into() };
+        let crash = Outcome::Crash { detail: "aborted (SIGABRT)".into() };
+        let w = Witness {
+            input: vec![Value::Int(0)],
+            original: panic.clone(),
+            mutant: crash.clone(),
+            found_by: "search".into(),
+            shrunk_from: None,
+        };
+        struct Steady(Outcome);
+        impl crate::exec::Evaluate for Steady {
+            fn evaluate(&mut self, b: &[Args]) -> Result<Vec<Outcome>, crate::exec::ExecError> {
+                Ok(vec![self.0.clone(); b.len()])
+            }
+        }
+        let mut steady = Steady(panic.clone());
+        let mut original = witness::Remembered::new(&mut steady);
+        // The mutant panics like the original on the second run: the abort was its state's.
+        let mut runs = 0;
+        let mut flaky = crate::exec::probe::ProbeFnEvaluator(|_: &Args| {
+            runs += 1;
+            (if runs == 2 { panic.clone() } else { crash.clone() }, None)
+        });
+        let why = unsteady(&w, &mut original, &mut flaky).unwrap();
+        let Some(crate::report::Unwitnessed::Unsteady { input, seen }) = why else {
+            panic!("{why:?}")
+        };
+        assert_eq!(
+            (input.as_str(), seen.as_str()),
+            ("[0]", "mutant: crash: aborted (SIGABRT), then panic: index out of range")
+        );
+        // One that gives its outcome every time keeps the witness.
+        let mut same = crate::exec::probe::ProbeFnEvaluator(|_: &Args| (crash.clone(), None));
+        assert_eq!(unsteady(&w, &mut original, &mut same).unwrap(), None);
+        // So does the original only when it repeats itself.
+        let mut other = Steady(Outcome::Ok { value: "1".into() });
+        let mut original = witness::Remembered::new(&mut other);
+        assert!(unsteady(&w, &mut original, &mut same).unwrap().is_some());
     }
 
     #[test]

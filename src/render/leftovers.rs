@@ -13,7 +13,9 @@ pub struct Leftover<'a> {
     /// The reason, one sentence ("site never reached (closest approach: …)").
     pub reason: String,
     /// A short name of the stage: `never_reached`, `never_infected`, `no_probe`,
-    /// `not_callable` (abex cannot call the function), `masked`, or `not_searched` (the run stopped before its search: time budget or interruption).
+    /// `not_callable` (abex cannot call the function), `masked`, `unsteady` (a witness did not
+    /// hold when run again), or `not_searched` (the run stopped before its search: time budget
+    /// or interruption).
     pub stage: &'static str,
     /// Whether the reason reads as "probably equivalent" (masked only).
     pub probably_equivalent: bool,
@@ -30,6 +32,7 @@ fn reason(u: Option<&Unwitnessed>) -> (String, &'static str, u8) {
         Some(u @ Unwitnessed::NotCallable { .. }) => (u.describe(), "not_callable", 3),
         Some(u @ Unwitnessed::Masked { .. }) => (u.describe(), "masked", 4),
         Some(u @ Unwitnessed::NotSearched { .. }) => (u.describe(), "not_searched", 3),
+        Some(u @ Unwitnessed::Unsteady { .. }) => (u.describe(), "unsteady", 3),
         // A report written before the reason was recorded.
         None => ("no witness search ran".to_string(), "not_searched", 3),
     }

@@ -44,6 +44,14 @@ pub enum Unwitnessed {
         /// Why it cannot be called.
         reason: String,
     },
+    /// A witness was found but did not hold when run again: its outcomes depend on more than
+    /// the input (what the worker's memory held, the clock), so it proves nothing.
+    Unsteady {
+        /// The input, as the report writes arguments.
+        input: String,
+        /// What was seen on it, first then again ("original: crash: …, then panic: …").
+        seen: String,
+    },
     /// No search ran: the run stopped first (its time budget ran out, or it was interrupted).
     NotSearched {
         /// Why the run stopped, in words: "the time budget ran out", "interrupted by SIGINT".
@@ -59,9 +67,15 @@ impl Unwitnessed {
     }
 
     /// Whether the search proved nothing either way, so the survivor can never read as
-    /// "possibly equivalent": abex cannot call the function, or no search ran.
+    /// "possibly equivalent": abex cannot call the function, no search ran, or the witness it
+    /// found did not hold when run again.
     pub fn proves_nothing(&self) -> bool {
-        matches!(self, Unwitnessed::NotCallable { .. } | Unwitnessed::NotSearched { .. })
+        matches!(
+            self,
+            Unwitnessed::NotCallable { .. }
+                | Unwitnessed::NotSearched { .. }
+                | Unwitnessed::Unsteady { .. }
+        )
     }
 
     /// One line for people, e.g. "reached, never infected (closest |a − b| = 1: 184 vs 185)".
@@ -120,6 +134,9 @@ impl Unwitnessed {
                 format!("not proven: abex cannot call `{function}` ({reason})")
             }
             Unwitnessed::NotSearched { because } => format!("no witness search ran ({because})"),
+            Unwitnessed::Unsteady { input, seen } => {
+                format!("not proven: a witness did not hold when run again (on {input}, {seen})")
+            }
         }
     }
 }

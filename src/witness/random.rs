@@ -51,6 +51,15 @@ impl<'a> Remembered<'a> {
     }
 }
 
+impl Remembered<'_> {
+    /// Runs `args` again on the original, whatever it answered before: a witness is checked on
+    /// a fresh call, not on the remembered outcome.
+    pub fn again(&mut self, args: &Args) -> Result<Outcome, ExecError> {
+        let outs = self.inner.evaluate(std::slice::from_ref(args))?;
+        Ok(outs.into_iter().next().unwrap_or(Outcome::Timeout))
+    }
+}
+
 impl Evaluate for Remembered<'_> {
     fn evaluate(&mut self, batch: &[Args]) -> Result<Vec<Outcome>, ExecError> {
         let keys: Vec<String> = batch.iter().map(|a| Value::List(a.clone()).to_json()).collect();
