@@ -642,10 +642,10 @@ mod tests {
         assert_eq!(with("#[pyo3::pymethods] impl W {}"), None);
         // A second `W` elsewhere, or one imported: which one the body names is not known here.
         assert_eq!(with("mod inner { pub struct W; }"), None);
-        let text = "use other::W;\nmod m { pub struct W(u8); }\npub fn f() -> W { todo!() }\n";
+        let text = "use other::W;\nmod m { pub struct W(u8); }\npub fn f() -> W { other::w() }\n";
         assert_eq!(judge(text, "f", &["{ W::new() }"]), [None]);
         let text =
-            "#[derive(Debug, derive_new::new)]\npub struct W(u8);\npub fn f() -> W { todo!() }\n";
+            "#[derive(Debug, derive_new::new)]\npub struct W(u8);\npub fn f() -> W { W(0) }\n";
         assert_eq!(judge(text, "f", &["{ W::new() }"]), [None]);
     }
 
