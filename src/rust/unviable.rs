@@ -374,7 +374,7 @@ struct Cx<'a> {
     /// Type parameters in scope that are not `Default`.
     no_default: BTreeSet<String>,
     /// Names the file imports from elsewhere (a `use` that ends in them).
-    imported: BTreeSet<String>,
+    imported: &'a BTreeSet<String>,
 }
 
 impl Cx<'_> {
@@ -510,19 +510,19 @@ pub fn refused(sources: &CrateSources, asks: &[Ask<'_>]) -> BTreeMap<u32, String
         // A file that does not parse hides its items: nothing is refused.
         let Ok(ast) = syn::parse_file(&f.text) else { return out };
         items.visit_file(&ast);
-        parsed.insert(f.path.as_path(), (ast, &f.text));
+        // Per file, once: its line starts and what it imports from elsewhere.
+        let (lines, outside) = (Lines::new(&f.text), imported(&ast));
+        parsed.insert(f.path.as_path(), (ast, f.text.as_str(), lines, outside));
     }
     for ask in asks {
-        let Some((ast, text)) = parsed.get(ask.file) else { continue };
-        let lines = Lines::new(text);
-        let mut finder =
-            Finder { text, lines: &lines, body: ask.body, impls: Vec::new(), found: None };
+        let Some((ast, text, lines, outside)) = parsed.get(ask.file) else { continue };
+        let mut finder = Finder { text, lines, body: ask.body, impls: Vec::new(), found: None };
         finder.visit_file(ast);
         let Some((sig, scope)) = finder.found else { continue };
         let syn::ReturnType::Type(_, ty) = &sig.output else { continue };
         let Ok(block) = syn::parse_str::<syn::Block>(ask.replacement) else { continue };
         let [syn::Stmt::Expr(value, None)] = block.stmts.as_slice() else { continue };
-        let cx = Cx { items: &items, no_default: without_default(&scope), imported: imported(ast) };
+        let cx = Cx { items: &items, no_default: without_default(&scope), imported: outside };
         if let Some(why) = cx.why(value, ty) {
             out.insert(ask.n, why);
         }
