@@ -57,10 +57,16 @@ pub fn scratch_cargo(tree: &Path, target_dir: &Path) -> Command {
 /// `test` profile keeps it (a test that reads its own backtrace's lines then still passes); its
 /// other settings (base64's `[profile.test] opt-level = 3`) leave debug info out.
 fn no_debug_info(cmd: &mut Command, tree: &Path) {
-    let manifest = std::fs::read_to_string(tree.join("Cargo.toml")).unwrap_or_default();
-    if !sets_debug(&manifest) {
+    if drops_debug_info(tree) {
         cmd.env("CARGO_PROFILE_DEV_DEBUG", "false").env("CARGO_PROFILE_TEST_DEBUG", "false");
     }
+}
+
+/// Whether the scratch build of `tree` is without debug info (see `no_debug_info`): its
+/// workspace's manifest leaves `debug` to abex.
+pub fn drops_debug_info(tree: &Path) -> bool {
+    let manifest = std::fs::read_to_string(tree.join("Cargo.toml")).unwrap_or_default();
+    !sets_debug(&manifest)
 }
 
 /// Whether the manifest's `dev` or `test` profile (or a package override in one) sets `debug`;

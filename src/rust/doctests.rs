@@ -114,19 +114,7 @@ impl DocTests {
         if std::fs::create_dir_all(&tmp).is_err() || write_tool(&tool).is_err() {
             return Recorded::Unsupported;
         }
-        let mut cmd = self.command();
-        let flags = ["--test-runtool".to_string(), tool.display().to_string()];
-        match std::env::var("RUSTDOCFLAGS") {
-            // The environment's flags replace the config's: add to them.
-            Ok(f) => {
-                cmd.env("RUSTDOCFLAGS", format!("{f} {}", flags.join(" ")));
-            }
-            // Added to any `rustdocflags` of a config file (cargo joins arrays).
-            Err(_) => {
-                let list: Vec<String> = flags.iter().map(|f| format!("{f:?}")).collect();
-                cmd.arg("--config").arg(format!("build.rustdocflags=[{}]", list.join(",")));
-            }
-        }
+        let mut cmd = self.command(&["--test-runtool".to_string(), tool.display().to_string()]);
         cmd.env("ABEX_DOCTESTS", dir)
             // rustdoc's temporary folder on the same file system: the programs are linked.
             .env("TMPDIR", &tmp);

@@ -179,7 +179,7 @@ impl<'a> RustLab<'a> {
                 unviable::Ask { n: m.n, file: &f.file, body: f.body_span, replacement }
             })
             .collect();
-        lab.unviable = unviable::refused(&ct.sources, &asks);
+        lab.unviable = unviable::refused(&ct.sources, &asks, &ct.edition);
         let numbers: Vec<u32> =
             numbers.into_iter().filter(|n| !lab.unviable.contains_key(n)).collect();
         // The harness first, its tests in the background: the pipeline explores while their

@@ -1,12 +1,19 @@
 //! Body replacements a crate is known not to compile, told from its sources without a build.
 //!
 //! cargo-mutants' values for a return type (`crate::mutate::rust_rules`) include some that
-//! cannot compile in a given crate: `Default::default()` for a type parameter that has no
-//! `Default` bound, `Name::new()` or `Name::from_iter(…)` for a crate type that has no such
-//! function, `Name::from(Default::default())` where `Name` has a `From` impl besides the
-//! reflexive one (the argument's type cannot be inferred). Each such mutant otherwise costs a
-//! failed round of the switched build, and rustc reports an ambiguity only once the other errors
-//! are gone, so humantime-serde's three cost two rounds (about 2 s, on every run and push).
+//! cannot compile in a given crate:
+//!
+//! - `Default::default()` for a type parameter that has no `Default` bound;
+//! - `Name::new()` or `Name::from_iter(…)` for a crate type that has no such function;
+//! - `Name::from_iter(…)` in a crate of an edition before 2021 whose file does not bring
+//!   `FromIterator` into scope (the older preludes lack it; url 2.5.8);
+//! - `Name::from(Default::default())` where `Name` has a `From` impl besides the reflexive one
+//!   (the argument's type cannot be inferred), or is an alias of `Result` (whose one `From` impl
+//!   would need a `Default` `Result`).
+//!
+//! Each such mutant otherwise costs a failed round of the switched build, and rustc reports an
+//! ambiguity only once the other errors are gone, so humantime-serde's three cost two rounds
+//! (about 2 s, on every run and push).
 //!
 //! The rules refuse a mutant only when the crate's own items show that the compiler would;
 //! wherever a macro, an attribute, a derive or an import could supply what is missing, they
@@ -375,6 +382,9 @@ struct Cx<'a> {
     no_default: BTreeSet<String>,
     /// Names the file imports from elsewhere (a `use` that ends in them).
     imported: &'a BTreeSet<String>,
+    /// Whether `FromIterator` may be in scope in the file: the crate's prelude has it (edition
+    /// 2021 on), or the file names it, imports a glob or invokes an item macro.
+    from_iterator: bool,
 }
 
 impl Cx<'_> {
@@ -425,11 +435,34 @@ impl Cx<'_> {
                 };
                 let missing =
                     (f == "new" || f == "from_iter") && self.plain(name) && self.lacks(name, f);
+                if f == "from_iter"
+                    && !self.from_iterator
+                    && !self.items.assoc.get(name).is_some_and(|fns| fns.contains("from_iter"))
+                    && !self.items.trait_fns.contains("from_iter")
+                {
+                    return Some(format!(
+                        "error[E0599]: no function or associated item named `from_iter` found \
+                         for `{name}`: the trait `FromIterator` is not in scope (the crate's \
+                         edition has no `FromIterator` in its prelude, and the file does not \
+                         import it; known from the crate's sources, without a build)"
+                    ));
+                }
                 if missing || (f == "new" && alias_of(&["Result", "Option"])) {
                     return Some(format!(
                         "error[E0599]: no function or associated item named `{f}` found for \
                          `{name}`: none of the crate's impls of `{name}` has one (known from \
                          the crate's sources, without a build)"
+                    ));
+                }
+                // `Result` has no `From` impl but the reflexive one, and is not `Default`.
+                if f == "from"
+                    && matches!(args.as_slice(), [a] if is_default_call(a))
+                    && alias_of(&["Result"])
+                {
+                    return Some(format!(
+                        "error[E0277]: the trait bound `{name}<…>: Default` is not satisfied: \
+                         `{name}` is an alias of `Result`, whose only `From` impl is the \
+                         reflexive one (known from the crate's sources, without a build)"
                     ));
                 }
                 let ambiguous = f == "from"
@@ -480,6 +513,24 @@ fn imported(file: &syn::File) -> BTreeSet<String> {
     uses.0
 }
 
+/// Whether a file may bring `FromIterator` into scope: it names it anywhere, imports a glob
+/// (`use super::*` brings the parent's imports too), or invokes an item macro, whose expansion
+/// is not known here (`macro_rules!` definitions do not count).
+fn may_import_from_iterator(file: &syn::File, text: &str) -> bool {
+    struct Open(bool);
+    impl<'ast> Visit<'ast> for Open {
+        fn visit_use_glob(&mut self, _: &'ast syn::UseGlob) {
+            self.0 = true;
+        }
+        fn visit_item_macro(&mut self, m: &'ast syn::ItemMacro) {
+            self.0 |= m.ident.is_none();
+        }
+    }
+    let mut open = Open(text.contains("FromIterator"));
+    open.visit_file(file);
+    open.0
+}
+
 /// A body replacement to judge: the mutant's number, its function's file and body block (a
 /// byte range of the file), and the replacement (`{ value }`).
 pub struct Ask<'a> {
@@ -495,7 +546,11 @@ pub struct Ask<'a> {
 
 /// The body replacements among `asks` that `sources` (a crate target's files) show cannot
 /// compile, by number, each with the compiler's error code and why.
-pub fn refused(sources: &CrateSources, asks: &[Ask<'_>]) -> BTreeMap<u32, String> {
+///
+/// `edition` is the crate target's Rust edition (`2018`), for what its prelude holds.
+pub fn refused(sources: &CrateSources, asks: &[Ask<'_>], edition: &str) -> BTreeMap<u32, String> {
+    // `FromIterator` joined the prelude in 2021; an edition abex does not know counts as later.
+    let prelude_from_iterator = !matches!(edition, "2015" | "2018");
     let worth = |r: &str| {
         ["Default::default()", "::new(", "::from_iter(", "::from("].iter().any(|p| r.contains(p))
     };
@@ -512,17 +567,25 @@ pub fn refused(sources: &CrateSources, asks: &[Ask<'_>]) -> BTreeMap<u32, String
         items.visit_file(&ast);
         // Per file, once: its line starts and what it imports from elsewhere.
         let (lines, outside) = (Lines::new(&f.text), imported(&ast));
-        parsed.insert(f.path.as_path(), (ast, f.text.as_str(), lines, outside));
+        let from_iterator = prelude_from_iterator || may_import_from_iterator(&ast, &f.text);
+        parsed.insert(f.path.as_path(), (ast, f.text.as_str(), lines, outside, from_iterator));
     }
     for ask in asks {
-        let Some((ast, text, lines, outside)) = parsed.get(ask.file) else { continue };
+        let Some((ast, text, lines, outside, from_iterator)) = parsed.get(ask.file) else {
+            continue;
+        };
         let mut finder = Finder { text, lines, body: ask.body, impls: Vec::new(), found: None };
         finder.visit_file(ast);
         let Some((sig, scope)) = finder.found else { continue };
         let syn::ReturnType::Type(_, ty) = &sig.output else { continue };
         let Ok(block) = syn::parse_str::<syn::Block>(ask.replacement) else { continue };
         let [syn::Stmt::Expr(value, None)] = block.stmts.as_slice() else { continue };
-        let cx = Cx { items: &items, no_default: without_default(&scope), imported: outside };
+        let cx = Cx {
+            items: &items,
+            no_default: without_default(&scope),
+            imported: outside,
+            from_iterator: *from_iterator,
+        };
         if let Some(why) = cx.why(value, ty) {
             out.insert(ask.n, why);
         }
@@ -568,7 +631,7 @@ mod tests {
             .enumerate()
             .map(|(k, r)| Ask { n: k as u32, file: &path, body, replacement: r })
             .collect();
-        let got = refused(&sources, &asks);
+        let got = refused(&sources, &asks, "2021");
         (0..replacements.len() as u32).map(|k| got.get(&k).cloned()).collect()
     }
 
@@ -650,11 +713,73 @@ mod tests {
     }
 
     #[test]
-    fn a_result_alias_has_no_new_but_keeps_its_from_iter() {
+    fn from_iter_before_edition_2021_needs_from_iterator_in_scope() {
+        // url 2.5.8 (edition 2018): `ParseResult::from_iter([Default::default()])` failed
+        // the first round of every run's build with E0599.
+        let judge_in = |text: &str, edition: &str| {
+            let path = PathBuf::from("/x/src/lib.rs");
+            let ast = syn::parse_file(text).unwrap();
+            let lines = Lines::new(text);
+            let f = ast
+                .items
+                .iter()
+                .find_map(|i| match i {
+                    syn::Item::Fn(f) if f.sig.ident == "p" => Some(f.block.span()),
+                    _ => None,
+                })
+                .unwrap();
+            let body = (lines.offset(text, f.start()), lines.offset(text, f.end()));
+            let sources = CrateSources {
+                files: vec![SourceFile {
+                    path: path.clone(),
+                    module: Vec::new(),
+                    text: text.into(),
+                }],
+                ..Default::default()
+            };
+            let ask =
+                Ask { n: 0, file: &path, body, replacement: "{ ParseResult::from_iter([1]) }" };
+            refused(&sources, &[ask], edition).remove(&0)
+        };
+        let plain = "pub type ParseResult<T> = Result<T, String>;\npub fn p() -> ParseResult<u8> { Ok(1) }\n";
+        for edition in ["2015", "2018"] {
+            let why = judge_in(plain, edition);
+            assert!(why
+                .as_deref()
+                .is_some_and(|w| w.contains("E0599") && w.contains("FromIterator")));
+        }
+        assert_eq!(judge_in(plain, "2021"), None);
+        assert_eq!(judge_in(plain, "2024"), None);
+        // Whatever may bring the trait into scope leaves it to the build.
+        for opening in [
+            "use std::iter::FromIterator;\n",
+            "use std::iter::*;\n",
+            "use super::*;\n",
+            "brings_the_trait!();\n",
+            "pub trait Gather { fn from_iter(v: [u8; 1]) -> Self; }\n",
+        ] {
+            assert_eq!(judge_in(&format!("{opening}{plain}"), "2018"), None, "{opening}");
+        }
+        // A local `macro_rules!` definition brings nothing by itself.
+        let defined = format!("macro_rules! m {{ () => {{}} }}\n{plain}");
+        assert!(judge_in(&defined, "2018").is_some());
+    }
+
+    #[test]
+    fn a_result_alias_has_no_new_nor_from_default_but_keeps_its_from_iter() {
         let text = "pub type ParseResult<T> = Result<T, String>;\npub fn p() -> ParseResult<u8> { Ok(1) }\n";
-        let v = judge(text, "p", &["{ ParseResult::new() }", "{ ParseResult::from_iter([1]) }"]);
+        let asks = [
+            "{ ParseResult::new() }",
+            "{ ParseResult::from_iter([1]) }",
+            "{ ParseResult::from(Default::default()) }",
+            "{ ParseResult::from(Ok(1)) }",
+        ];
+        let v = judge(text, "p", &asks);
         assert!(v[0].as_deref().is_some_and(|w| w.contains("E0599")), "{v:?}");
         assert_eq!(v[1], None);
+        // url 2.5.8: `Result<Ipv4Addr, ParseError>: Default` is not satisfied.
+        assert!(v[2].as_deref().is_some_and(|w| w.contains("E0277")), "{v:?}");
+        assert_eq!(v[3], None);
     }
 
     #[test]

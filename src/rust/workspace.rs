@@ -44,6 +44,8 @@ pub struct CrateTarget {
     pub root_file: PathBuf,
     /// The sources reachable from it.
     pub sources: CrateSources,
+    /// Its Rust edition (`2018`): which prelude its code sees.
+    pub edition: String,
 }
 
 impl CrateTarget {
@@ -153,6 +155,7 @@ pub fn load(
                 host,
                 root_file,
                 sources,
+                edition: t.edition.as_str().to_string(),
             });
         }
     }
