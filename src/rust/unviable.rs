@@ -3,13 +3,16 @@
 //! cargo-mutants' values for a return type (`crate::mutate::rust_rules`) include some that
 //! cannot compile in a given crate:
 //!
-//! - `Default::default()` for a type parameter that has no `Default` bound;
+//! - `Default::default()` for a type parameter that has no `Default` bound, for a crate type
+//!   that neither derives nor implements `Default` (shlex 1.3.0's `QuotingStrategy`, inside a
+//!   tuple), or for an alias of `Result` (strsim 0.10.0);
 //! - `Name::new()` or `Name::from_iter(…)` for a crate type that has no such function;
 //! - `Name::from_iter(…)` in a crate of an edition before 2021 whose file does not bring
 //!   `FromIterator` into scope (the older preludes lack it; url 2.5.8);
 //! - `Name::from(Default::default())` where `Name` has a `From` impl besides the reflexive one
-//!   (the argument's type cannot be inferred), or is an alias of `Result` (whose one `From` impl
-//!   would need a `Default` `Result`).
+//!   (the argument's type cannot be inferred);
+//! - `Name::new(…)`, `Name::from(…)` and `Name::from_iter(…)` for an alias of `Result`, which has
+//!   no `new`, no `From` impl but the reflexive one, and collects only `Result` items (url 2.5.8).
 //!
 //! Each such mutant otherwise costs a failed round of the switched build, and rustc reports an
 //! ambiguity only once the other errors are gone, so humantime-serde's three cost two rounds
@@ -114,6 +117,8 @@ struct Items {
     types: BTreeMap<String, Def>,
     /// The function names of every impl block of each self type (by its last path segment).
     assoc: BTreeMap<String, BTreeSet<String>>,
+    /// Types that derive or implement `Default`.
+    defaults: BTreeSet<String>,
     /// Self types with an `impl From<…> for Name<…>` that fits every instance of `Name`.
     from_any: BTreeSet<String>,
     /// The names of the functions the crate's traits declare (a blanket impl may give them to
@@ -172,22 +177,37 @@ impl Items {
     fn define(&mut self, name: String, def: Def) {
         self.types.entry(name).and_modify(|d| *d = Def::Unknown).or_insert(def);
     }
+
+    /// Notes `name` as `Default` when `attrs` derive it.
+    fn derives(&mut self, name: &syn::Ident, attrs: &[syn::Attribute]) {
+        for a in attrs.iter().filter(|a| a.path().is_ident("derive")) {
+            let _ = a.parse_nested_meta(|m| {
+                if last_ident(&m.path).as_deref() == Some("Default") {
+                    self.defaults.insert(name.to_string());
+                }
+                Ok(())
+            });
+        }
+    }
 }
 
 impl<'ast> Visit<'ast> for Items {
     fn visit_item_struct(&mut self, i: &'ast syn::ItemStruct) {
+        self.derives(&i.ident, &i.attrs);
         let def = if plain_attrs(&i.attrs) { Def::Plain } else { Def::Unknown };
         self.define(i.ident.to_string(), def);
         visit::visit_item_struct(self, i);
     }
 
     fn visit_item_enum(&mut self, i: &'ast syn::ItemEnum) {
+        self.derives(&i.ident, &i.attrs);
         let def = if plain_attrs(&i.attrs) { Def::Plain } else { Def::Unknown };
         self.define(i.ident.to_string(), def);
         visit::visit_item_enum(self, i);
     }
 
     fn visit_item_union(&mut self, i: &'ast syn::ItemUnion) {
+        self.derives(&i.ident, &i.attrs);
         let def = if plain_attrs(&i.attrs) { Def::Plain } else { Def::Unknown };
         self.define(i.ident.to_string(), def);
         visit::visit_item_union(self, i);
@@ -219,8 +239,11 @@ impl<'ast> Visit<'ast> for Items {
             if !plain_attrs(&i.attrs) {
                 self.opaque.insert(name.clone());
             }
-            let from =
-                i.trait_.as_ref().and_then(|(_, t, _)| last_ident(t)).as_deref() == Some("From");
+            let implemented = i.trait_.as_ref().and_then(|(_, t, _)| last_ident(t));
+            if implemented.as_deref() == Some("Default") {
+                self.defaults.insert(name.clone());
+            }
+            let from = implemented.as_deref() == Some("From");
             if from && fits_every_instance(&i.self_ty, &i.generics) {
                 self.from_any.insert(name);
             }
@@ -273,10 +296,31 @@ struct Finder<'a> {
     lines: &'a Lines,
     body: (usize, usize),
     impls: Vec<&'a Generics>,
+    /// The items of the modules around the visit, innermost last (the file's first).
+    modules: Vec<&'a [syn::Item]>,
+    /// How many function bodies the visit is in.
+    bodies: usize,
     found: Option<(&'a syn::Signature, Vec<&'a Generics>)>,
+    /// The items of the module the found function's names resolve in; `None` for a function
+    /// nested in another's body, whose block may import too.
+    module: Option<&'a [syn::Item]>,
 }
 
 impl<'a> Finder<'a> {
+    fn new(file: &'a syn::File, text: &'a str, lines: &'a Lines, body: (usize, usize)) -> Self {
+        let modules = vec![file.items.as_slice()];
+        Finder {
+            text,
+            lines,
+            body,
+            impls: Vec::new(),
+            modules,
+            bodies: 0,
+            found: None,
+            module: None,
+        }
+    }
+
     fn check(&mut self, sig: &'a syn::Signature, block: &'a syn::Block) {
         let s = block.span();
         let at = (self.lines.offset(self.text, s.start()), self.lines.offset(self.text, s.end()));
@@ -284,11 +328,26 @@ impl<'a> Finder<'a> {
             let mut scope = self.impls.clone();
             scope.push(&sig.generics);
             self.found = Some((sig, scope));
+            self.module = if self.bodies == 0 { self.modules.last().copied() } else { None };
         }
     }
 }
 
 impl<'a> Visit<'a> for Finder<'a> {
+    fn visit_item_mod(&mut self, m: &'a syn::ItemMod) {
+        if let Some((_, items)) = &m.content {
+            self.modules.push(items);
+            visit::visit_item_mod(self, m);
+            self.modules.pop();
+        }
+    }
+
+    fn visit_block(&mut self, b: &'a syn::Block) {
+        self.bodies += 1;
+        visit::visit_block(self, b);
+        self.bodies -= 1;
+    }
+
     fn visit_item_impl(&mut self, i: &'a syn::ItemImpl) {
         self.impls.push(&i.generics);
         visit::visit_item_impl(self, i);
@@ -380,6 +439,8 @@ struct Cx<'a> {
     items: &'a Items,
     /// Type parameters in scope that are not `Default`.
     no_default: BTreeSet<String>,
+    /// Every type parameter in scope.
+    params: BTreeSet<String>,
     /// Names the file imports from elsewhere (a `use` that ends in them).
     imported: &'a BTreeSet<String>,
     /// Whether `FromIterator` may be in scope in the file: the crate's prelude has it (edition
@@ -394,6 +455,17 @@ impl Cx<'_> {
         self.items.types.get(name) == Some(&Def::Plain)
             && !self.items.opaque.contains(name)
             && !self.imported.contains(name)
+    }
+
+    /// Whether `name` is the crate's one alias of one of `targets` (`Result`), not imported
+    /// from elsewhere and mentioned by no macro, where the crate defines no other type of the
+    /// target's name (a `struct Result` of its own).
+    fn alias_of(&self, name: &str, targets: &[&str]) -> bool {
+        let Some(Def::Alias(t)) = self.items.types.get(name) else { return false };
+        targets.contains(&t.as_str())
+            && matches!(self.items.types.get(t.as_str()), None | Some(Def::Alias(_)))
+            && !self.imported.contains(name)
+            && !self.items.opaque.contains(name)
     }
 
     fn lacks(&self, name: &str, f: &str) -> bool {
@@ -411,8 +483,32 @@ impl Cx<'_> {
         if let Expr::Paren(p) = e {
             return self.why(&p.expr, ty);
         }
+        if let (Expr::Tuple(values), Type::Tuple(types)) = (e, ty) {
+            if values.elems.len() == types.elems.len() {
+                return values.elems.iter().zip(&types.elems).find_map(|(v, t)| self.why(v, t));
+            }
+            return None;
+        }
         if is_default_call(e) {
-            let name = type_name(ty).filter(|n| is_bare(ty) && self.no_default.contains(n))?;
+            let name = type_name(ty)?;
+            if self.alias_of(&name, &["Result"]) {
+                return Some(format!(
+                    "error[E0277]: the trait bound `{name}: Default` is not satisfied: `{name}` is \
+                     an alias of `Result`, which is not `Default` (known from the crate's sources, \
+                     without a build)"
+                ));
+            }
+            let crate_type = self.plain(&name)
+                && !self.params.contains(&name)
+                && !self.items.defaults.contains(&name);
+            if crate_type {
+                return Some(format!(
+                    "error[E0277]: the trait bound `{name}: Default` is not satisfied: the \
+                     crate's `{name}` neither derives nor implements `Default` (known from the \
+                     crate's sources, without a build)"
+                ));
+            }
+            let name = Some(name).filter(|n| is_bare(ty) && self.no_default.contains(n))?;
             return Some(format!(
                 "error[E0277]: the trait bound `{name}: Default` is not satisfied: `{name}` is a \
                  type parameter without a `Default` bound (known from the crate's sources, \
@@ -428,11 +524,7 @@ impl Cx<'_> {
             ([ok], [arg]) if ok == "Ok" => self.why(arg, first_arg(ty, "Result")?),
             ([some], [arg]) if some == "Some" => self.why(arg, first_arg(ty, "Option")?),
             ([name, f], _) if type_name(ty).as_deref() == Some(name.as_str()) => {
-                let alias_of = |targets: &[&str]| {
-                    matches!(self.items.types.get(name), Some(Def::Alias(t)) if targets.contains(&t.as_str()))
-                        && !self.imported.contains(name)
-                        && !self.items.opaque.contains(name)
-                };
+                let alias_of = |targets: &[&str]| self.alias_of(name, targets);
                 let missing =
                     (f == "new" || f == "from_iter") && self.plain(name) && self.lacks(name, f);
                 if f == "from_iter"
@@ -454,15 +546,17 @@ impl Cx<'_> {
                          the crate's sources, without a build)"
                     ));
                 }
-                // `Result` has no `From` impl but the reflexive one, and is not `Default`.
-                if f == "from"
-                    && matches!(args.as_slice(), [a] if is_default_call(a))
+                // `Result` has no `From` impl but the reflexive one, and collects only
+                // `Result` items: values of its `Ok` type fit neither (rustc: E0277, E0308).
+                if (f == "from" || f == "from_iter")
                     && alias_of(&["Result"])
+                    && !args.iter().any(|a| builds_result(a))
                 {
                     return Some(format!(
-                        "error[E0277]: the trait bound `{name}<…>: Default` is not satisfied: \
-                         `{name}` is an alias of `Result`, whose only `From` impl is the \
-                         reflexive one (known from the crate's sources, without a build)"
+                        "error[E0277]: `{name}::{f}` takes a `Result` here: `{name}` is an alias \
+                         of `Result`, whose only `From` impl is the reflexive one and which \
+                         collects only `Result` items (known from the crate's sources, without a \
+                         build)"
                     ));
                 }
                 let ambiguous = f == "from"
@@ -513,22 +607,39 @@ fn imported(file: &syn::File) -> BTreeSet<String> {
     uses.0
 }
 
-/// Whether a file may bring `FromIterator` into scope: it names it anywhere, imports a glob
-/// (`use super::*` brings the parent's imports too), or invokes an item macro, whose expansion
-/// is not known here (`macro_rules!` definitions do not count).
-fn may_import_from_iterator(file: &syn::File, text: &str) -> bool {
-    struct Open(bool);
-    impl<'ast> Visit<'ast> for Open {
-        fn visit_use_glob(&mut self, _: &'ast syn::UseGlob) {
-            self.0 = true;
-        }
-        fn visit_item_macro(&mut self, m: &'ast syn::ItemMacro) {
-            self.0 |= m.ident.is_none();
+/// Whether `e` may make a `Result`: it calls `Ok` or `Err` anywhere.
+fn builds_result(e: &Expr) -> bool {
+    struct Finds(bool);
+    impl<'ast> Visit<'ast> for Finds {
+        fn visit_path(&mut self, p: &'ast syn::Path) {
+            self.0 |= p.segments.last().is_some_and(|s| s.ident == "Ok" || s.ident == "Err");
+            visit::visit_path(self, p);
         }
     }
-    let mut open = Open(text.contains("FromIterator"));
-    open.visit_file(file);
-    open.0
+    let mut finds = Finds(false);
+    finds.visit_expr(e);
+    finds.0
+}
+
+/// Whether the items of a module may bring `FromIterator` into its scope: a `use` names it
+/// (renamed or not) or imports a glob (`use super::*` brings the parent's imports too), or an
+/// item macro is invoked, whose expansion is not known here (`macro_rules!` definitions do not
+/// count). Imports of other modules, its parent's or a `tests` module's, do not reach it.
+fn may_import_from_iterator(items: &[syn::Item]) -> bool {
+    fn opens(tree: &syn::UseTree) -> bool {
+        match tree {
+            syn::UseTree::Path(p) => opens(&p.tree),
+            syn::UseTree::Name(n) => n.ident == "FromIterator",
+            syn::UseTree::Rename(r) => r.ident == "FromIterator",
+            syn::UseTree::Glob(_) => true,
+            syn::UseTree::Group(g) => g.items.iter().any(opens),
+        }
+    }
+    items.iter().any(|i| match i {
+        syn::Item::Use(u) => opens(&u.tree),
+        syn::Item::Macro(m) => m.ident.is_none(),
+        _ => false,
+    })
 }
 
 /// A body replacement to judge: the mutant's number, its function's file and body block (a
@@ -567,14 +678,11 @@ pub fn refused(sources: &CrateSources, asks: &[Ask<'_>], edition: &str) -> BTree
         items.visit_file(&ast);
         // Per file, once: its line starts and what it imports from elsewhere.
         let (lines, outside) = (Lines::new(&f.text), imported(&ast));
-        let from_iterator = prelude_from_iterator || may_import_from_iterator(&ast, &f.text);
-        parsed.insert(f.path.as_path(), (ast, f.text.as_str(), lines, outside, from_iterator));
+        parsed.insert(f.path.as_path(), (ast, f.text.as_str(), lines, outside));
     }
     for ask in asks {
-        let Some((ast, text, lines, outside, from_iterator)) = parsed.get(ask.file) else {
-            continue;
-        };
-        let mut finder = Finder { text, lines, body: ask.body, impls: Vec::new(), found: None };
+        let Some((ast, text, lines, outside)) = parsed.get(ask.file) else { continue };
+        let mut finder = Finder::new(ast, text, lines, ask.body);
         finder.visit_file(ast);
         let Some((sig, scope)) = finder.found else { continue };
         let syn::ReturnType::Type(_, ty) = &sig.output else { continue };
@@ -583,8 +691,14 @@ pub fn refused(sources: &CrateSources, asks: &[Ask<'_>], edition: &str) -> BTree
         let cx = Cx {
             items: &items,
             no_default: without_default(&scope),
+            params: scope
+                .iter()
+                .flat_map(|g| g.type_params())
+                .map(|t| t.ident.to_string())
+                .collect(),
             imported: outside,
-            from_iterator: *from_iterator,
+            from_iterator: prelude_from_iterator
+                || finder.module.is_none_or(may_import_from_iterator),
         };
         if let Some(why) = cx.why(value, ty) {
             out.insert(ask.n, why);
@@ -714,20 +828,25 @@ mod tests {
 
     #[test]
     fn from_iter_before_edition_2021_needs_from_iterator_in_scope() {
-        // url 2.5.8 (edition 2018): `ParseResult::from_iter([Default::default()])` failed
-        // the first round of every run's build with E0599.
+        // url 2.5.8 (edition 2018): a `from_iter` body failed the first round of every run's
+        // switched build with E0599 (`ParseResult::from_iter`, which the rule for `Result`
+        // aliases refuses in any edition; `BTreeSet::from_iter` is one cargo-mutants makes too).
         let judge_in = |text: &str, edition: &str| {
             let path = PathBuf::from("/x/src/lib.rs");
             let ast = syn::parse_file(text).unwrap();
             let lines = Lines::new(text);
-            let f = ast
-                .items
-                .iter()
-                .find_map(|i| match i {
-                    syn::Item::Fn(f) if f.sig.ident == "p" => Some(f.block.span()),
-                    _ => None,
-                })
-                .unwrap();
+            struct ByName(Option<proc_macro2::Span>);
+            impl<'ast> Visit<'ast> for ByName {
+                fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+                    if f.sig.ident == "p" {
+                        self.0 = Some(f.block.span());
+                    }
+                    visit::visit_item_fn(self, f);
+                }
+            }
+            let mut by = ByName(None);
+            by.visit_file(&ast);
+            let f = by.0.expect("fn p");
             let body = (lines.offset(text, f.start()), lines.offset(text, f.end()));
             let sources = CrateSources {
                 files: vec![SourceFile {
@@ -737,22 +856,22 @@ mod tests {
                 }],
                 ..Default::default()
             };
-            let ask =
-                Ask { n: 0, file: &path, body, replacement: "{ ParseResult::from_iter([1]) }" };
+            let ask = Ask { n: 0, file: &path, body, replacement: "{ BTreeSet::from_iter([1]) }" };
             refused(&sources, &[ask], edition).remove(&0)
         };
-        let plain = "pub type ParseResult<T> = Result<T, String>;\npub fn p() -> ParseResult<u8> { Ok(1) }\n";
+        let function = "pub fn p() -> BTreeSet<u8> { BTreeSet::new() }\n";
+        let plain = format!("use std::collections::BTreeSet;\n{function}");
         for edition in ["2015", "2018"] {
-            let why = judge_in(plain, edition);
-            assert!(why
-                .as_deref()
-                .is_some_and(|w| w.contains("E0599") && w.contains("FromIterator")));
+            let why = judge_in(&plain, edition);
+            let why = why.unwrap_or_else(|| panic!("{edition}: not refused"));
+            assert!(why.contains("E0599") && why.contains("FromIterator"), "{why}");
         }
-        assert_eq!(judge_in(plain, "2021"), None);
-        assert_eq!(judge_in(plain, "2024"), None);
-        // Whatever may bring the trait into scope leaves it to the build.
+        assert_eq!(judge_in(&plain, "2021"), None);
+        assert_eq!(judge_in(&plain, "2024"), None);
+        // Whatever may bring the trait into the function's module leaves it to the build.
         for opening in [
             "use std::iter::FromIterator;\n",
+            "use std::iter::FromIterator as _;\n",
             "use std::iter::*;\n",
             "use super::*;\n",
             "brings_the_trait!();\n",
@@ -760,26 +879,74 @@ mod tests {
         ] {
             assert_eq!(judge_in(&format!("{opening}{plain}"), "2018"), None, "{opening}");
         }
-        // A local `macro_rules!` definition brings nothing by itself.
-        let defined = format!("macro_rules! m {{ () => {{}} }}\n{plain}");
-        assert!(judge_in(&defined, "2018").is_some());
+        let inner = format!("mod inner {{\nuse std::iter::FromIterator;\n{plain}}}\n");
+        assert_eq!(judge_in(&inner, "2018"), None);
+        let nested = format!("pub fn outer() {{\nuse std::iter::FromIterator;\n{plain}}}\n");
+        assert_eq!(judge_in(&nested, "2018"), None);
+        // Imports of other modules do not reach it: a tests module's glob, a sibling's import;
+        // nor does a `macro_rules!` definition.
+        for other in [
+            "#[cfg(test)]\nmod tests {\nuse super::*;\n}\n",
+            "mod sibling {\nuse std::iter::FromIterator;\n}\n",
+            "macro_rules! m {\n() => {};\n}\n",
+        ] {
+            assert!(judge_in(&format!("{plain}{other}"), "2018").is_some(), "{other}");
+        }
     }
 
     #[test]
-    fn a_result_alias_has_no_new_nor_from_default_but_keeps_its_from_iter() {
+    fn a_crate_type_without_default_has_no_default_value_even_inside_a_tuple() {
+        // shlex 1.3.0: `quoting_strategy -> (usize, QuotingStrategy)`, two failing values.
+        let with = |def: &str| {
+            let text = format!("{def}\npub fn p() -> (usize, Q) {{ (0, Q::A) }}\n");
+            judge(&text, "p", &["{ (0, Default::default()) }", "{ (Default::default(), Q::A) }"])
+        };
+        let v = with("#[derive(Clone, Copy, PartialEq)]\nenum Q { A, B }");
+        assert!(v[0].as_deref().is_some_and(|w| w.contains("E0277") && w.contains("`Q`")), "{v:?}");
+        assert_eq!(v[1], None);
+        let none = [None, None];
+        assert_eq!(with("#[derive(Clone, Default)]\nenum Q { #[default] A, B }"), none);
+        assert_eq!(
+            with("enum Q { A, B }\nimpl Default for Q { fn default() -> Q { Q::A } }"),
+            none
+        );
+        assert_eq!(with("#[derive(SmartDefault)]\nenum Q { A, B }"), none);
+        assert_eq!(with("enum Q { A, B }\ndefaults!(Q);"), none);
+        assert_eq!(with("enum Q { A, B }\nmod m { pub enum Q { C } }"), none);
+        // A type parameter of that name is not the crate's type.
+        let text = "pub struct Q;\npub fn p<Q: Default>() -> Q { Q::default() }\n";
+        assert_eq!(judge(text, "p", &["{ Default::default() }"]), [None]);
+    }
+
+    #[test]
+    fn a_result_alias_has_no_new_and_takes_only_results_in_from_and_from_iter() {
         let text = "pub type ParseResult<T> = Result<T, String>;\npub fn p() -> ParseResult<u8> { Ok(1) }\n";
+        // strsim 0.10.0's `hamming -> HammingResult`: its one mutant failed a build round.
+        let v = judge(text, "p", &["{ Default::default() }"]);
+        assert!(v[0].as_deref().is_some_and(|w| w.contains("E0277")), "{v:?}");
+        let option = "pub type Maybe<T> = Option<T>;\npub fn p() -> Maybe<u8> { None }\n";
+        assert_eq!(judge(option, "p", &["{ Default::default() }"]), [None]);
+        let own =
+            format!("#[derive(Default)]\npub struct Result<T, E>(Option<T>, Option<E>);\n{text}");
+        assert_eq!(judge(&own, "p", &["{ Default::default() }"]), [None]);
         let asks = [
             "{ ParseResult::new() }",
             "{ ParseResult::from_iter([1]) }",
             "{ ParseResult::from(Default::default()) }",
             "{ ParseResult::from(Ok(1)) }",
+            "{ ParseResult::from(1) }",
+            "{ ParseResult::from_iter([Ok(1)]) }",
         ];
         let v = judge(text, "p", &asks);
         assert!(v[0].as_deref().is_some_and(|w| w.contains("E0599")), "{v:?}");
-        assert_eq!(v[1], None);
-        // url 2.5.8: `Result<Ipv4Addr, ParseError>: Default` is not satisfied.
-        assert!(v[2].as_deref().is_some_and(|w| w.contains("E0277")), "{v:?}");
+        // rustc 1.95, edition 2021: E0271 and E0277, E0277 (url 2.5.8: `Result<Ipv4Addr,
+        // ParseError>: Default` is not satisfied), E0308.
+        for k in [1, 2, 4] {
+            assert!(v[k].as_deref().is_some_and(|w| w.contains("E0277")), "{k}: {v:?}");
+        }
+        // What may be a `Result` is left to the build.
         assert_eq!(v[3], None);
+        assert_eq!(v[5], None);
     }
 
     #[test]

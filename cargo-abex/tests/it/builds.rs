@@ -212,12 +212,18 @@ fn mutants_whose_own_code_does_not_compile_are_unviable_without_a_build_of_their
         ("keep", "{ Kept::new() }", "E0599"),
         ("keep", "{ Kept::from_iter([Default::default()]) }", "E0599"),
         ("keep", "{ Kept::from(Default::default()) }", "E0283"),
+        ("digit", "{ Parsed::from_iter([0]) }", "E0277"),
+        ("digit", "{ Parsed::from(0) }", "E0277"),
+        ("quoting", "{ (0, Default::default()) }", "E0277"),
     ];
     for (function, replacement, code) in refused {
         let (s, why) = status(function, replacement);
         assert_eq!(s, "unviable", "{function}: {replacement}");
         assert!(why.contains(code) && why.contains("without a build"), "{why}");
     }
+    // Edition 2021's prelude has `FromIterator`: `BTreeSet::from_iter` builds, and is tested.
+    let (s, _) = status("digit_set", "{ BTreeSet::from_iter([0]) }");
+    assert_eq!(s, "killed");
     // The radix mutants of the same line are viable and tested.
     let (s, _) = status("digit", "11");
     assert_eq!(s, "survived");
@@ -235,6 +241,34 @@ fn mutants_whose_own_code_does_not_compile_are_unviable_without_a_build_of_their
     // No mutant was built alone (in the copy of its own, `…-single`).
     assert!(!text.lines().any(|l| l.starts_with("cwd: ") && l.contains("-single")), "{text}");
     assert!(text.lines().any(|l| l.starts_with("cwd: ") && l.contains("unviable-lib")), "{text}");
+}
+
+#[test]
+fn from_iter_in_an_edition_2018_crate_that_cannot_see_from_iterator_is_unviable_without_a_build() {
+    // url 2.5.8 (edition 2018): a `from_iter` body failed the first round of the switched build
+    // on every run, since the 2018 prelude has no `FromIterator`.
+    let (tmp, dir) = support::project("unviable");
+    let manifest = dir.join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(&manifest, text.replace("edition = \"2021\"", "edition = \"2018\"")).unwrap();
+    support::git(&dir, &["commit", "-q", "-am", "edition 2018"]);
+    let log = tmp.path().join("cargo.log");
+    let cargo = logging_cargo(tmp.path(), &log);
+    let o = abex(&dir, &[("CARGO", &cargo)], &["--offline", "--all"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r = report(&dir);
+    let mutants = mutation(&r, "digit_set")["mutants"].as_array().unwrap().clone();
+    let m = mutants
+        .iter()
+        .find(|m| m["replacement"] == "{ BTreeSet::from_iter([0]) }")
+        .unwrap_or_else(|| panic!("{mutants:#?}"));
+    assert_eq!(m["status"], "unviable", "{m:#}");
+    let why = m["killed_by"].as_str().unwrap();
+    assert!(why.contains("E0599") && why.contains("FromIterator"), "{why}");
+    assert!(why.contains("without a build"), "{why}");
+    // Its other body values compile there and are tested.
+    let empty = mutants.iter().find(|m| m["replacement"] == "{ BTreeSet::new() }").unwrap();
+    assert_eq!(empty["status"], "killed", "{empty:#}");
 }
 
 #[test]
