@@ -304,6 +304,12 @@ struct MutateArgs {
     /// packages that depend on it, or every workspace package's.
     #[arg(long, value_enum, default_value = "dependents", value_name = "SCOPE")]
     test_scope: Scope,
+    /// Leave the test NAME out of every test run (baseline, mutants, doc-tests): its full name
+    /// as libtest prints it (`tests::needs_network`), or a doc-test's (`src/lib.rs - parse (line
+    /// 12)`). A test that cannot pass on this machine (one that needs the network, or must not
+    /// run as root) would otherwise fail the baseline. Repeatable.
+    #[arg(long, value_name = "NAME")]
+    skip_test: Vec<String>,
     /// Time limit of one mutant's tests [default: five times the baseline, at least 2 s].
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     test_timeout: Option<Duration>,
@@ -561,6 +567,7 @@ fn main() -> ExitCode {
         manifest_path: cli.select.manifest_path.clone(),
         packages: cli.select.package.clone(),
         cargo_flags: cli.features.cargo_flags(),
+        skip_tests: cli.mutate.skip_test.clone(),
         test_scope: match cli.mutate.test_scope {
             Scope::Package => TestScope::Package,
             Scope::Dependents => TestScope::Dependents,

@@ -90,6 +90,9 @@ pub struct RustOptions {
     /// Feature flags passed to every cargo build and test (`--features a,b`, `--all-features`,
     /// `--no-default-features`).
     pub cargo_flags: Vec<String>,
+    /// `--skip-test`: tests left out of every run, each by its full name as libtest prints it
+    /// (`tests::needs_network`; a doc-test's name contains it).
+    pub skip_tests: Vec<String>,
 }
 
 impl Default for RustOptions {
@@ -99,6 +102,7 @@ impl Default for RustOptions {
             packages: Vec::new(),
             test_scope: TestScope::Dependents,
             cargo_flags: Vec::new(),
+            skip_tests: Vec::new(),
         }
     }
 }

@@ -115,6 +115,7 @@ impl DocTests {
             return Recorded::Unsupported;
         }
         let mut cmd = self.command(&["--test-runtool".to_string(), tool.display().to_string()]);
+        self.skip_args(&mut cmd);
         cmd.env("ABEX_DOCTESTS", dir)
             // rustdoc's temporary folder on the same file system: the programs are linked.
             .env("TMPDIR", &tmp);

@@ -173,7 +173,7 @@ impl Early {
             let base = baseline(&suite, &spec);
             let mut results = BTreeMap::new();
             let Ok(b) = &base else { return Done::Ran { tests, baseline: base, results, docs } };
-            suite.skip = b.flaky.keys().cloned().collect();
+            suite.skip.extend(b.flaky.keys().cloned());
             suite.select = b.select.clone();
             let stop = move || {
                 stopped.load(Ordering::SeqCst) || deadline.is_some_and(|d| Instant::now() >= d)

@@ -15,7 +15,7 @@ pub enum RustError {
     #[error(transparent)]
     Harness(#[from] HarnessError),
     /// The tests fail without any mutant.
-    #[error("the tests of `{package}` fail before any mutation (test `{test}`):\n{output}\nhint: fix the failing test first; abex needs a passing baseline")]
+    #[error("the tests of `{package}` fail before any mutation (test `{test}`):\n{output}\nhint: fix the failing test first, abex needs a passing baseline; or leave it out of every run with `--skip-test {test}` (a test that cannot pass here, one that needs the network, say)")]
     BaselineFails {
         /// The package.
         package: String,

@@ -43,6 +43,7 @@ impl RustFront {
         let mut ws = workspace::load(opts.manifest_path.as_deref(), &opts.packages)
             .map_err(|e| RunError::front(RustError::from(e)))?;
         ws.cargo_flags = opts.cargo_flags.clone();
+        ws.skip_tests = opts.skip_tests.clone();
         let (chosen, choice) = crate::pipeline::choose(&ws, cfg, &ws.root.clone(), "rust")?;
         Ok(RustFront {
             sel: Selected {
@@ -138,7 +139,10 @@ impl FrontEnd for RustFront {
     }
 
     fn cache_parts(&self, i: usize) -> Vec<Vec<u8>> {
-        let scope = format!("{:?} {:?}", self.sel.test_scope, self.sel.ws.cargo_flags);
+        let scope = format!(
+            "{:?} {:?} {:?}",
+            self.sel.test_scope, self.sel.ws.cargo_flags, self.sel.ws.skip_tests
+        );
         vec![
             scope.into_bytes(),
             self.packages_fingerprint(self.sel.chosen[i].krate).into_bytes(),

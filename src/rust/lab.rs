@@ -330,12 +330,8 @@ impl<'a> RustLab<'a> {
     fn suite(&self, h: &Harness) -> TestSuite {
         TestSuite {
             binaries: h.tests.clone(),
-            skip: self
-                .flaky
-                .borrow()
-                .iter()
-                .filter(|(_, r)| r.0 > 0)
-                .map(|(t, _)| t.clone())
+            skip: (self.front.ws.skip_tests.iter().cloned())
+                .chain(self.flaky.borrow().iter().filter(|(_, r)| r.0 > 0).map(|(t, _)| t.clone()))
                 .collect(),
             memory_limit: self.cfg.memory_limit(),
             select: None,
@@ -577,6 +573,7 @@ impl<'a> RustLab<'a> {
             target_dir: self.target.clone(),
             packages: self.front.test_packages(self.package()),
             cargo_flags: self.front.ws.cargo_flags.clone(),
+            skip: self.front.ws.skip_tests.clone(),
         }
     }
 

@@ -410,6 +410,8 @@ pub struct DocTests {
     pub packages: Vec<String>,
     /// Feature flags of every cargo call (`Workspace::cargo_flags`).
     pub cargo_flags: Vec<String>,
+    /// Doc-tests left out (`Workspace::skip_tests`, libtest's `--skip`).
+    pub skip: Vec<String>,
 }
 
 impl DocTests {
@@ -455,10 +457,21 @@ impl DocTests {
         cmd
     }
 
+    /// Adds libtest's `--skip` of each left-out doc-test, after every cargo argument.
+    pub(crate) fn skip_args(&self, cmd: &mut Command) {
+        if !self.skip.is_empty() {
+            cmd.arg("--");
+            for s in &self.skip {
+                cmd.args(["--skip", s]);
+            }
+        }
+    }
+
     /// Runs the doc-tests with `mutant` active; `None` when there are none to run.
     pub fn run(&self, mutant: Option<u32>, timeout: Duration) -> Option<TestResult> {
         let mut cmd = self.command(&[]);
         cmd.arg("--quiet");
+        self.skip_args(&mut cmd);
         if let Some(n) = mutant {
             cmd.env("ABEX_MUTANT", n.to_string());
         }
@@ -656,6 +669,7 @@ mod tests {
                 target_dir: tmp.path().join("target"),
                 packages: vec!["p".into()],
                 cargo_flags: Vec::new(),
+                skip: Vec::new(),
             };
             let cmd = docs.command(extra);
             let args: Vec<String> =
@@ -683,6 +697,28 @@ mod tests {
         let own = format!("{plain}\n[profile.dev]\ndebug = 2\n");
         assert!(!flags(&own, &runtool).contains("strip"));
         assert!(flags(&own, &runtool).contains("--test-runtool"));
+    }
+
+    #[test]
+    fn left_out_doc_tests_reach_libtest_after_every_cargo_argument() {
+        let docs = DocTests {
+            tree: PathBuf::from("/x"),
+            target_dir: PathBuf::from("/x/target"),
+            packages: vec!["p".into()],
+            cargo_flags: vec!["--features".into(), "f".into()],
+            skip: vec!["needs_the_network".into()],
+        };
+        let mut cmd = docs.command(&[]);
+        cmd.arg("--quiet");
+        docs.skip_args(&mut cmd);
+        let args: Vec<String> = cmd.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
+        let dashes = args.iter().position(|a| a == "--").expect("a `--`");
+        assert_eq!(args[dashes + 1..], ["--skip", "needs_the_network"], "{args:?}");
+        assert!(args[..dashes].contains(&"--quiet".to_string()), "{args:?}");
+        let none = DocTests { skip: Vec::new(), ..docs };
+        let mut cmd = none.command(&[]);
+        none.skip_args(&mut cmd);
+        assert!(!cmd.get_args().any(|a| a == "--"));
     }
 
     #[test]

@@ -92,6 +92,9 @@ pub struct Workspace {
     /// Feature flags every cargo build and test of the workspace gets (`--features …`,
     /// `--all-features`, `--no-default-features`); none from [`load`].
     pub cargo_flags: Vec<String>,
+    /// Tests no run of the workspace's tests runs (`--skip-test`: full names, as libtest's
+    /// `--skip` with `--exact`); none from [`load`].
+    pub skip_tests: Vec<String>,
 }
 
 /// Loads the workspace of `manifest_path` (or of the current folder) and reads the sources of
@@ -187,7 +190,15 @@ pub fn load(
         .iter()
         .filter_map(|p| Some((p.name.to_string(), p.manifest_path.parent()?.as_std_path().into())))
         .collect();
-    Ok(Workspace { root, crates, dependents, members: names, member_dirs, cargo_flags: Vec::new() })
+    Ok(Workspace {
+        root,
+        crates,
+        dependents,
+        members: names,
+        member_dirs,
+        cargo_flags: Vec::new(),
+        skip_tests: Vec::new(),
+    })
 }
 
 /// A function chosen for analysis, with where it lives.

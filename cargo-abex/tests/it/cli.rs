@@ -228,6 +228,39 @@ fn bad_input_is_a_clear_error_with_exit_code_2() {
 }
 
 #[test]
+fn a_test_that_cannot_pass_here_fails_the_baseline_until_it_is_skipped() {
+    // glob 0.3.1's `test_iteration_errors` expects `/root` to be unreadable, and abex ran as
+    // root; mime 0.3.17 has a test that fails upstream. Each stopped the run at the baseline.
+    let (_tmp, dir) = support::project("simple");
+    let lib = dir.join("src/lib.rs");
+    let text = std::fs::read_to_string(&lib).unwrap().replace(
+        "    #[test]\n    fn doubles() {",
+        "    #[test]\n    fn needs_the_network() {\n        panic!(\"no network here\");\n    }\n\n    #[test]\n    fn doubles() {",
+    );
+    std::fs::write(&lib, text).unwrap();
+    support::git(&dir, &["commit", "-q", "-am", "a test that needs the network"]);
+    let args = ["--offline", "--function", "src/lib.rs::classify", "--pairs", "200"];
+    let o = abex(&dir, &args);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("tests::needs_the_network"), "{err}");
+    assert!(err.contains("--skip-test tests::needs_the_network"), "{err}");
+
+    let o = abex(&dir, &[&args[..], &["--skip-test", "tests::needs_the_network"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = report(&dir);
+    let classify = &target(&r, "classify")["mutation"];
+    assert!(classify["counts"]["killed"].as_u64().unwrap() >= 1, "{classify:#}");
+    let killers: Vec<&str> = classify["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["killed_by"].as_str())
+        .collect();
+    assert!(killers.iter().all(|k| !k.contains("needs_the_network")), "{killers:?}");
+}
+
+#[test]
 fn an_out_folder_holding_a_user_file_is_refused_and_the_file_stays_run_after_run() {
     let (_tmp, dir) = support::project("simple");
     std::fs::create_dir_all(dir.join("docs")).unwrap();
