@@ -114,8 +114,8 @@ impl DocTests {
         if std::fs::create_dir_all(&tmp).is_err() || write_tool(&tool).is_err() {
             return Recorded::Unsupported;
         }
-        let mut cmd = self.command(&["--test-runtool".to_string(), tool.display().to_string()]);
-        self.skip_args(&mut cmd);
+        let mut cmd =
+            self.command(&["--test-runtool".to_string(), tool.display().to_string()], &[]);
         cmd.env("ABEX_DOCTESTS", dir)
             // rustdoc's temporary folder on the same file system: the programs are linked.
             .env("TMPDIR", &tmp);

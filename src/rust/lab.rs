@@ -328,11 +328,12 @@ impl<'a> RustLab<'a> {
     }
 
     fn suite(&self, h: &Harness) -> TestSuite {
+        // The user's `--skip-test`s, and the tests found flaky.
+        let flaky = self.flaky.borrow();
+        let flaky = flaky.iter().filter(|(_, r)| r.0 > 0).map(|(t, _)| t.clone());
         TestSuite {
             binaries: h.tests.clone(),
-            skip: (self.front.ws.skip_tests.iter().cloned())
-                .chain(self.flaky.borrow().iter().filter(|(_, r)| r.0 > 0).map(|(t, _)| t.clone()))
-                .collect(),
+            skip: self.front.ws.skip_tests.iter().cloned().chain(flaky).collect(),
             memory_limit: self.cfg.memory_limit(),
             select: None,
             reach_dir: None,

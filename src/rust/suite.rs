@@ -415,15 +415,16 @@ pub struct DocTests {
 }
 
 impl DocTests {
-    /// `cargo test --doc` of the packages, no mutant active, its output piped, rustdoc given
-    /// `rustdoc` besides the flags of the environment or of a config file.
+    /// `cargo test --doc` of the packages with cargo's `cargo` arguments, no mutant active, its
+    /// output piped, rustdoc given `rustdoc` besides the flags of the environment or of a config
+    /// file, and libtest the `--skip` of each left-out doc-test.
     ///
     /// Where the scratch build has no debug info (`cargo::drops_debug_info`), each doc-test
     /// program is linked without the standard library's either (`-Cstrip=debuginfo`): rustdoc
     /// compiles and links every doc-test on every run, and url's 67 took 0.92 of the time
     /// (median of 7 pairs, 3.76 s against 4.31 s on 2 cores). Panic locations do not come from
     /// debug info.
-    pub(crate) fn command(&self, rustdoc: &[String]) -> Command {
+    pub(crate) fn command(&self, rustdoc: &[String], cargo: &[&str]) -> Command {
         // The harness's environment: the doc-tests reuse its build of the crate and every
         // dependency.
         let mut cmd = crate::rust::cargo::scratch_cargo(&self.tree, &self.target_dir);
@@ -435,15 +436,13 @@ impl DocTests {
         for p in &self.packages {
             cmd.args(["-p", p]);
         }
-        cmd.args(&self.cargo_flags);
+        cmd.args(&self.cargo_flags).args(cargo);
         let mut flags = rustdoc.to_vec();
         if crate::rust::cargo::drops_debug_info(&self.tree) {
             flags.push("-Cstrip=debuginfo".into());
         }
-        if flags.is_empty() {
-            return cmd;
-        }
         match std::env::var("RUSTDOCFLAGS") {
+            _ if flags.is_empty() => {}
             // The environment's flags replace the config's: add to them.
             Ok(f) => {
                 cmd.env("RUSTDOCFLAGS", format!("{f} {}", flags.join(" ")));
@@ -454,24 +453,19 @@ impl DocTests {
                 cmd.arg("--config").arg(format!("build.rustdocflags=[{}]", list.join(",")));
             }
         }
-        cmd
-    }
-
-    /// Adds libtest's `--skip` of each left-out doc-test, after every cargo argument.
-    pub(crate) fn skip_args(&self, cmd: &mut Command) {
+        // libtest's arguments come after every cargo argument.
         if !self.skip.is_empty() {
             cmd.arg("--");
             for s in &self.skip {
                 cmd.args(["--skip", s]);
             }
         }
+        cmd
     }
 
     /// Runs the doc-tests with `mutant` active; `None` when there are none to run.
     pub fn run(&self, mutant: Option<u32>, timeout: Duration) -> Option<TestResult> {
-        let mut cmd = self.command(&[]);
-        cmd.arg("--quiet");
-        self.skip_args(&mut cmd);
+        let mut cmd = self.command(&[], &["--quiet"]);
         if let Some(n) = mutant {
             cmd.env("ABEX_MUTANT", n.to_string());
         }
@@ -671,7 +665,7 @@ mod tests {
                 cargo_flags: Vec::new(),
                 skip: Vec::new(),
             };
-            let cmd = docs.command(extra);
+            let cmd = docs.command(extra, &[]);
             let args: Vec<String> =
                 cmd.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
             let config = args
@@ -708,16 +702,13 @@ mod tests {
             cargo_flags: vec!["--features".into(), "f".into()],
             skip: vec!["needs_the_network".into()],
         };
-        let mut cmd = docs.command(&[]);
-        cmd.arg("--quiet");
-        docs.skip_args(&mut cmd);
+        let cmd = docs.command(&[], &["--quiet"]);
         let args: Vec<String> = cmd.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
         let dashes = args.iter().position(|a| a == "--").expect("a `--`");
         assert_eq!(args[dashes + 1..], ["--skip", "needs_the_network"], "{args:?}");
         assert!(args[..dashes].contains(&"--quiet".to_string()), "{args:?}");
         let none = DocTests { skip: Vec::new(), ..docs };
-        let mut cmd = none.command(&[]);
-        none.skip_args(&mut cmd);
+        let cmd = none.command(&[], &[]);
         assert!(!cmd.get_args().any(|a| a == "--"));
     }
 

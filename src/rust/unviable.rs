@@ -7,8 +7,8 @@
 //!   that neither derives nor implements `Default` (shlex 1.3.0's `QuotingStrategy`, inside a
 //!   tuple), or for an alias of `Result` (strsim 0.10.0);
 //! - `Name::new()` or `Name::from_iter(…)` for a crate type that has no such function;
-//! - `Name::from_iter(…)` in a crate of an edition before 2021 whose file does not bring
-//!   `FromIterator` into scope (the older preludes lack it; url 2.5.8);
+//! - `Name::from_iter(…)` in a crate of an edition before 2021 whose function's module does not
+//!   bring `FromIterator` into scope (the older preludes lack it; url 2.5.8);
 //! - `Name::from(Default::default())` where `Name` has a `From` impl besides the reflexive one
 //!   (the argument's type cannot be inferred);
 //! - `Name::new(…)`, `Name::from(…)` and `Name::from_iter(…)` for an alias of `Result`, which has
@@ -443,8 +443,8 @@ struct Cx<'a> {
     params: BTreeSet<String>,
     /// Names the file imports from elsewhere (a `use` that ends in them).
     imported: &'a BTreeSet<String>,
-    /// Whether `FromIterator` may be in scope in the file: the crate's prelude has it (edition
-    /// 2021 on), or the file names it, imports a glob or invokes an item macro.
+    /// Whether `FromIterator` may be in scope in the function's module: the crate's prelude has
+    /// it (edition 2021 on), or the module may import it (`may_import_from_iterator`).
     from_iterator: bool,
 }
 
@@ -527,11 +527,7 @@ impl Cx<'_> {
                 let alias_of = |targets: &[&str]| self.alias_of(name, targets);
                 let missing =
                     (f == "new" || f == "from_iter") && self.plain(name) && self.lacks(name, f);
-                if f == "from_iter"
-                    && !self.from_iterator
-                    && !self.items.assoc.get(name).is_some_and(|fns| fns.contains("from_iter"))
-                    && !self.items.trait_fns.contains("from_iter")
-                {
+                if f == "from_iter" && !self.from_iterator && self.lacks(name, f) {
                     return Some(format!(
                         "error[E0599]: no function or associated item named `from_iter` found \
                          for `{name}`: the trait `FromIterator` is not in scope (the crate's \
@@ -715,6 +711,17 @@ mod tests {
 
     /// The verdict on each replacement of the body of `function` in the one-file crate `text`.
     fn judge(text: &str, function: &str, replacements: &[&str]) -> Vec<Option<String>> {
+        judge_in(text, function, replacements, "2021")
+    }
+
+    /// [`judge`] in a crate of `edition`; the first function named `function` is judged, at
+    /// any depth.
+    fn judge_in(
+        text: &str,
+        function: &str,
+        replacements: &[&str],
+        edition: &str,
+    ) -> Vec<Option<String>> {
         let path = PathBuf::from("/x/src/lib.rs");
         let ast = syn::parse_file(text).unwrap();
         let lines = Lines::new(text);
@@ -722,12 +729,13 @@ mod tests {
         impl<'ast> Visit<'ast> for ByName<'_> {
             fn visit_signature(&mut self, _: &'ast syn::Signature) {}
             fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
-                if f.sig.ident == self.0 {
+                if f.sig.ident == self.0 && self.1.is_none() {
                     self.1 = Some(f.block.span());
                 }
+                visit::visit_item_fn(self, f);
             }
             fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
-                if f.sig.ident == self.0 {
+                if f.sig.ident == self.0 && self.1.is_none() {
                     self.1 = Some(f.block.span());
                 }
             }
@@ -745,7 +753,7 @@ mod tests {
             .enumerate()
             .map(|(k, r)| Ask { n: k as u32, file: &path, body, replacement: r })
             .collect();
-        let got = refused(&sources, &asks, "2021");
+        let got = refused(&sources, &asks, edition);
         (0..replacements.len() as u32).map(|k| got.get(&k).cloned()).collect()
     }
 
@@ -832,32 +840,7 @@ mod tests {
         // switched build with E0599 (`ParseResult::from_iter`, which the rule for `Result`
         // aliases refuses in any edition; `BTreeSet::from_iter` is one cargo-mutants makes too).
         let judge_in = |text: &str, edition: &str| {
-            let path = PathBuf::from("/x/src/lib.rs");
-            let ast = syn::parse_file(text).unwrap();
-            let lines = Lines::new(text);
-            struct ByName(Option<proc_macro2::Span>);
-            impl<'ast> Visit<'ast> for ByName {
-                fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
-                    if f.sig.ident == "p" {
-                        self.0 = Some(f.block.span());
-                    }
-                    visit::visit_item_fn(self, f);
-                }
-            }
-            let mut by = ByName(None);
-            by.visit_file(&ast);
-            let f = by.0.expect("fn p");
-            let body = (lines.offset(text, f.start()), lines.offset(text, f.end()));
-            let sources = CrateSources {
-                files: vec![SourceFile {
-                    path: path.clone(),
-                    module: Vec::new(),
-                    text: text.into(),
-                }],
-                ..Default::default()
-            };
-            let ask = Ask { n: 0, file: &path, body, replacement: "{ BTreeSet::from_iter([1]) }" };
-            refused(&sources, &[ask], edition).remove(&0)
+            judge_in(text, "p", &["{ BTreeSet::from_iter([1]) }"], edition).remove(0)
         };
         let function = "pub fn p() -> BTreeSet<u8> { BTreeSet::new() }\n";
         let plain = format!("use std::collections::BTreeSet;\n{function}");
