@@ -11,6 +11,17 @@ from pytest_abex.worker import _converter
 INT = {"kind": "int", "bits": 64, "signed": True}
 
 
+def _answers(tmp_path, spec, requests):
+    """The worker's answers (its greeting first) to the request lines ``requests``, with ``spec``
+    written into ``tmp_path``."""
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest_abex.worker", str(tmp_path / "spec.json")],
+        input=requests, capture_output=True, text=True, timeout=60,
+    )
+    return [json.loads(line.split("@abex@", 1)[1]) for line in out.stdout.splitlines() if "@abex@" in line]
+
+
 def test_arguments_are_converted_by_their_type():
     assert _converter(INT) is None
     assert _converter({"kind": "list", "item": INT}) is None
@@ -101,12 +112,7 @@ def test_an_exception_that_is_no_exception_is_the_call_s_error_and_the_worker_ca
         "targets": [{"module": "m", "qualname": "f", "kind": "function", "params": [{"ty": INT}]}],
         "sys_path": [str(tmp_path)],
     }
-    (tmp_path / "spec.json").write_text(json.dumps(spec))
-    out = subprocess.run(
-        [sys.executable, "-m", "pytest_abex.worker", str(tmp_path / "spec.json")],
-        input="[0,[-1]]\n[0,[0]]\n[0,[3]]\n", capture_output=True, text=True, timeout=60,
-    )
-    answers = [json.loads(line.split("@abex@", 1)[1]) for line in out.stdout.splitlines() if "@abex@" in line]
+    answers = _answers(tmp_path, spec, "[0,[-1]]\n[0,[0]]\n[0,[3]]\n")
     assert answers[1] == {"err": ["SystemExit", "2"]}
     assert answers[2] == {"err": ["GeneratorExit", "closed"]}
     assert answers[3] == {"ok": "3"}, "the worker carries on after a SystemExit"
@@ -137,3 +143,21 @@ def test_a_long_value_or_message_is_cut_to_its_start_length_and_hash(tmp_path):
     assert x != y, "values that differ after their start differ once cut"
     assert err[0] == "ValueError" and err[1].startswith("e" * 256 + mark + "100000, blake2b "), err
     assert mark in edge and "from 4098," in edge, "4,098 bytes is over the limit"
+
+
+def test_a_probed_mutant_answers_without_its_probe_when_the_request_asks_for_none(tmp_path):
+    # The witness search runs the explored inputs without probes first (the report costs about
+    # as much as the call): `[id, args, 0]` gets the outcome only, `[id, args]` the probe too.
+    (tmp_path / "m.py").write_text("def f(x: int) -> bool:\n    return x > 10\n")
+    mutant = "def f(x: int) -> bool:\n    return x >= 10\n"
+    patch = {"module": "m", "qualname": "f", "file": str(tmp_path / "m.py"), "source": mutant, "line": 1}
+    spec = {
+        "targets": [{"module": "m", "qualname": "f", "kind": "function", "params": [{"ty": INT}],
+                     "patch": patch, "probe": True}],
+        "sys_path": [str(tmp_path)],
+    }
+    answers = _answers(tmp_path, spec, "[0,[10],0]\n[0,[10]]\n[0,[3],0]\n[0,[3],1]\n")
+    assert answers[1] == {"ok": "True"}, "the mutant runs, without its probe"
+    assert answers[2]["ok"] == "True" and answers[2]["probe"]["infected"] == 1, answers[2]
+    assert answers[3] == {"ok": "False"}
+    assert answers[4]["ok"] == "False" and answers[4]["probe"]["reached"] == 1, answers[4]

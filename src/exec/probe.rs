@@ -248,15 +248,32 @@ pub type Answers = Vec<(Outcome, Option<Probe>)>;
 pub trait ProbeEvaluate {
     /// Runs every argument list of `batch`, in order; one outcome and probe per list.
     fn evaluate_probed(&mut self, batch: &[Args]) -> Result<Answers, ExecError>;
+
+    /// Runs every argument list of `batch`, in order, for the outcomes only: a worker whose
+    /// probes cost much ([`ProbeEvaluate::probes_cost`]) is asked to send none. By default the
+    /// probed answers, probes dropped.
+    fn evaluate_outcomes(&mut self, batch: &[Args]) -> Result<Vec<Outcome>, ExecError> {
+        Ok(self.evaluate_probed(batch)?.into_iter().map(|(o, _)| o).collect())
+    }
+
+    /// Whether a call with its probe costs much more than one without
+    /// ([`ProbeEvaluate::evaluate_outcomes`] skips it): the Python worker's probe report, built
+    /// and sent as JSON per call, about doubles the cost of calling a small function. Then the
+    /// witness search runs the archive's inputs without probes first and asks for them only when
+    /// they found no witness (`witness::strategy::find`). The Rust harness's probes cost next to
+    /// nothing: `false`.
+    fn probes_cost(&self) -> bool {
+        false
+    }
 }
 
-/// The outcomes of a [`ProbeEvaluate`], probes dropped: for the searches that only compare
-/// outcomes.
+/// The outcomes of a [`ProbeEvaluate`], without probes ([`ProbeEvaluate::evaluate_outcomes`]):
+/// for the searches that only compare outcomes.
 pub struct Outcomes<'a>(pub &'a mut dyn ProbeEvaluate);
 
 impl super::Evaluate for Outcomes<'_> {
     fn evaluate(&mut self, batch: &[Args]) -> Result<Vec<Outcome>, ExecError> {
-        Ok(self.0.evaluate_probed(batch)?.into_iter().map(|(o, _)| o).collect())
+        self.0.evaluate_outcomes(batch)
     }
 }
 

@@ -163,4 +163,13 @@ impl ProbeEvaluate for PooledWorker {
     fn evaluate_probed(&mut self, batch: &[Args]) -> Result<Answers, ExecError> {
         self.with(|w| w.run_probed(self.id, batch))
     }
+
+    /// The Python worker's requests take a third element, `0`, for a call without its probe.
+    fn evaluate_outcomes(&mut self, batch: &[Args]) -> Result<Vec<Outcome>, ExecError> {
+        self.with(|w| w.run_unprobed(self.id, batch))
+    }
+
+    fn probes_cost(&self) -> bool {
+        true
+    }
 }

@@ -316,6 +316,17 @@ impl Worker {
     /// Runs `batch` on target `id` and returns one outcome per call, each with the probe the
     /// worker sent (in probe mode).
     pub fn run_probed(&mut self, id: usize, batch: &[Args]) -> Result<Answers, ExecError> {
+        self.run_asking(id, batch, true)
+    }
+
+    /// Runs `batch` on target `id` of a Python worker in probe mode, asking for no probe
+    /// (`[id, args, 0]`, which the Rust harness does not take): one outcome per call.
+    pub fn run_unprobed(&mut self, id: usize, batch: &[Args]) -> Result<Vec<Outcome>, ExecError> {
+        Ok(self.run_asking(id, batch, false)?.into_iter().map(|(o, _)| o).collect())
+    }
+
+    /// [`Worker::run_probed`], or without probes ([`Worker::run_unprobed`]) unless `probe`.
+    fn run_asking(&mut self, id: usize, batch: &[Args], probe: bool) -> Result<Answers, ExecError> {
         let mut out = Vec::with_capacity(batch.len());
         let mut solo = false;
         let mut failed_starts = 0;
@@ -344,7 +355,7 @@ impl Worker {
                 text.push_str(&id.to_string());
                 text.push(',');
                 text.push_str(&Value::List(args.clone()).to_json());
-                text.push_str("]\n");
+                text.push_str(if probe { "]\n" } else { ",0]\n" });
             }
             // A dead pipe shows up as a disconnected reader below, so the result is not needed.
             let _ = self.send(&text);

@@ -14,6 +14,7 @@ use super::directed::Directed;
 use super::random::Random;
 use super::seeds::{self, Hints};
 use super::tracker::Tracker;
+use crate::exec::probe::Outcomes;
 use crate::exec::{Evaluate, ExecError, ProbeEvaluate};
 use crate::report::Unwitnessed;
 use crate::report::Witness;
@@ -84,12 +85,34 @@ pub fn find(
 ) -> Result<Found, ExecError> {
     let started = Instant::now();
     let mut tracker = Tracker::default();
-    let (witness, answers) = archive::probed(s.known, mutant, limits.until)?;
-    for ((a, _), (_, p)) in s.known.iter().zip(&answers) {
-        tracker.see(a, p.as_ref());
-    }
-    let outcomes: Vec<Outcome> = answers.into_iter().map(|(o, _)| o).collect();
     let directed = directed_enabled();
+    // A witness among the archive's inputs ends the search when neither side panics (or
+    // there is no directed search to look for a better one).
+    let ends = |w: &Option<Witness>| {
+        w.as_ref().is_some_and(|w| {
+            (archive::calm(&w.original) && archive::calm(&w.mutant))
+                || !directed
+                || s.params.is_empty()
+        })
+    };
+    // A worker whose probes cost much runs the archive's inputs without them first; only when
+    // that found no witness that ends the search are they run again with probes, for the
+    // search that follows (the same outcomes: the tracker needs the probes).
+    let mut unprobed = None;
+    if mutant.probes_cost() {
+        let found = archive::from_inputs(s.known, &mut Outcomes(&mut *mutant), limits.until)?;
+        unprobed = Some(found).filter(|(w, _)| ends(w));
+    }
+    let (witness, outcomes) = match unprobed {
+        Some(found) => found,
+        None => {
+            let (witness, answers) = archive::probed(s.known, mutant, limits.until)?;
+            for ((a, _), (_, p)) in s.known.iter().zip(&answers) {
+                tracker.see(a, p.as_ref());
+            }
+            (witness, answers.into_iter().map(|(o, _)| o).collect::<Vec<Outcome>>())
+        }
+    };
     let done = |witness: Option<Witness>, tracker: &Tracker| Found {
         unwitnessed: witness.is_none().then(|| match tracker.unwitnessed() {
             Unwitnessed::NoProbe { .. } if !directed && tracker.probed == 0 => {
@@ -104,13 +127,10 @@ pub fn find(
         time: started.elapsed(),
     };
     let mut rng = ChaCha8Rng::seed_from_u64(limits.seed);
-    if let Some(w) = &witness {
-        if (archive::calm(&w.original) && archive::calm(&w.mutant))
-            || !directed
-            || s.params.is_empty()
-        {
-            return Ok(done(witness, &tracker));
-        }
+    if ends(&witness) {
+        return Ok(done(witness, &tracker));
+    }
+    if witness.is_some() {
         // A panic on either side (an overflow far from the boundary, say): the directed search
         // may find a witness whose suggested test asserts a value; else the archive's stands.
         let better = first_directed(s, original, mutant, &mut tracker, limits, &mut rng)?
@@ -276,6 +296,73 @@ mod tests {
         let found = find(&s, &mut original, &mut Unprobed(&mut plain), &limits).unwrap();
         assert!(found.witness.is_none());
         assert!(matches!(found.unwitnessed, Some(Unwitnessed::NoProbe { .. })));
+    }
+
+    /// A mutant's executor whose probes cost much (the Python worker's), counting the inputs it
+    /// ran with and without them.
+    struct Costly<E> {
+        inner: E,
+        probed: usize,
+        unprobed: usize,
+    }
+
+    impl<E: ProbeEvaluate> ProbeEvaluate for Costly<E> {
+        fn evaluate_probed(
+            &mut self,
+            batch: &[Args],
+        ) -> Result<crate::exec::probe::Answers, ExecError> {
+            self.probed += batch.len();
+            self.inner.evaluate_probed(batch)
+        }
+
+        fn evaluate_outcomes(&mut self, batch: &[Args]) -> Result<Vec<Outcome>, ExecError> {
+            self.unprobed += batch.len();
+            Ok(self.inner.evaluate_probed(batch)?.into_iter().map(|(o, _)| o).collect())
+        }
+
+        fn probes_cost(&self) -> bool {
+            true
+        }
+    }
+
+    #[test]
+    fn where_probes_cost_much_an_archive_witness_is_found_without_them_and_the_rest_as_before() {
+        let params = [Ty::Str];
+        let hints = Hints::default();
+        let limits = Limits { evals: 300, seed: 5, until: None };
+        let search = |known: &[(Args, Outcome)], costly: bool| {
+            let s = Survivor { params: &params, known, hints: &hints };
+            let mut original = FnEvaluator(|a: &Args| limit(false)(a).0);
+            let mut mutant =
+                Costly { inner: ProbeFnEvaluator(limit(true)), probed: 0, unprobed: 0 };
+            let found = if costly {
+                find(&s, &mut original, &mut mutant, &limits).unwrap()
+            } else {
+                find(&s, &mut original, &mut mutant.inner, &limits).unwrap()
+            };
+            (
+                found.witness.map(|w| (w.input, w.found_by)),
+                found.outcomes,
+                mutant.probed,
+                mutant.unprobed,
+            )
+        };
+        // The archive holds a witness (64 characters): no input runs with its probe.
+        let witnessed = known(&["", &"x".repeat(64), "abc"]);
+        let (w, outcomes, probed, unprobed) = search(&witnessed, true);
+        assert_eq!((probed, unprobed), (0, 3));
+        let (plain_w, plain_outcomes, ..) = search(&witnessed, false);
+        assert_eq!((&w, &outcomes), (&plain_w, &plain_outcomes));
+        assert_eq!(w.expect("a witness").1, "archive");
+        // It holds none: the archive runs again with probes, and the directed search finds
+        // the same witness as where probes cost nothing.
+        let unwitnessed = known(&["", "abc", &"x".repeat(200)]);
+        let (w, outcomes, probed, unprobed) = search(&unwitnessed, true);
+        assert_eq!(unprobed, 3);
+        assert!(probed > 3, "the archive's inputs and the directed search's, with probes");
+        let (plain_w, plain_outcomes, ..) = search(&unwitnessed, false);
+        assert_eq!((&w, &outcomes), (&plain_w, &plain_outcomes));
+        assert_eq!(w.expect("a witness").1, "directed");
     }
 
     #[test]

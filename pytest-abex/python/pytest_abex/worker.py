@@ -19,7 +19,9 @@ beside the original, so one worker serves every survivor. A target that also has
 true`` calls the mutant instrumented (see :mod:`pytest_abex._probe`), and each of its answers
 carries a ``probe`` member about the mutated site: ``{"ok": repr, "probe": {"reached": 1,
 "infected": 0, "distance": 3, "operands": ["182", "185"], "guards": [[1, 0]]}}`` (the protocol
-of ``src/exec/probe.rs``). A target with ``"trace": true`` and a patch of the original's own
+of ``src/exec/probe.rs``); a request ``[target_id,[args...],0]`` asks for the outcome only (the report
+costs about as much as calling a small function, and the witness search needs it only where the
+explored inputs found no witness). A target with ``"trace": true`` and a patch of the original's own
 source calls the original with its comparisons traced (see :mod:`pytest_abex._trace`, for the
 explorer's threshold operator): its answers carry ``"probe": {"cmps": [...]}``.
 """
@@ -160,7 +162,7 @@ def main(argv):
                 return 0
             probe = None
             try:
-                tid, args = loads(line)
+                tid, args, *asked = loads(line)
                 call, convs, probe = targets[tid]
                 if call is None:
                     answers.append(_answer({"bad": convs}))
@@ -205,7 +207,7 @@ def main(argv):
             except BaseException as e:  # SystemExit, GeneratorExit too: `pytest.raises` takes them
                 _note(slowest, tid, clock() - started)
                 answer = {"err": [type(e).__name__, _cut(str(e))]}
-            if probe is not None:
+            if probe is not None and (not asked or asked[0]):
                 answer["probe"] = probe.report()
             if "ok" in answer and len(answer) == 1:
                 answers.append(MARKER + b'{"ok":' + dumps(answer["ok"]).encode() + b"}\n")
