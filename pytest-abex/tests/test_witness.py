@@ -264,3 +264,42 @@ def test_mutants_behind_a_dictionary_s_keys_are_witnessed_on_every_seed(dictkeys
             assert x["bc_count"] >= 20, (seed, t["name"], x["bc_count"])
             keys = {k for c in x["cells"] for args in c["inputs"] for k in args[0]}
             assert {"timezone", "retries"} & keys, (seed, t["name"], keys)
+
+
+# ---- a number parsed from a string (webcolors 24.8.0's `_normalize_percent_rgb`) ----
+
+PERCENTS = '''
+def percent_text(value: str) -> str:
+    """A percentage written in a string, clipped to 0%..100%."""
+    value = value.split("%")[0]
+    percent = float(value) if "." in value else int(value)
+    return "0%" if percent < 0 else "100%" if percent > 100 else f"{percent}%"
+'''
+
+PERCENT_TESTS = '''
+from percents import percent_text
+
+
+def test_percents():
+    assert percent_text("50%") == "50%"
+    assert percent_text("-10%") == "0%"
+    assert percent_text("500%") == "100%"
+'''
+
+
+def test_a_bound_parsed_from_a_string_is_witnessed_strictly_between_two_integers(pytester):
+    # `percent > 100` made `percent > 99` differs on a fraction between the two ("99.5"; at the
+    # integer 100 both give "100%"). The directed search's first batch respells the integer it
+    # reached as the halves on either side of it, so the witness is the half below, not a
+    # spelling the method happens on later ("100.": "100.0%" against "100%").
+    pytester.makepyfile(percents=PERCENTS, test_percents=PERCENT_TESTS)
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    result = pytester.runpytest("-p", "no:cacheprovider", "--abex", "--abex-offline", "--abex-seed", "0",
+                                "--abex-function", "percents.py::percent_text")
+    result.assert_outcomes(passed=1)
+    rep = json.loads((pytester.path / ".abex" / "out" / "report.json").read_text())
+    mutants = rep["targets"][0]["mutation"]["mutants"]
+    bound = next(m for m in mutants if (m["original"], m["replacement"]) == ("100", "99"))
+    assert bound["status"] == "survived" and bound.get("witness"), bound.get("unwitnessed")
+    text = bound["witness"]["input"][0]
+    assert 99 < float(text.split("%")[0]) < 100, text

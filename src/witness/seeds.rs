@@ -279,8 +279,11 @@ fn shapes(hints: &Hints) -> Vec<String> {
 const MAX_SPELLINGS: usize = 48;
 
 /// Inputs made from `base` by respelling one number written in a string argument (a run of
-/// digits): a sign in front (`+3`, `-3`), a leading zero (`03`), a space before or after; at
-/// most [`MAX_SPELLINGS`].
+/// digits): a sign in front (`+3`, `-3`), a leading zero (`03`), a space before or after; and,
+/// for an integer written alone (no `.` next to it), the halves on either side of it (`99.5`
+/// and `100.5` for `100`): a function that parses the string compares a number, and a mutated
+/// bound (`> 100` made `> 99`) differs only strictly between two integers (webcolors 24.8.0's
+/// `_normalize_percent_rgb("99.5")`). At most [`MAX_SPELLINGS`].
 pub(super) fn spellings(params: &[Ty], base: &Args) -> Vec<Args> {
     let mut out = Vec::new();
     for (i, (ty, v)) in params.iter().zip(base).enumerate() {
@@ -301,12 +304,24 @@ pub(super) fn spellings(params: &[Ty], base: &Args) -> Vec<Args> {
                 chars[at..end].iter().collect(),
                 chars[end..].iter().collect(),
             );
-            for (before, after) in [("+", ""), ("-", ""), ("0", ""), (" ", ""), ("", " ")] {
+            let mut respelled: Vec<String> =
+                [("+", ""), ("-", ""), ("0", ""), (" ", ""), ("", " ")]
+                    .iter()
+                    .map(|(before, after)| format!("{head}{before}{run}{after}{tail}"))
+                    .collect();
+            let alone = !head.ends_with('.') && !tail.starts_with('.');
+            if let Some(n) = run.parse::<u128>().ok().filter(|_| alone) {
+                if let Some(below) = n.checked_sub(1) {
+                    respelled.push(format!("{head}{below}.5{tail}"));
+                }
+                respelled.push(format!("{head}{run}.5{tail}"));
+            }
+            for text in respelled {
                 if out.len() >= MAX_SPELLINGS {
                     return out;
                 }
                 let mut a = base.clone();
-                a[i] = Value::Str(format!("{head}{before}{run}{after}{tail}"));
+                a[i] = Value::Str(text);
                 out.push(a);
             }
         }
@@ -445,6 +460,19 @@ mod tests {
             assert!(texts.iter().any(|x| x == t), "{t} in {texts:?}");
         }
         assert_eq!(texts.len(), 15, "five spellings of each of three numbers");
+        // An integer alone gets the halves on either side too; 0 has none below.
+        let alone = |text: &str| -> Vec<String> {
+            let base = vec![Value::Int(3), Value::Str(text.into())];
+            spellings(&params, &base)
+                .into_iter()
+                .filter_map(|a| match &a[1] {
+                    Value::Str(s) if s.contains(".5") => Some(s.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
+        assert_eq!(alone("100"), ["99.5", "100.5"]);
+        assert_eq!(alone("x0%"), ["x0.5%"]);
         // Integers are left alone; a string without digits has nothing to respell.
         let none = vec![Value::Int(3), Value::Str("abc".into())];
         assert!(spellings(&params, &none).is_empty());
