@@ -569,10 +569,15 @@ impl<'a> RustLab<'a> {
 
     /// The doc-tests of build `b`: those of the packages whose tests run, in its copy.
     fn doc_tests_of(&self, b: usize) -> DocTests {
+        let packages = self.front.test_packages(self.package());
+        let crates = &self.front.ws.crates;
+        let edition_2015 =
+            |p: &String| crates.iter().any(|c| c.package == *p && c.edition == "2015");
         DocTests {
             tree: self.builds[b].tree.clone(),
             target_dir: self.target.clone(),
-            packages: self.front.test_packages(self.package()),
+            merge: !packages.iter().any(edition_2015),
+            packages,
             cargo_flags: self.front.ws.cargo_flags.clone(),
             skip: self.front.ws.skip_tests.clone(),
         }

@@ -169,6 +169,9 @@ pub fn failure_of(output: &str, test: &str) -> String {
     }
 }
 
+/// The name of every doc-test program `doctests.rs` keeps ([`TestBinary::name`]).
+pub const DOC_TESTS: &str = "doc-tests";
+
 /// The last `n` lines of `s`.
 pub(crate) fn tail(s: &str, n: usize) -> String {
     let lines: Vec<&str> = s.lines().collect();
@@ -206,6 +209,11 @@ impl TestSuite {
         }
         if let Some(n) = mutant {
             cmd.env("ABEX_MUTANT", n.to_string());
+        }
+        // A merged doc-test program runs each doc-test in a process of its own, as rustdoc
+        // runs it (`doctests.rs`); a program of one doc-test does not read it.
+        if b.name == DOC_TESTS {
+            cmd.env("RUSTDOC_DOCTEST_BIN_PATH", &b.exe);
         }
         crate::safety::scrub_env(&mut cmd);
         crate::safety::own_group(&mut cmd);
@@ -412,6 +420,10 @@ pub struct DocTests {
     pub cargo_flags: Vec<String>,
     /// Doc-tests left out (`Workspace::skip_tests`, libtest's `--skip`).
     pub skip: Vec<String>,
+    /// Whether rustdoc is asked to merge them into one program (`doctests.rs`): not in edition
+    /// 2015, where a doc-test names its crate without `extern crate` only in a program of its
+    /// own (strsim 0.10.0: rustdoc refuses to merge).
+    pub merge: bool,
 }
 
 impl DocTests {
@@ -664,6 +676,7 @@ mod tests {
                 packages: vec!["p".into()],
                 cargo_flags: Vec::new(),
                 skip: Vec::new(),
+                merge: true,
             };
             let cmd = docs.command(extra, &[]);
             let args: Vec<String> =
@@ -701,6 +714,7 @@ mod tests {
             packages: vec!["p".into()],
             cargo_flags: vec!["--features".into(), "f".into()],
             skip: vec!["needs_the_network".into()],
+            merge: true,
         };
         let cmd = docs.command(&[], &["--quiet"]);
         let args: Vec<String> = cmd.get_args().map(|a| a.to_string_lossy().into_owned()).collect();

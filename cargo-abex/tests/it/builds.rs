@@ -53,6 +53,22 @@ fn compiled(log: &str, package: &str) -> usize {
     log.lines().filter(|l| l.trim_start().starts_with(&line)).count()
 }
 
+/// Runs `cargo abex args` on a copy of `fixture` with a logging cargo: the copy and the log.
+fn logged_run(fixture: &str, args: &[&str]) -> (tempfile::TempDir, PathBuf, String) {
+    let (tmp, dir) = support::project(fixture);
+    let log = tmp.path().join("cargo.log");
+    let cargo = logging_cargo(tmp.path(), &log);
+    let o = abex(&dir, &[("CARGO", &cargo)], args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&log).unwrap();
+    (tmp, dir, text)
+}
+
+/// The `cargo test --doc` calls of `log`.
+fn doc_calls(log: &str) -> Vec<&str> {
+    log.lines().filter(|l| l.starts_with("cargo: ") && l.contains(" --doc")).collect()
+}
+
 fn mutation<'a>(r: &'a Value, name: &str) -> &'a Value {
     let targets = r["targets"].as_array().unwrap();
     let t = targets.iter().find(|t| t["name"] == name).unwrap_or_else(|| panic!("{r:#}"));
@@ -71,10 +87,11 @@ fn a_run_compiles_each_dependency_once_and_the_next_run_only_the_changed_crate()
     // The harness, the test binaries (with the feature the tests turn on), the doc-tests (a
     // survivor of `limit` meets them) and the suggested tests' build share one compilation.
     assert_eq!(compiled(&first, "onebuild-dep"), 1, "{first}");
-    // The doc-tests were compiled once; the survivor `>` of `limit` ran the kept doc-test
-    // program, which killed it.
-    let doc_runs = first.lines().filter(|l| l.starts_with("cargo: ") && l.contains(" --doc"));
-    assert_eq!(doc_runs.count(), 1, "{first}");
+    // The doc-tests were compiled once, merged into one program; the survivor `>` of `limit`
+    // ran the kept program, which killed it, and its output named the doc-test that failed.
+    let doc_runs = doc_calls(&first);
+    assert_eq!(doc_runs.len(), 1, "{first}");
+    assert!(doc_runs[0].contains("--merge-doctests=yes"), "{first}");
     // The harness came first (resolved as the tests are: `--examples`), its tests after.
     let calls: Vec<&str> = first.lines().filter(|l| l.starts_with("cargo: build")).collect();
     assert!(calls[0].contains("--bin __abex_harness --examples"), "{first}");
@@ -102,15 +119,32 @@ fn a_run_compiles_each_dependency_once_and_the_next_run_only_the_changed_crate()
 }
 
 #[test]
+fn doc_tests_that_fail_merged_are_recorded_again_one_program_each_and_still_kill() {
+    // `name_of`'s doc-test names its own crate, `rust_out` where each doc-test is a program of
+    // its own (as the user's `cargo test` runs it, edition 2021), not where rustdoc merges them.
+    let (_tmp, dir, text) = logged_run("docsalone", &["--offline", "--all", "--pairs", "100"]);
+    let doc_runs = doc_calls(&text);
+    assert_eq!(doc_runs.len(), 2, "{text}");
+    assert!(doc_runs[0].contains("--merge-doctests=yes"), "{text}");
+    assert!(!doc_runs[1].contains("--merge-doctests"), "{text}");
+    // `x >= 10` made `x > 10` passes the unit test; `large`'s doc-test, kept one program per
+    // doc-test, kills it.
+    let r = report(&dir);
+    let large = mutation(&r, "large");
+    let mutants = large["mutants"].as_array().unwrap();
+    let gt = mutants
+        .iter()
+        .find(|m| m["replacement"] == "x > 10")
+        .unwrap_or_else(|| panic!("{large:#}"));
+    assert_eq!(gt["status"], "killed", "{large:#}");
+    assert_eq!(gt["killed_by"], "doc-tests", "{large:#}");
+}
+
+#[test]
 fn a_crate_whose_tests_an_earlier_crate_of_the_run_built_builds_harness_and_tests_in_one_call() {
     // `ws-core`'s tests build compiles `ws-app`'s too (it depends on `ws-core`): `ws-app`'s
     // unit then has nothing to explore while dependencies compile, and builds at once.
-    let (tmp, dir) = support::project("ws");
-    let log = tmp.path().join("cargo.log");
-    let cargo = logging_cargo(tmp.path(), &log);
-    let o = abex(&dir, &[("CARGO", &cargo)], &["--offline", "--all", "--pairs", "100"]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let text = std::fs::read_to_string(&log).unwrap();
+    let (_tmp, dir, text) = logged_run("ws", &["--offline", "--all", "--pairs", "100"]);
     let calls = |package: &str| -> Vec<&str> {
         let p = format!("--profile test -p {package} ");
         text.lines().filter(|l| l.starts_with("cargo: build") && l.contains(&p)).collect()
