@@ -548,23 +548,38 @@ impl<'a> RustLab<'a> {
             Recorded::Nothing => return,
         };
         let suite = self.suite(&self.builds[b]);
-        for &n in survivors {
-            if self.past_deadline() {
-                break;
-            }
-            let t0 = Instant::now();
-            let limit = timeout.max(Duration::from_secs(60));
-            let r = match &programs {
-                Some(p) => Some(p.run(&suite, n, &self.function_of(b, n), limit)),
-                None => doc.run(Some(n), limit),
-            };
-            if crate::interrupt::stopped() {
-                return;
-            }
+        let limit = timeout.max(Duration::from_secs(60));
+        let mut heard = |n: u32, r: Option<TestResult>, took: Duration| {
             if let Some(r @ TestResult::Fail { .. }) = r {
-                results.insert(n, tested(&r, t0.elapsed()));
+                results.insert(n, tested(&r, took));
             }
-        }
+        };
+        let Some(programs) = programs else {
+            // `cargo test --doc` per survivor: one at a time (cargo locks the target folder).
+            for &n in survivors {
+                if self.past_deadline() {
+                    break;
+                }
+                let t0 = Instant::now();
+                let r = doc.run(Some(n), limit);
+                if crate::interrupt::stopped() {
+                    return;
+                }
+                heard(n, r, t0.elapsed());
+            }
+            return;
+        };
+        // The kept programs, `--jobs` survivors at a time.
+        let groups: Vec<Vec<u32>> = survivors.iter().map(|&n| self.function_of(b, n)).collect();
+        let deadline = self.deadline;
+        let stop = move || deadline.is_some_and(|d| Instant::now() >= d);
+        let work = |i: usize| {
+            let t0 = Instant::now();
+            (programs.run(&suite, survivors[i], &groups[i], limit), t0.elapsed())
+        };
+        suite::in_parallel(survivors.len(), self.cfg.jobs, &stop, &work, &mut |i, (r, took)| {
+            heard(survivors[i], Some(r), took)
+        });
     }
 
     /// The doc-tests of build `b`: those of the packages whose tests run, in its copy.

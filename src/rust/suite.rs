@@ -566,7 +566,7 @@ pub fn failures_each(
 /// Calls `work` on `0..n` with up to `jobs` calls at a time, `on_done` hearing each result as it
 /// comes (on the calling thread). `stop` is checked before each call; an interruption stops
 /// everything, and a call it cut short is not heard.
-fn in_parallel<R: Send>(
+pub(crate) fn in_parallel<R: Send>(
     n: usize,
     jobs: usize,
     stop: &(dyn Fn() -> bool + Sync),
