@@ -291,12 +291,12 @@ impl DocPrograms {
     }
 
     /// The name of a doc-test that failed, when its output does not list it: the recording
-    /// ran a single doc-test; otherwise `doc-tests` (what failed is in the failure's output). rustc places
-    /// a doc-test's panic at a line of the doc-test's own generated code, not of its file
-    /// (rustc 1.95: `panicked at src/lib.rs:7:1` for a doc-test at line 705), and a panic in
-    /// the library names a line of the library: neither says which doc-test failed, and the
-    /// nearest one to the panic's line was the wrong one (either 1.13: `for_both (line 72)`
-    /// named for `left_or_default`'s doc-test).
+    /// ran a single doc-test; otherwise `doc-tests` (what failed is in the failure's output).
+    /// rustc places a doc-test's panic at a line of the doc-test's own generated code, not of
+    /// its file (rustc 1.95: `panicked at src/lib.rs:7:1` for a doc-test at line 705), and a
+    /// panic in the library names a line of the library: neither says which doc-test failed,
+    /// and the nearest one to the panic's line was the wrong one (either 1.13: `for_both (line
+    /// 72)` named for `left_or_default`'s doc-test).
     fn name(&self) -> String {
         match self.names.as_slice() {
             [(_, _, name)] => name.clone(),
