@@ -256,18 +256,9 @@ fn names(stdout: &str) -> Vec<(String, usize, String)> {
 }
 
 /// The first doc-test a merged program's output reports as failed (libtest's `test … FAILED`
-/// line, printed as it ends, or its closing `failures:` list); a program of one doc-test
-/// reports none.
+/// line, printed as it ends); a program of one doc-test reports none.
 fn failed_doc_test(output: &str) -> Option<String> {
-    let reported = output.lines().find_map(|l| {
-        let name = l.strip_prefix("test ")?.strip_suffix(" ... FAILED")?;
-        Some(name.strip_suffix(" - should panic").unwrap_or(name).trim().to_string())
-    });
-    reported.or_else(|| {
-        let (_, list) = output.rsplit_once("\nfailures:\n")?;
-        let name = list.lines().map_while(|l| l.strip_prefix("    ")).next()?;
-        Some(name.trim().to_string())
-    })
+    suite::failed_tests(output).into_iter().next()
 }
 
 impl DocPrograms {

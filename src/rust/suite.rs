@@ -650,7 +650,7 @@ fn cargo_test_env(package_dir: &Path, package: &str) -> Vec<(String, String)> {
 
 /// The tests libtest's output `out` lists as failed, by path (a `#[should_panic]` test's
 /// ` - should panic` left out).
-fn failed_tests(out: &str) -> Vec<String> {
+pub(crate) fn failed_tests(out: &str) -> Vec<String> {
     out.lines()
         .filter_map(|l| {
             let name = l.strip_prefix("test ")?.strip_suffix(" ... FAILED")?.trim();
