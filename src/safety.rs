@@ -248,18 +248,37 @@ pub fn pipe() -> std::io::Result<(std::fs::File, std::fs::File)> {
 /// itself may be close-on-exec: the child's copy is not). The pipe a worker answers on.
 #[cfg(unix)]
 pub fn pass_fd(cmd: &mut Command, fd: std::os::fd::RawFd, target: std::os::fd::RawFd) {
+    pass_fds(cmd, &[(fd, target)]);
+}
+
+/// [`pass_fd`] for several files at once, `(fd, target)` each: every `fd` is first copied
+/// above the targets, so that no target overwrites an `fd` still to be given (a runner's
+/// twins' pipes).
+#[cfg(unix)]
+pub fn pass_fds(cmd: &mut Command, fds: &[(std::os::fd::RawFd, std::os::fd::RawFd)]) {
     use std::os::unix::process::CommandExt;
-    // SAFETY: the closure runs in the child between fork and exec; it only calls dup2 and
-    // fcntl, which are async-signal-safe, and allocates nothing.
+    if fds.is_empty() {
+        return;
+    }
+    let fds = fds.to_vec();
+    let above = fds.iter().map(|&(_, t)| t).max().unwrap_or(0) + 1;
+    // The copies' numbers, filled in the child (allocated here, before the fork).
+    let mut copies = vec![0 as libc::c_int; fds.len()];
+    // SAFETY: the closure runs in the child between fork and exec; it only calls fcntl and
+    // dup2, which are async-signal-safe, and allocates nothing (it writes into `copies`).
     unsafe {
         cmd.pre_exec(move || {
-            if fd == target {
-                // dup2 onto itself keeps close-on-exec: clear it.
-                if libc::fcntl(target, libc::F_SETFD, 0) == -1 {
+            for (copy, &(fd, _)) in copies.iter_mut().zip(&fds) {
+                *copy = libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, above);
+                if *copy == -1 {
                     return Err(std::io::Error::last_os_error());
                 }
-            } else if libc::dup2(fd, target) == -1 {
-                return Err(std::io::Error::last_os_error());
+            }
+            // dup2 clears close-on-exec on the target; the copies keep it and go at exec.
+            for (&copy, &(_, target)) in copies.iter().zip(&fds) {
+                if libc::dup2(copy, target) == -1 {
+                    return Err(std::io::Error::last_os_error());
+                }
             }
             Ok(())
         });
@@ -305,6 +324,10 @@ pub fn pipe() -> std::io::Result<(std::fs::File, std::fs::File)> {
 /// See [`pipe`].
 #[cfg(not(unix))]
 pub fn pass_fd(_cmd: &mut Command, _fd: i32, _target: i32) {}
+
+/// See [`pipe`].
+#[cfg(not(unix))]
+pub fn pass_fds(_cmd: &mut Command, _fds: &[(i32, i32)]) {}
 
 /// No memory limit where the platform has no `setrlimit`.
 #[cfg(not(unix))]

@@ -106,6 +106,11 @@ def test_the_runner_runs_the_tests_that_killed_the_last_mutant_first(tmp_path):
         {"patch": patch("x > 10", "x > 11"), "timeout": 60, "all": False},
         {"patch": None, "timeout": 60, "all": True, "collect": ["test_extra.py"]},
         {"patch": patch("x > 10", "x > 11"), "timeout": 60, "all": True, "collect": ["test_extra.py"]},
+        # The tests named alone (those that do not spare the survivor).
+        {"patch": patch("x > 10", "x > 11"), "timeout": 60, "all": True, "collect": ["test_extra.py"],
+         "only": ["test_edge"]},
+        {"patch": patch("x > 10", "x > 11"), "timeout": 60, "all": True, "collect": ["test_extra.py"],
+         "only": ["test_other"]},
     ]
     out = subprocess.run(
         [sys.executable, "-m", "pytest_abex.runner", str(spec)],
@@ -130,6 +135,8 @@ def test_the_runner_runs_the_tests_that_killed_the_last_mutant_first(tmp_path):
     # Other files (suggested tests): collected once, run on the original and on a mutant.
     assert (answers[5]["status"], answers[5]["ran"]) == ("pass", 1)
     assert answers[6]["status"] == "fail" and answers[6]["failed"] == ["test_extra.py::test_edge"]
+    assert (answers[7]["status"], answers[7]["failed"], answers[7]["ran"]) == ("fail", ["test_extra.py::test_edge"], 1)
+    assert (answers[8]["status"], answers[8]["ran"]) == ("pass", 0)
 
 
 def test_a_replay_runs_the_tests_the_last_failing_mutant_ran_in_its_order_up_to_its_killer(tmp_path):
@@ -169,6 +176,70 @@ def test_a_replay_runs_the_tests_the_last_failing_mutant_ran_in_its_order_up_to_
         ("fail", ["test_shapes.py::test_big"], 1),
         ("fail", ["test_shapes.py::test_small"], 2),
     ], out.stdout
+
+
+def test_a_twin_answers_on_its_own_lane_traced_as_its_runner_and_ends_at_the_end_of_its_requests(tmp_path):
+    # The jobs runners of one test suite: one collects and traces, the others are its forks.
+    import os
+    import select
+
+    (tmp_path / "shapes_mod.py").write_text(MODULE)
+    (tmp_path / "test_shapes.py").write_text(TESTS)
+    their_requests, requests = os.pipe()
+    answers, their_answers = os.pipe()
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"tests": ["test_shapes.py"], "sys_path": [str(tmp_path)],
+                                "lanes": {"1": [their_requests, their_answers]}}))
+    runner = subprocess.Popen(
+        [sys.executable, "-m", "pytest_abex.runner", str(spec)], stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=tmp_path,
+        pass_fds=(their_requests, their_answers),
+    )
+    os.close(their_requests)
+    os.close(their_answers)
+    lane_in, lane_out = os.fdopen(requests, "wb", buffering=0), os.fdopen(answers, "rb")
+
+    def ask(into, out, request):
+        into.write((json.dumps(request) + "\n").encode())
+        into.flush()
+        return read(out)
+
+    def read(out):
+        ready, _, _ = select.select([out], [], [], 60)
+        assert ready, "no answer within a minute"
+        while True:
+            line = out.readline()
+            assert line, "the process ended"
+            if line.startswith(b"@abex@"):
+                return json.loads(line[6:])
+
+    patch = lambda old, new: _function_patch("shapes_mod", MODULE, "clamp", old, new)  # noqa: E731
+    try:
+        assert read(runner.stdout) == {"abex_runner": 1, "collected": 22}
+        trace = [{"module": "shapes_mod", "qualname": "clamp"}]
+        base = ask(runner.stdin, runner.stdout, {"patch": None, "timeout": 60, "all": True, "trace": trace})
+        assert base["status"] == "pass" and base["ran"] == 22
+        forked = ask(runner.stdin, runner.stdout, {"twin": 1, "timeout": 60})
+        assert forked["twin"] != runner.pid, forked
+        assert read(lane_out) == {"abex_runner": 1, "twin": True, "collected": 22}
+        # The twin runs a mutant's tests as its runner would: the two that call `clamp`.
+        killed = ask(lane_in, lane_out, {"patch": patch("return 10", "return 11"), "timeout": 60, "all": False})
+        assert (killed["status"], killed["failed"], killed["ran"]) == ("fail", ["test_shapes.py::test_big"], 2)
+        kept = ask(lane_in, lane_out, {"patch": patch("x > 10", "x > 11"), "timeout": 60, "all": False})
+        assert (kept["status"], kept["ran"]) == ("pass", 2)
+        # The runner still answers on its own lane, and has no second lane to give.
+        again = ask(runner.stdin, runner.stdout, {"patch": patch("return 10", "return 11"), "timeout": 60, "all": False})
+        assert (again["status"], again["ran"]) == ("fail", 2)
+        assert "twin" not in ask(runner.stdin, runner.stdout, {"twin": 1, "timeout": 60})
+        # The end of its requests ends the twin, not the runner.
+        lane_in.close()
+        assert lane_out.read() == b""
+        assert runner.poll() is None
+        runner.stdin.close()
+        assert runner.wait(timeout=60) == 0
+    finally:
+        runner.kill()
+        runner.wait()
 
 
 def test_a_function_with_an_entry_hook_keeps_its_signature_name_lines_and_behaviour(shapes):

@@ -130,6 +130,7 @@ fn write(
         rank: 0,
         origin: TestOrigin::Offline,
         repair_rounds: 0,
+        spared: Vec::new(),
     })
 }
 
@@ -296,6 +297,7 @@ mod tests {
             rank: 0,
             origin: TestOrigin::Offline,
             repair_rounds: 0,
+            spared: Vec::new(),
         }
     }
 

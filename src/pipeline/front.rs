@@ -129,6 +129,11 @@ pub struct Suggestion {
     pub origin: crate::report::TestOrigin,
     /// For a model-written test, the repair rounds it took (0: its first answer held).
     pub repair_rounds: u32,
+    /// Survivors this test is known to pass on: a call found their outcome on its input to be
+    /// the original's. A check may leave it unrun on them where running it costs
+    /// ([`Lab::skips_spared`]); a kill still counts only where the test ran and failed. Empty:
+    /// unknown, it runs on every survivor.
+    pub spared: Vec<u32>,
 }
 
 /// What compiling and running one suggested test gave.
@@ -365,6 +370,13 @@ pub trait Lab {
     /// target's witnesses are searched; [`Lab::check`] of the same tests then gives what it
     /// found.
     fn check_soon(&mut self, _suggestions: &[Suggestion], _survivors: &[u32]) {}
+    /// Whether running one suggested test on one survivor costs enough that a check leaves it
+    /// unrun on the survivors it spares ([`Suggestion::spared`]): Python, where each test goes
+    /// through pytest's protocol in the survivor's fork. False (the default) where a check
+    /// runs every test of a survivor at once anyway (a Rust test binary).
+    fn skips_spared(&self) -> bool {
+        false
+    }
     /// Compiles and runs `suggestions` on the original and on `survivors`: each one's
     /// [`Verdict`] (why it failed, or the survivors it kills). A suggestion left unrun (the
     /// time budget, no build holding its survivors) is absent.

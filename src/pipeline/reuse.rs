@@ -157,6 +157,7 @@ fn verified(
                 rank: 0,
                 origin: s.origin,
                 repair_rounds: s.repair_rounds,
+                spared: Vec::new(),
             });
             expected.push((i, s.name.clone(), kills));
         }

@@ -426,13 +426,51 @@ fn prove(
                     rank,
                     origin: TestOrigin::Offline,
                     repair_rounds: 0,
+                    spared: Vec::new(),
                 };
                 proven.suggestions.push(s);
             }
         }
         proven.witnesses.insert(m.n, w);
     }
+    if lab.skips_spared() && !ctx.past_deadline() {
+        spare(lab, d, &mut proven);
+    }
     Ok(proven)
+}
+
+/// Fills in each suggested test's [`Suggestion::spared`]: the witnessed survivors of `proven`
+/// (called through `d`) whose outcome on the test's input is the original's, one batch of calls
+/// per survivor. A call that fails spares nothing: the check then runs the test there.
+fn spare(lab: &mut dyn Lab, d: usize, proven: &mut Proven) {
+    // Each test's input and the outcome it asserts: its survivor's witness.
+    let asserted: Vec<(u32, &Witness)> = proven
+        .suggestions
+        .iter()
+        .filter_map(|s| proven.witnesses.get(&s.mutant).map(|w| (s.mutant, w)))
+        .collect();
+    let mut inputs: Vec<crate::value::Args> = Vec::new();
+    for (_, w) in &asserted {
+        if !inputs.contains(&w.input) {
+            inputs.push(w.input.clone());
+        }
+    }
+    let mut spared: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    for &n in proven.witnesses.keys() {
+        let Ok(mut mutant) = lab.mutant(d, n) else { continue };
+        let Ok(outcomes) = mutant.evaluate_outcomes(&inputs) else { continue };
+        for (own, w) in &asserted {
+            let at = inputs.iter().position(|i| *i == w.input);
+            let same = at.and_then(|k| outcomes.get(k)).is_some_and(|o| *o == w.original);
+            if *own != n && same {
+                spared.entry(*own).or_default().push(n);
+            }
+        }
+    }
+    for s in &mut proven.suggestions {
+        s.spared = spared.get(&s.mutant).cloned().unwrap_or_default();
+        s.spared.dedup();
+    }
 }
 
 /// The function that is called to reach target `i`: the target itself, or the caller that
@@ -1117,6 +1155,33 @@ mod tests {
     }
 
     #[test]
+    fn a_test_spares_the_survivors_whose_outcome_on_its_input_is_the_originals() {
+        // Survivor n compares with `10 + n`: the witness of 1 is 11, that of 5 is 15. The test
+        // on 15 passes on survivor 1 (15 > 11, as 15 > 10): it spares it; the test on 11 fails
+        // on survivor 5 (11 > 15 is false): it spares nothing.
+        let mut lab = Compare { threads: Default::default(), shared: true };
+        let witness = |x: i128| Witness {
+            input: vec![Value::Int(x)],
+            original: Outcome::Ok { value: "true".into() },
+            mutant: Outcome::Ok { value: "false".into() },
+            found_by: "search".into(),
+            shrunk_from: None,
+        };
+        let mut proven = Proven::default();
+        proven.witnesses.insert(1, witness(11));
+        proven.witnesses.insert(5, witness(15));
+        for (n, name) in [(1, "f_is_true_for_11"), (5, "f_is_true_for_15")] {
+            let mut s = suggestion(name, 0, "");
+            s.mutant = n;
+            proven.suggestions.push(s);
+        }
+        spare(&mut lab, 0, &mut proven);
+        let spared: Vec<(&str, Vec<u32>)> =
+            proven.suggestions.iter().map(|s| (s.name.as_str(), s.spared.clone())).collect();
+        assert_eq!(spared, [("f_is_true_for_11", vec![]), ("f_is_true_for_15", vec![1])]);
+    }
+
+    #[test]
     fn a_mutant_that_only_changes_the_error_message_gets_a_test_of_its_own() {
         let error = |m: &str| Outcome::Error { ty: "ValueError".into(), message: m.into() };
         let witness = |mutant: Outcome| Witness {
@@ -1150,6 +1215,7 @@ mod tests {
             rank,
             origin: TestOrigin::Offline,
             repair_rounds: 0,
+            spared: Vec::new(),
         }
     }
 

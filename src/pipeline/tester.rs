@@ -141,6 +141,7 @@ pub(crate) fn write_tests(
                         rank: 0,
                         origin: TestOrigin::Model,
                         repair_rounds: round,
+                        spared: Vec::new(),
                     };
                     batch.push((a_i, s, answer));
                 }

@@ -139,33 +139,36 @@ fn not_reached(
     }
 }
 
-/// What a runner does with one mutant: `None` when the run was interrupted (no result).
-type Job<'j, T> = dyn Fn(&mut Runner, &Patch) -> Result<Option<T>, RunnerError> + Sync + 'j;
+/// What a runner does with one mutant (`W`: its patch, and what else the job needs of it):
+/// `None` when the run was interrupted (no result).
+type Job<'j, W, T> = dyn Fn(&mut Runner, &W) -> Result<Option<T>, RunnerError> + Sync + 'j;
 
-/// Runs `job` on each of `work`'s mutants, spread over `runners`, one thread each (runner `j`
-/// takes every `runners.len()`-th mutant from the `j`-th); `heard` hears each result as it
-/// comes, on this thread. No mutant starts once `stop` says so, nor after an interrupted run.
-/// Returns the first runner's error, if any (after every thread ended).
-fn spread<T: Send>(
+/// Runs `job` on each of `work`'s mutants, spread over `runners`, one thread each: each runner
+/// takes the next mutant in `work`'s order as soon as it is free, so that one whose mutants
+/// run long does not leave the others idle at the end; `heard` hears each result as it comes,
+/// on this thread. No mutant starts once `stop` says so, nor after an interrupted run. Returns
+/// the first runner's error, if any (after every thread ended).
+fn spread<W: Sync, T: Send>(
     runners: &mut [Runner],
-    work: &[(u32, Patch)],
-    job: &Job<'_, T>,
+    work: &[(u32, W)],
+    job: &Job<'_, W, T>,
     stop: &(dyn Fn() -> bool + Sync),
     heard: &mut dyn FnMut(u32, T),
 ) -> Result<(), RunnerError> {
-    let jobs = runners.len().max(1);
+    let next = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|s| {
         let (tx, rx) = std::sync::mpsc::channel();
         let handles: Vec<_> = runners
             .iter_mut()
-            .enumerate()
-            .map(|(j, r)| {
-                let tx = tx.clone();
+            .map(|r| {
+                let (tx, next) = (tx.clone(), &next);
                 s.spawn(move || {
-                    for (n, patch) in work.iter().skip(j).step_by(jobs) {
+                    loop {
                         if stop() {
                             break;
                         }
+                        let k = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        let Some((n, patch)) = work.get(k) else { break };
                         let Some(t) = job(r, patch)? else { break };
                         if tx.send((*n, t)).is_err() {
                             break;
@@ -389,7 +392,7 @@ impl<'a> PythonLab<'a> {
         }
         let (runner, kept) = match self.runners.iter().position(|(t, _)| t == tests) {
             Some(k) => (self.runners.swap_remove(k).1, true),
-            None => (self.place.start(spec, tests)?, false),
+            None => (self.place.start(spec, tests, self.cfg.jobs.saturating_sub(1))?, false),
         };
         self.note_dropped(&runner);
         Ok((runner, kept))
@@ -454,19 +457,15 @@ impl<'a> PythonLab<'a> {
         }
         // The function's own code, for the check of a new killer on the original.
         let original = self.function_patch(i, None);
-        for m in mine.iter().filter(|m| m.self_check) {
-            let patch = self.patch(i, &m.mutant);
-            let first = runner.run(Some(&patch), timeout, false)?;
-            let t = tested(&self.flaky.settle(&mut runner, &patch, &original, first, timeout)?);
-            if crate::interrupt::stopped() {
-                break;
-            }
-            on_result(m.n, &t);
-            results.insert(m.n, t);
-        }
-        let others: Vec<&Numbered> = mine.iter().copied().filter(|m| !m.self_check).collect();
-        // `jobs` runners, each with its share of the mutants, one thread each.
-        let jobs = self.cfg.jobs.clamp(1, others.len().max(1));
+        // Its self-check first (the first free runner takes it), then the other mutants.
+        let ordered: Vec<&Numbered> = mine
+            .iter()
+            .filter(|m| m.self_check)
+            .chain(mine.iter().filter(|m| !m.self_check))
+            .copied()
+            .collect();
+        // `jobs` runners, each taking the next mutant when free, one thread each.
+        let jobs = self.cfg.jobs.clamp(1, ordered.len().max(1));
         let mut runners = vec![runner];
         for j in 1..jobs {
             // A runner kept from an earlier function with the same tests has its baseline.
@@ -474,14 +473,19 @@ impl<'a> PythonLab<'a> {
                 runners.push(self.runners.swap_remove(k).1);
                 continue;
             }
+            // A twin of the first, idle now, traced as it is.
+            if let Some(r) = runners[0].twin() {
+                runners.push(r);
+                continue;
+            }
             let spec =
                 self.work.path().join(format!("runner-{}-{j}.json", c.file * 10_000 + c.func));
-            let mut r = self.place.start(&spec, &files)?;
+            let mut r = self.place.start(&spec, &files, 0)?;
             self.flaky.baseline(&mut r, &self.place.traced, BASELINE_LIMIT)?;
             runners.push(r);
         }
         let patches: Vec<(u32, Patch)> =
-            others.iter().map(|m| (m.n, self.patch(i, &m.mutant))).collect();
+            ordered.iter().map(|m| (m.n, self.patch(i, &m.mutant))).collect();
         let deadline = self.deadline;
         let past =
             move || deadline.is_some_and(|d| Instant::now() >= d) || crate::interrupt::stopped();
@@ -522,10 +526,19 @@ impl<'a> PythonLab<'a> {
             f.name.to_lowercase().trim_start_matches('_'),
             &crate::cache::key(&[text.as_bytes()])[..8]
         ));
+        // Each survivor runs the tests that do not spare it (none: it is not run).
         let patches = survivors
             .iter()
             .filter_map(|&n| self.mutants.iter().find(|m| m.n == n))
-            .map(|m| (m.n, self.patch_of(m)))
+            .filter_map(|m| {
+                let run: Vec<String> = mine
+                    .iter()
+                    .filter(|s| !s.spared.contains(&m.n))
+                    .map(|s| s.name.clone())
+                    .collect();
+                let every = run.len() == mine.len();
+                (!run.is_empty()).then(|| (m.n, (self.patch_of(m), (!every).then_some(run))))
+            })
             .collect();
         CheckPlan {
             target: i,
@@ -650,8 +663,13 @@ struct CheckPlan {
     text: String,
     tests: Vec<PathBuf>,
     timeout: Duration,
-    patches: Vec<(u32, Patch)>,
+    /// Per survivor run, its patch and the tests it runs when not all (the others spare it).
+    patches: Vec<(u32, SurvivorCheck)>,
 }
+
+/// A survivor's part of a check: its patch, and the names of the tests it runs when not all
+/// of them (the others spare it, see [`Suggestion::spared`]).
+type SurvivorCheck = (Patch, Option<Vec<String>>);
 
 impl CheckPlan {
     /// Whether `other` checks the same tests against the same survivors.
@@ -675,11 +693,11 @@ impl CheckPlan {
     /// limit, on each survivor, the survivors shared among `pool` as the mutants are.
     fn run_written(&self, pool: &mut [Runner]) -> Found {
         let files = std::slice::from_ref(&self.file);
-        let base = pool[0].run_files(None, self.timeout, files)?;
+        let base = pool[0].run_files(None, self.timeout, files, None)?;
         let mut killed_by = BTreeMap::new();
         if !uncollected(&base) && base.status != "timeout" {
-            let job = |r: &mut Runner, patch: &Patch| {
-                Ok(Some(r.run_files(Some(patch), self.timeout, files)?.failed))
+            let job = |r: &mut Runner, (patch, only): &SurvivorCheck| {
+                Ok(Some(r.run_files(Some(patch), self.timeout, files, only.as_deref())?.failed))
             };
             spread(pool, &self.patches, &job, &|| false, &mut |n, failed| {
                 killed_by.insert(n, failed);
@@ -695,6 +713,10 @@ fn uncollected(base: &RunResult) -> bool {
 }
 
 impl Lab for PythonLab<'_> {
+    fn skips_spared(&self) -> bool {
+        true
+    }
+
     fn params(&mut self, i: usize) -> Option<Vec<Param>> {
         if let Some(known) = self.learnt.get(&i) {
             return known.clone();

@@ -96,13 +96,15 @@ pub struct RunnerPlace {
 
 impl RunnerPlace {
     /// Starts a runner of the session's tests, collected from `tests` (what [`suite`] gives),
-    /// its spec written to `spec`: it keeps exactly the session's node ids.
+    /// its spec written to `spec`: it keeps exactly the session's node ids. It can fork
+    /// `twins` twins of itself ([`Runner::twin`]).
     pub fn start(
         &self,
         spec: &Path,
         tests: &[PathBuf],
+        twins: usize,
     ) -> Result<Runner, super::runner::RunnerError> {
-        Runner::start(&self.python, &self.spot(spec), tests, self.node_ids.as_deref())
+        Runner::start(&self.python, &self.spot(spec), tests, self.node_ids.as_deref(), twins)
     }
 
     /// Starts a runner of `files` alone (abex's suggested tests), its spec written to `spec`.
@@ -111,7 +113,7 @@ impl RunnerPlace {
         spec: &Path,
         files: &[PathBuf],
     ) -> Result<Runner, super::runner::RunnerError> {
-        Runner::start(&self.python, &self.spot(spec), files, None)
+        Runner::start(&self.python, &self.spot(spec), files, None, 0)
     }
 
     fn spot<'a>(&'a self, spec: &'a Path) -> super::runner::Spot<'a> {
@@ -124,12 +126,13 @@ impl RunnerPlace {
     }
 }
 
-/// Starts `copies` runners for each of the distinct sets of test files `sets` and runs their
-/// traced baselines, each on a thread of its own (while the functions are explored), so that
-/// the `jobs` runners the tests of mutants use are ready when those start: started one after
-/// another, each would cost an interpreter start, a collection and a baseline of its own. A
-/// runner that fails to start is left out: it is started again when needed, and the failure is
-/// reported then.
+/// Starts `copies` runners for each of the distinct sets of test files `sets`, on a thread per
+/// set (while the functions are explored), so that the `jobs` runners the tests of mutants use
+/// are ready when those start: one runner collects and runs the traced baseline, and the
+/// others are its twins ([`Runner::twin`]), forked from it then, without an interpreter start,
+/// a collection and a baseline of their own. A twin that cannot be forked is started as a
+/// runner of its own. A runner that fails to start is left out: it is started again when
+/// needed, and the failure is reported then.
 pub fn warm(
     place: RunnerPlace,
     spec_prefix: PathBuf,
@@ -138,22 +141,34 @@ pub fn warm(
 ) -> JoinHandle<Vec<(Vec<PathBuf>, Runner)>> {
     std::thread::spawn(move || {
         let place = &place;
-        let started: Vec<_> = std::thread::scope(|s| {
+        let copies = copies.max(1);
+        let warmed: Vec<_> = std::thread::scope(|s| {
             let handles: Vec<_> = sets
                 .iter()
                 .enumerate()
-                .flat_map(|(i, tests)| (0..copies.max(1)).map(move |j| (i, j, tests)))
-                .map(|(i, j, tests)| {
-                    let spec = spec_prefix.with_file_name(format!("warm-{i}-{j}.json"));
+                .map(|(i, tests)| {
+                    let spec_prefix = &spec_prefix;
+                    let spec =
+                        move |j: usize| spec_prefix.with_file_name(format!("warm-{i}-{j}.json"));
                     s.spawn(move || {
-                        let mut runner = place.start(&spec, tests).ok()?;
-                        runner.baseline(&place.traced, BASELINE_LIMIT).ok()?;
-                        Some((tests.clone(), runner))
+                        let started = |j: usize, twins: usize| {
+                            let mut runner = place.start(&spec(j), tests, twins).ok()?;
+                            runner.baseline(&place.traced, BASELINE_LIMIT).ok()?;
+                            Some(runner)
+                        };
+                        let Some(first) = started(0, copies - 1) else { return Vec::new() };
+                        let mut runners = vec![(tests.clone(), first)];
+                        for j in 1..copies {
+                            if let Some(r) = runners[0].1.twin().or_else(|| started(j, 0)) {
+                                runners.push((tests.clone(), r));
+                            }
+                        }
+                        runners
                     })
                 })
                 .collect();
-            handles.into_iter().filter_map(|h| h.join().ok().flatten()).collect()
+            handles.into_iter().filter_map(|h| h.join().ok()).flatten().collect()
         });
-        started
+        warmed
     })
 }

@@ -342,7 +342,12 @@ def _interpreter():
     ``src/python/front.rs``)."""
     import importlib.metadata as m
 
-    names = sorted(f"{d.metadata['Name']}=={d.version}" for d in m.distributions())
+    def named(d):
+        # One parse of its METADATA (`d.version` would parse it again).
+        meta = d.metadata
+        return f"{meta['Name']}=={meta['Version']}"
+
+    names = sorted(named(d) for d in m.distributions())
     return f"{sys.version}\n{names}\n"
 
 

@@ -19,13 +19,21 @@ each request ``{"patch": null | {...}, "timeout": seconds, "all": bool, "trace":
 ids]}, "seen": {"module:qualname": [{"param": [tag, json]}, ...]}}``; ``seen`` lists the argument
 lists the tests passed to a traced function marked ``"seeds": true`` (see
 :func:`pytest_abex.values.describe`). With ``collect`` (a list of test files), the child
-collects and runs those files instead (suggested tests, without a new pytest process). Without ``all`` the child stops at the first failing
-test. With ``trace`` (the baseline), the tests that call each function are recorded (see
+collects and runs those files instead (suggested tests, without a new pytest process), with
+``only`` (test functions' names) those tests alone. Without ``all`` the child stops at the first
+failing test. With ``trace`` (the baseline), the tests that call each function are recorded (see
 ``_Tracer``), and from then on a mutant runs only the tests that call its function: per-test
 call tracing selects the tests of a mutant. The tests that killed earlier mutants of the same
 function run first (most recent first), so that a mutant like the last one is killed by the
 first test it runs; every answer says how many tests ran (``ran``). An empty line or EOF ends
-it.
+it at once (``os._exit``: pytest's own end, its plugins' session finish, is not wanted here).
+
+With ``{"twin": LANE}`` the runner forks a twin of itself, collected and traced as it is, that
+answers on lane LANE: a pair of pipes the core gave the runner when it started (``"lanes":
+{"LANE": [requests fd, answers fd]}`` in the spec). The runner answers ``{"twin": pid}``; the
+twin greets on its lane (``{"abex_runner": 1, "twin": true, "collected": N}``) and serves
+requests there like a runner. The core's other runners of the same tests cost a fork, not an
+interpreter start, a collection and a baseline each.
 
 Forks are kept cheap: a failure is reported as its exception's line, not a formatted
 traceback; before the first request the parent computes what pytest would compute
@@ -61,9 +69,10 @@ MARKER = b"@abex@"
 class _Runner:
     """A pytest plugin that replaces the test loop by the request loop."""
 
-    def __init__(self, out, inp, wanted=None):
+    def __init__(self, out, inp, wanted=None, lanes=None):
         self.out = out
         self.inp = inp
+        self.lanes = dict(lanes or {})  # lane -> (requests fd, answers fd), until twinned
         self.wanted = wanted  # the session's node ids, in its order (None: every item)
         self.missing = []  # those this runner did not collect
         self.filtered = False
@@ -101,12 +110,53 @@ class _Runner:
         if self.missing:
             hello["missing"] = self.missing
         self.send(hello)
-        for line in self.inp:
+        while True:
+            line = self.inp.readline()
             if not line.strip():
-                break
+                # The end: nothing of pytest's own end (its session's finish, the plugins') is
+                # wanted here, and a lane ends without it too.
+                self.out.flush()
+                os._exit(0)
             req = json.loads(line)
+            if "twin" in req:
+                # In the twin, `twin` has switched to its lane: this is its greeting there.
+                self.send(self.twin(session, req["twin"]))
+                continue
             self.send(self.one(session, req))
-        return True
+
+    def twin(self, session, lane):
+        """Forks a twin of this runner, collected and traced as it is, that answers on lane
+        ``lane`` (its pair of pipes, given when the runner started): another runner of the same
+        tests without another interpreter start, collection and baseline. Returns, in the
+        parent, ``{"twin": pid}``; in the twin, its greeting on its lane."""
+        fds = self.lanes.pop(str(lane), None)
+        if fds is None:
+            return {"error": f"no lane {lane}"}
+        pid = os.fork()
+        if pid == 0:
+            for other in self.lanes.values():
+                for fd in other:
+                    os.close(fd)
+            self.lanes = {}
+            self.inp.close()
+            self.out.close()
+            self.inp = os.fdopen(fds[0], "rb")
+            self.out = os.fdopen(fds[1], "wb", buffering=0)
+            # Its own files for pytest's capture of the tests' output (shared with the
+            # parent's after the fork, where both run tests at once).
+            capman = session.config.pluginmanager.getplugin("capturemanager")
+            try:
+                if capman is not None and capman.is_globally_capturing():
+                    capman.stop_global_capturing()
+                    capman.start_global_capturing()
+            except Exception:  # noqa: BLE001 - without it the output goes where stdout does
+                pass
+            self.replay = None
+            # What it collected (and left out) is its runner's: the core knows it already.
+            return {"abex_runner": 1, "twin": True, "collected": len(session.items)}
+        for fd in fds:
+            os.close(fd)
+        return {"twin": pid}
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, session, config, items):
@@ -148,7 +198,12 @@ class _Runner:
             files = tuple(req["collect"])
             if files not in self.collected:
                 self.collected[files] = self.collect(session, files)
-            return self.collected[files]
+            items = self.collected[files]
+            only = req.get("only")
+            if items is None or only is None:
+                return items
+            # The tests named (a parametrised test's cases by its function's name).
+            return [i for i in items if getattr(i, "originalname", i.name) in only]
         if not req.get("patch"):
             return session.items
         key = _key(req["patch"])
@@ -388,7 +443,7 @@ def main(argv):
     sys.stdout = sys.stderr
     # pytest replaces sys.stdin while it captures: requests come on a copy of the real one.
     inp = os.fdopen(os.dup(0), "rb")
-    runner = _Runner(out, inp, spec.get("node_ids"))
+    runner = _Runner(out, inp, spec.get("node_ids"), spec.get("lanes"))
     pytest_args = spec.get("pytest_args", [])
     args = [
         # `-q` is an option of pytest's terminal plugin: with the session's `-p no:terminal`
