@@ -141,6 +141,11 @@ pub enum Done {
 pub struct Early {
     handle: Option<JoinHandle<Done>>,
     cancel: Arc<AtomicBool>,
+    /// How many test binaries there are, once they are built (nothing comes when they do not
+    /// build).
+    built: std::sync::mpsc::Receiver<usize>,
+    /// What `built` gave, once asked.
+    count: std::cell::OnceCell<Option<usize>>,
 }
 
 impl Early {
@@ -158,6 +163,7 @@ impl Early {
     ) -> Early {
         let cancel = Arc::new(AtomicBool::new(false));
         let stopped = cancel.clone();
+        let (built_tx, built) = std::sync::mpsc::channel();
         let handle = std::thread::spawn(move || {
             let mut suite = suite;
             let tests = match pending.map(PendingTests::wait) {
@@ -168,6 +174,7 @@ impl Early {
             if let Some(t) = &tests {
                 suite.binaries = t.clone();
             }
+            let _ = built_tx.send(suite.binaries.len());
             // After the test build, which holds the target folder's lock: rustdoc builds on it.
             let docs = docs.map(|(d, dir)| Recording::start(d, dir, BASELINE_LIMIT));
             let base = baseline(&suite, &spec);
@@ -187,7 +194,13 @@ impl Early {
             }
             Done::Ran { tests, baseline: base, results, docs }
         });
-        Early { handle: Some(handle), cancel }
+        Early { handle: Some(handle), cancel, built, count: std::cell::OnceCell::new() }
+    }
+
+    /// Waits for the test binaries only (not for the baseline and the mutants' runs, which go
+    /// on): how many there are; `None` when they did not build.
+    pub fn binaries(&self) -> Option<usize> {
+        *self.count.get_or_init(|| self.built.recv().ok())
     }
 
     /// Waits for the runs and takes what they gave; `None` when the thread died.
@@ -241,6 +254,37 @@ mod tests {
     }
 
     #[test]
+    fn the_count_of_test_binaries_is_known_before_the_mutants_runs_end() {
+        // The progress line "Testing N mutants against K test binaries" waits for it.
+        let dir = tempfile::tempdir().unwrap();
+        let exe = dir.path().join("slow.sh");
+        let script = "#!/bin/sh\nif [ \"$1\" = --list ]; then printf 't: test\\n\\n1 test, 0 benchmarks\\n'; exit 0; fi\n\
+                      [ -n \"$ABEX_REACH\" ] && printf '1\\tt\\n' >> \"$ABEX_REACH\"\n\
+                      [ -n \"$ABEX_MUTANT\" ] && sleep 3\nexit 0\n";
+        std::fs::write(&exe, script).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let binary =
+            TestBinary { name: "slow".into(), exe, package: "p".into(), dir: dir.path().into() };
+        let suite = TestSuite {
+            binaries: vec![binary],
+            skip: Vec::new(),
+            memory_limit: None,
+            select: None,
+            reach_dir: None,
+        };
+        let spec = BaselineSpec {
+            package: "p".into(),
+            reach_dir: dir.path().join("reach"),
+            functions: vec![vec![1]],
+            fixed_timeout: Some(Duration::from_secs(60)),
+        };
+        let early = Early::start(None, suite, spec, vec![1], 1, None, None);
+        assert_eq!(early.binaries(), Some(1));
+        assert!(!early.handle.as_ref().unwrap().is_finished(), "it waited for the mutant's run");
+    }
+
+    #[test]
     fn the_baseline_and_the_mutants_run_before_their_results_are_asked_for() {
         let dir = tempfile::tempdir().unwrap();
         let suite = TestSuite {
@@ -257,6 +301,8 @@ mod tests {
             fixed_timeout: None,
         };
         let early = Early::start(None, suite, spec, vec![1, 2, 3], 1, None, None);
+        assert_eq!(early.binaries(), Some(1));
+        assert_eq!(early.binaries(), Some(1), "asked again: the same answer");
         // Nobody has asked yet: the baseline and the mutants run all the same.
         let ran = dir.path().join("ran");
         let waited = Instant::now();

@@ -728,8 +728,13 @@ impl Lab for RustLab<'_> {
     }
 
     fn test_count(&mut self) -> usize {
-        // The test binaries may still be building: they and the baseline are waited for (a
-        // baseline that fails is told when the tests are asked for).
+        // The test binaries may still be building: they are waited for, not the baseline and
+        // the mutants' runs going on beside them (the progress line comes before those end).
+        if let Some(n) = self.early.as_ref().and_then(Early::binaries) {
+            return n;
+        }
+        // Otherwise the baseline too (a baseline that fails is told when the tests are asked
+        // for).
         if let Err(e) = self.timeout() {
             self.failed = Some(e);
         }
