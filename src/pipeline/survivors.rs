@@ -443,27 +443,25 @@ fn prove(
 /// (called through `d`) whose outcome on the test's input is the original's, one batch of calls
 /// per survivor. A call that fails spares nothing: the check then runs the test there.
 fn spare(lab: &mut dyn Lab, d: usize, proven: &mut Proven) {
-    // Each test's input and the outcome it asserts: its survivor's witness.
-    let asserted: Vec<(u32, &Witness)> = proven
-        .suggestions
-        .iter()
-        .filter_map(|s| proven.witnesses.get(&s.mutant).map(|w| (s.mutant, w)))
-        .collect();
+    // Each test's survivor, the outcome it asserts and where its input is in `inputs` (the
+    // distinct inputs, one call each per survivor).
     let mut inputs: Vec<crate::value::Args> = Vec::new();
-    for (_, w) in &asserted {
-        if !inputs.contains(&w.input) {
+    let mut asserted: Vec<(u32, &Outcome, usize)> = Vec::new();
+    for s in &proven.suggestions {
+        let Some(w) = proven.witnesses.get(&s.mutant) else { continue };
+        let at = inputs.iter().position(|i| *i == w.input).unwrap_or_else(|| {
             inputs.push(w.input.clone());
-        }
+            inputs.len() - 1
+        });
+        asserted.push((s.mutant, &w.original, at));
     }
     let mut spared: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
     for &n in proven.witnesses.keys() {
         let Ok(mut mutant) = lab.mutant(d, n) else { continue };
         let Ok(outcomes) = mutant.evaluate_outcomes(&inputs) else { continue };
-        for (own, w) in &asserted {
-            let at = inputs.iter().position(|i| *i == w.input);
-            let same = at.and_then(|k| outcomes.get(k)).is_some_and(|o| *o == w.original);
-            if *own != n && same {
-                spared.entry(*own).or_default().push(n);
+        for &(own, original, at) in &asserted {
+            if own != n && outcomes.get(at) == Some(original) {
+                spared.entry(own).or_default().push(n);
             }
         }
     }

@@ -304,21 +304,20 @@ impl Runner {
 
     /// Reads the runner's greeting (it collected `tests`).
     fn greeted(&mut self, tests: &[PathBuf]) -> Result<(), RunnerError> {
-        let r = self;
-        let hello = r.next(Duration::from_secs(300))?;
+        let hello = self.next(Duration::from_secs(300))?;
         let v: serde_json::Value = serde_json::from_str(&hello)
             .map_err(|_| RunnerError::Broken(format!("unexpected greeting `{hello}`")))?;
         if let Some(e) = v.get("error").and_then(|e| e.as_str()) {
             return Err(RunnerError::Broken(format!("{e} (tests: {})", list(tests))));
         }
-        r.collected = v.get("collected").and_then(|c| c.as_u64()).unwrap_or(0) as usize;
+        self.collected = v.get("collected").and_then(|c| c.as_u64()).unwrap_or(0) as usize;
         let text = |d: &serde_json::Value, k: &str| d[k].as_str().unwrap_or_default().to_string();
-        r.dropped = v
+        self.dropped = v
             .get("dropped")
             .and_then(|d| d.as_array())
             .map(|d| d.iter().map(|d| (text(d, "file"), text(d, "error"))).collect())
             .unwrap_or_default();
-        r.missing = v
+        self.missing = v
             .get("missing")
             .and_then(|d| d.as_array())
             .map(|d| d.iter().filter_map(|id| id.as_str().map(String::from)).collect())

@@ -253,6 +253,29 @@ mod tests {
         TestBinary { name: "tests".into(), exe, package: "p".into(), dir: dir.to_path_buf() }
     }
 
+    /// A suite of `binary` alone, and the spec of its baseline in `dir` over the mutants of
+    /// `functions` (no fixed time limit).
+    fn suite_of(
+        binary: TestBinary,
+        dir: &Path,
+        functions: Vec<Vec<u32>>,
+    ) -> (TestSuite, BaselineSpec) {
+        let suite = TestSuite {
+            binaries: vec![binary],
+            skip: Vec::new(),
+            memory_limit: None,
+            select: None,
+            reach_dir: None,
+        };
+        let spec = BaselineSpec {
+            package: "p".into(),
+            reach_dir: dir.join("reach"),
+            functions,
+            fixed_timeout: None,
+        };
+        (suite, spec)
+    }
+
     #[test]
     fn the_count_of_test_binaries_is_known_before_the_mutants_runs_end() {
         // The progress line "Testing N mutants against K test binaries" waits for it.
@@ -266,19 +289,8 @@ mod tests {
         std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
         let binary =
             TestBinary { name: "slow".into(), exe, package: "p".into(), dir: dir.path().into() };
-        let suite = TestSuite {
-            binaries: vec![binary],
-            skip: Vec::new(),
-            memory_limit: None,
-            select: None,
-            reach_dir: None,
-        };
-        let spec = BaselineSpec {
-            package: "p".into(),
-            reach_dir: dir.path().join("reach"),
-            functions: vec![vec![1]],
-            fixed_timeout: Some(Duration::from_secs(60)),
-        };
+        let (suite, mut spec) = suite_of(binary, dir.path(), vec![vec![1]]);
+        spec.fixed_timeout = Some(Duration::from_secs(60));
         let early = Early::start(None, suite, spec, vec![1], 1, None, None);
         assert_eq!(early.binaries(), Some(1));
         assert!(!early.handle.as_ref().unwrap().is_finished(), "it waited for the mutant's run");
@@ -287,19 +299,7 @@ mod tests {
     #[test]
     fn the_baseline_and_the_mutants_run_before_their_results_are_asked_for() {
         let dir = tempfile::tempdir().unwrap();
-        let suite = TestSuite {
-            binaries: vec![program(dir.path())],
-            skip: Vec::new(),
-            memory_limit: None,
-            select: None,
-            reach_dir: None,
-        };
-        let spec = BaselineSpec {
-            package: "p".into(),
-            reach_dir: dir.path().join("reach"),
-            functions: vec![vec![1, 2], vec![3]],
-            fixed_timeout: None,
-        };
+        let (suite, spec) = suite_of(program(dir.path()), dir.path(), vec![vec![1, 2], vec![3]]);
         let early = Early::start(None, suite, spec, vec![1, 2, 3], 1, None, None);
         assert_eq!(early.binaries(), Some(1));
         assert_eq!(early.binaries(), Some(1), "asked again: the same answer");
