@@ -19,13 +19,10 @@ use crate::rust::cargo::{PendingTests, TestBinary};
 use crate::rust::doctests::Recording;
 use crate::rust::error::RustError;
 use crate::rust::reach::{BinaryTrace, Selection};
-use crate::rust::suite::{self, DocTests, TestResult, TestSuite};
+use crate::rust::suite::{self, DocTests, TestResult, TestSuite, RUNS_OF_A_FAILURE};
 
 /// Longest the baseline (the tests without any mutant) may take.
 pub const BASELINE_LIMIT: Duration = Duration::from_secs(600);
-/// How many times a test that failed on the original runs in all before abex calls it flaky
-/// (it passed once) or failing (it failed each time).
-pub const RUNS_OF_A_FAILURE: usize = 3;
 
 /// How many times the baseline's duration a mutant's time limit must be for a timeout to count
 /// without a second run alone (see [`Baseline::retry_timeouts`]).
@@ -238,7 +235,6 @@ mod tests {
     /// A test program as a script: it lists tests `t` and `u`, records `t` reaching mutant 1's
     /// site on the original, notes each run's mutant in `ran`, and fails when mutant 2 is active.
     fn program(dir: &Path) -> TestBinary {
-        let exe = dir.join("tests.sh");
         let ran = dir.join("ran");
         let script = format!(
             "#!/bin/sh\nif [ \"$1\" = --list ]; then printf 't: test\\nu: test\\n\\n2 tests, 0 benchmarks\\n'; exit 0; fi\n\
@@ -247,10 +243,7 @@ mod tests {
              if [ \"$ABEX_MUTANT\" = 2 ]; then echo 'test t ... FAILED'; exit 101; fi\n",
             ran.display()
         );
-        std::fs::write(&exe, script).unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
-        TestBinary { name: "tests".into(), exe, package: "p".into(), dir: dir.to_path_buf() }
+        suite::script_binary(dir, "tests", &script)
     }
 
     /// A suite of `binary` alone, and the spec of its baseline in `dir` over the mutants of
@@ -260,13 +253,7 @@ mod tests {
         dir: &Path,
         functions: Vec<Vec<u32>>,
     ) -> (TestSuite, BaselineSpec) {
-        let suite = TestSuite {
-            binaries: vec![binary],
-            skip: Vec::new(),
-            memory_limit: None,
-            select: None,
-            reach_dir: None,
-        };
+        let suite = TestSuite::alone(binary);
         let spec = BaselineSpec {
             package: "p".into(),
             reach_dir: dir.join("reach"),
@@ -280,15 +267,10 @@ mod tests {
     fn the_count_of_test_binaries_is_known_before_the_mutants_runs_end() {
         // The progress line "Testing N mutants against K test binaries" waits for it.
         let dir = tempfile::tempdir().unwrap();
-        let exe = dir.path().join("slow.sh");
         let script = "#!/bin/sh\nif [ \"$1\" = --list ]; then printf 't: test\\n\\n1 test, 0 benchmarks\\n'; exit 0; fi\n\
                       [ -n \"$ABEX_REACH\" ] && printf '1\\tt\\n' >> \"$ABEX_REACH\"\n\
                       [ -n \"$ABEX_MUTANT\" ] && sleep 3\nexit 0\n";
-        std::fs::write(&exe, script).unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let binary =
-            TestBinary { name: "slow".into(), exe, package: "p".into(), dir: dir.path().into() };
+        let binary = suite::script_binary(dir.path(), "slow", script);
         let (suite, mut spec) = suite_of(binary, dir.path(), vec![vec![1]]);
         spec.fixed_timeout = Some(Duration::from_secs(60));
         let early = Early::start(None, suite, spec, vec![1], 1, None, None);

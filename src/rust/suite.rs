@@ -194,6 +194,18 @@ fn at_most(mut text: String) -> String {
 }
 
 impl TestSuite {
+    /// A suite of `binary` alone: nothing skipped, no memory limit, every test run.
+    #[cfg(test)]
+    pub(crate) fn alone(binary: TestBinary) -> TestSuite {
+        TestSuite {
+            binaries: vec![binary],
+            skip: Vec::new(),
+            memory_limit: None,
+            select: None,
+            reach_dir: None,
+        }
+    }
+
     /// The command running test binary `b` with `mutant` active and libtest's `args`.
     fn command(&self, b: &TestBinary, mutant: Option<u32>, args: &[&str]) -> Command {
         let mut cmd = Command::new(&b.exe);
@@ -596,6 +608,40 @@ pub(crate) fn in_parallel<R: Send>(
     });
 }
 
+/// How many times a test that failed on the original runs in all before abex calls it flaky
+/// (it passed once) or failing (it failed each time).
+pub const RUNS_OF_A_FAILURE: usize = 3;
+
+/// Each of `tests` run alone on the original up to [`RUNS_OF_A_FAILURE`] times, until it fails,
+/// `jobs` tests at a time: per test, in order, (runs that failed, runs), or `None` where `stop`
+/// or an interruption came first. A test that fails there is flaky (or failing): it kills no
+/// mutant.
+pub(crate) fn original_runs(
+    suite: &TestSuite,
+    tests: &[&str],
+    jobs: usize,
+    timeout: Duration,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Vec<Option<(usize, usize)>> {
+    let runs_of = |i: usize| {
+        let mut runs = 0;
+        let mut failed = 0;
+        while runs < RUNS_OF_A_FAILURE && failed == 0 {
+            runs += 1;
+            if suite.run(None, timeout, Some(tests[i])) != TestResult::Pass {
+                failed += 1;
+            }
+            if crate::interrupt::stopped() {
+                return None;
+            }
+        }
+        Some((failed, runs))
+    };
+    let mut found = vec![None; tests.len()];
+    in_parallel(tests.len(), jobs, stop, &runs_of, &mut |i, r| found[i] = r);
+    found
+}
+
 /// Runs `mutants` (numbers) through `suite` with up to `jobs` at a time, each within the time
 /// limit of `limit`; a timeout is retried once alone before it counts when `limit` says so
 /// (see `early::Baseline::retry_timeouts`). `stop` is checked before each mutant (budget); an interruption
@@ -659,9 +705,53 @@ pub(crate) fn failed_tests(out: &str) -> Vec<String> {
         .collect()
 }
 
+/// A test binary that is the shell script `script`, written to `dir/NAME.sh` (for tests).
+#[cfg(test)]
+pub(crate) fn script_binary(dir: &Path, name: &str, script: &str) -> TestBinary {
+    use std::os::unix::fs::PermissionsExt;
+    let exe = dir.join(format!("{name}.sh"));
+    std::fs::write(&exe, script).unwrap();
+    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+    TestBinary { name: name.into(), exe, package: "p".into(), dir: dir.to_path_buf() }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_killers_are_run_on_the_original_jobs_at_a_time_until_they_fail() {
+        // Tests `a` and `b` pass and `c` fails, on the original; each run notes its start and
+        // end in `log`, and the first run of each test lasts a second, so runs on two jobs
+        // overlap where they can (one after the other: url 2.5.8's six killers, 0.7 s).
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("log");
+        let script = format!(
+            "#!/bin/sh\nif [ \"$1\" = --list ]; then printf 'a: test\\nb: test\\nc: test\\n\\n3 tests, 0 benchmarks\\n'; exit 0; fi\n\
+             echo \"start $1\" >> '{log}'\n\
+             [ -e '{log}.$1' ] || {{ touch '{log}.$1'; sleep 1; }}\n\
+             echo \"end $1\" >> '{log}'\n\
+             if [ \"$1\" = c ]; then echo 'test c ... FAILED'; exit 101; fi\n",
+            log = log.display()
+        );
+        let suite = TestSuite::alone(script_binary(dir.path(), "tests", &script));
+        let never = || false;
+        let found = original_runs(&suite, &["a", "b", "c"], 2, Duration::from_secs(60), &never);
+        // Until a failure, at most three runs each: `a` and `b` pass three, `c` fails its first.
+        assert_eq!(found, [Some((0, 3)), Some((0, 3)), Some((1, 1))]);
+        let log = std::fs::read_to_string(&log).unwrap();
+        let lines: Vec<&str> = log.lines().collect();
+        let first_end = lines.iter().position(|l| l.starts_with("end")).unwrap();
+        let mut overlapping = lines[..first_end].to_vec();
+        overlapping.sort_unstable();
+        assert_eq!(overlapping, ["start a", "start b"], "{log}");
+        assert_eq!(lines.iter().filter(|l| **l == "start c").count(), 1, "{log}");
+        // Stopped before it starts, no test runs.
+        std::fs::remove_file(dir.path().join("log")).unwrap();
+        let stop = || true;
+        assert_eq!(original_runs(&suite, &["a"], 2, Duration::from_secs(60), &stop), [None]);
+        assert!(!dir.path().join("log").exists());
+    }
 
     #[test]
     fn doc_tests_link_without_debug_info_unless_the_workspace_keeps_it() {
