@@ -12,7 +12,7 @@ use crate::archive::Pair;
 use crate::event::Event;
 use crate::report::{
     smallest_killing_set, MutantCounts, MutantReport, MutantStatus, MutationReport, SuggestedTest,
-    TestOrigin, UnpinnedBoundary, Witness,
+    TestOrigin, UnpinnedBoundary, Unwitnessed, Witness,
 };
 use crate::targets::Drive;
 use crate::value::{stringify_input, Outcome};
@@ -193,10 +193,9 @@ pub(crate) fn analyse(
             mutants.iter().filter(|m| m.target == i).filter(survived).collect();
         if !reach.contains_key(&i) {
             // Whether the tests reach the function is not known: no survivor of it is a gap.
-            let because = "the function's self-check (its body replaced by a raise or a panic) did not run or did not build, so whether the tests reach it is not known";
+            let why = reach_unknown(mutants, &results, i);
             for m in &mine {
-                let why = crate::report::Unwitnessed::NotSearched { because: because.into() };
-                proven[k].searches.insert(m.n, (Some(why), 0));
+                proven[k].searches.insert(m.n, (Some(why.clone()), 0));
             }
             proven[k].settled = true;
             continue;
@@ -339,10 +338,8 @@ fn prove(
             .unwrap_or_default();
         let function = target.qualified_name.clone();
         for m in survivors {
-            let why = crate::report::Unwitnessed::NotCallable {
-                function: function.clone(),
-                reason: reason.clone(),
-            };
+            let why =
+                Unwitnessed::NotCallable { function: function.clone(), reason: reason.clone() };
             proven.searches.insert(m.n, (Some(why), 0));
         }
         return Ok(proven);
@@ -369,9 +366,7 @@ fn prove(
     for (m, searched) in survivors.iter().zip(searched) {
         let Some(searched) = searched else {
             let because = "the time budget ran out".to_string();
-            proven
-                .searches
-                .insert(m.n, (Some(crate::report::Unwitnessed::NotSearched { because }), 0));
+            proven.searches.insert(m.n, (Some(Unwitnessed::NotSearched { because }), 0));
             continue;
         };
         let (found, shrunk) = searched.map_err(exec)?;
@@ -384,9 +379,7 @@ fn prove(
         let ms = found.time.as_millis() as u64;
         let Some(shrunk) = shrunk else {
             let why = found.unwitnessed.or_else(|| {
-                Some(crate::report::Unwitnessed::NoProbe {
-                    why: "the mutant could not be loaded".into(),
-                })
+                Some(Unwitnessed::NoProbe { why: "the mutant could not be loaded".into() })
             });
             proven.searches.insert(m.n, (why, ms));
             continue;
@@ -613,7 +606,7 @@ fn unsteady(
         let short = |o: &Outcome| o.stringify().chars().take(200).collect::<String>();
         let seen = format!("{side}: {}, then {}", short(was), short(&now));
         let input = stringify_input(&w.input);
-        return Ok(Some(crate::report::Unwitnessed::Unsteady { input, seen }));
+        return Ok(Some(Unwitnessed::Unsteady { input, seen }));
     }
     Ok(None)
 }
@@ -749,11 +742,34 @@ fn reach_of(
             .filter(|m| m.target == i && m.self_check)
             .find_map(|m| results.get(&m.n))
             .and_then(|r| r.status.reach_shown());
-        if let Some(r) = own.or_else(|| reached.get(&i).copied()) {
+        // Where the self-check shows nothing (it did not build: a panic is no `impl Trait`
+        // alone), a test that killed another of its mutants ran the function.
+        let killed = || {
+            let mut theirs = mutants.iter().filter(|m| m.target == i && !m.self_check);
+            theirs
+                .any(|m| results.get(&m.n).is_some_and(|r| r.status == MutantStatus::Killed))
+                .then_some(true)
+        };
+        if let Some(r) = own.or_else(|| reached.get(&i).copied()).or_else(killed) {
             out.insert(i, r);
         }
     }
     out
+}
+
+/// Why no survivor of target `i` is searched when whether the tests reach it is not known: its
+/// self-check did not build (no test run can show it), or did not run (the run stopped first).
+fn reach_unknown(mutants: &[Numbered], results: &BTreeMap<u32, Tested>, i: usize) -> Unwitnessed {
+    let own =
+        mutants.iter().filter(|m| m.target == i && m.self_check).find_map(|m| results.get(&m.n));
+    match own.map(|r| r.status) {
+        Some(MutantStatus::Unviable) => Unwitnessed::ReachUnknown {
+            because: "the function's self-check (its body replaced by a raise or a panic) does not build, and no test killed another of its mutants".into(),
+        },
+        _ => Unwitnessed::NotSearched {
+            because: "the function's self-check (its body replaced by a raise or a panic) did not run, so whether the tests reach it is not known".into(),
+        },
+    }
 }
 
 /// The survivors of a function no test reaches become `not_reached`: the tests did not judge
@@ -842,7 +858,7 @@ impl Entry<'_> {
                         .searches
                         .get(&m.n)
                         .and_then(|s| s.0.as_ref())
-                        .is_some_and(crate::report::Unwitnessed::proves_nothing),
+                        .is_some_and(Unwitnessed::proves_nothing),
                 unwitnessed: proven.searches.get(&m.n).and_then(|s| s.0.clone()),
                 search_ms: proven.searches.get(&m.n).map(|s| s.1),
                 witness,
@@ -1074,6 +1090,58 @@ mod tests {
     }
 
     #[test]
+    fn a_kill_shows_the_tests_reach_a_function_whose_self_check_does_not_build() {
+        let numbered = |n: u32, target: usize, self_check: bool| Numbered {
+            n,
+            target,
+            self_check,
+            mutant: crate::mutate::Mutant {
+                id: format!("m{n}"),
+                origin: crate::mutate::Origin::Rules,
+                operator: crate::mutate::Operator::ReplaceBody,
+                function: "f".into(),
+                file: "src/lib.rs".into(),
+                line: 1,
+                column: 1,
+                span: (0, 1),
+                original: "a".into(),
+                replacement: "b".into(),
+                switchable: true,
+                description: "d".into(),
+                peer_name: None,
+            },
+        };
+        let tested =
+            |status| Tested { status, killed_by: None, failure: None, time: Default::default() };
+        // Targets 0 and 1: self-checks 1 and 2 did not build (a panic is no `impl Trait`);
+        // target 0's mutant 3 was killed, target 1's mutant 4 survived. Target 2's self-check 5
+        // did not run (the run stopped first).
+        let mutants: Vec<Numbered> =
+            [(1, 0, true), (2, 1, true), (3, 0, false), (4, 1, false), (5, 2, true), (6, 2, false)]
+                .into_iter()
+                .map(|(n, t, s)| numbered(n, t, s))
+                .collect();
+        let results: BTreeMap<u32, Tested> = [
+            (1, MutantStatus::Unviable),
+            (2, MutantStatus::Unviable),
+            (3, MutantStatus::Killed),
+            (4, MutantStatus::Survived),
+            (5, MutantStatus::NotTested),
+            (6, MutantStatus::Survived),
+        ]
+        .into_iter()
+        .map(|(n, s)| (n, tested(s)))
+        .collect();
+        let unit = Unit { name: "p".into(), targets: vec![0, 1, 2], vehicles: Vec::new() };
+        let reach = reach_of(&unit, &mutants, &results, &BTreeMap::new());
+        assert_eq!(reach, BTreeMap::from([(0, true)]));
+        // Target 1's survivor is no gap, and a longer run would not make it one: not "not
+        // searched" (that is what a budget leaves, and makes the run incomplete).
+        assert!(matches!(reach_unknown(&mutants, &results, 1), Unwitnessed::ReachUnknown { .. }));
+        assert!(matches!(reach_unknown(&mutants, &results, 2), Unwitnessed::NotSearched { .. }));
+    }
+
+    #[test]
     fn a_witness_that_does_not_hold_when_run_again_proves_nothing() {
         let panic = Outcome::Panic { message: "index out of range".into() };
         let crash = Outcome::Crash { detail: "aborted (SIGABRT)".into() };
@@ -1099,9 +1167,7 @@ mod tests {
             (if runs == 2 { panic.clone() } else { crash.clone() }, None)
         });
         let why = unsteady(&w, &mut original, &mut flaky).unwrap();
-        let Some(crate::report::Unwitnessed::Unsteady { input, seen }) = why else {
-            panic!("{why:?}")
-        };
+        let Some(Unwitnessed::Unsteady { input, seen }) = why else { panic!("{why:?}") };
         assert_eq!(
             (input.as_str(), seen.as_str()),
             ("[0]", "mutant: crash: aborted (SIGABRT), then panic: index out of range")

@@ -14,8 +14,9 @@ pub struct Leftover<'a> {
     pub reason: String,
     /// A short name of the stage: `never_reached`, `never_infected`, `no_probe`,
     /// `not_callable` (abex cannot call the function), `masked`, `unsteady` (a witness did not
-    /// hold when run again), or `not_searched` (the run stopped before its search: time budget
-    /// or interruption).
+    /// hold when run again), `reach_unknown` (whether the tests reach the function is not
+    /// known), or `not_searched` (the run stopped before its search: time budget or
+    /// interruption).
     pub stage: &'static str,
     /// Whether the reason reads as "probably equivalent" (masked only).
     pub probably_equivalent: bool,
@@ -31,6 +32,7 @@ fn reason(u: Option<&Unwitnessed>) -> (String, &'static str, u8) {
         Some(u @ Unwitnessed::NoProbe { .. }) => (u.describe(), "no_probe", 2),
         Some(u @ Unwitnessed::NotCallable { .. }) => (u.describe(), "not_callable", 3),
         Some(u @ Unwitnessed::Masked { .. }) => (u.describe(), "masked", 4),
+        Some(u @ Unwitnessed::ReachUnknown { .. }) => (u.describe(), "reach_unknown", 3),
         Some(u @ Unwitnessed::NotSearched { .. }) => (u.describe(), "not_searched", 3),
         Some(u @ Unwitnessed::Unsteady { .. }) => (u.describe(), "unsteady", 3),
         // A report written before the reason was recorded.

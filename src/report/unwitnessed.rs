@@ -52,6 +52,13 @@ pub enum Unwitnessed {
         /// What was seen on it, first then again ("original: crash: …, then panic: …").
         seen: String,
     },
+    /// No search ran, and none would: whether the tests reach the function is not known (its
+    /// self-check does not build, and no test killed another of its mutants), so no survivor
+    /// of it is a gap.
+    ReachUnknown {
+        /// Why, in words.
+        because: String,
+    },
     /// No search ran: the run stopped first (its time budget ran out, or it was interrupted).
     NotSearched {
         /// Why the run stopped, in words: "the time budget ran out", "interrupted by SIGINT".
@@ -73,6 +80,7 @@ impl Unwitnessed {
         matches!(
             self,
             Unwitnessed::NotCallable { .. }
+                | Unwitnessed::ReachUnknown { .. }
                 | Unwitnessed::NotSearched { .. }
                 | Unwitnessed::Unsteady { .. }
         )
@@ -132,6 +140,9 @@ impl Unwitnessed {
             Unwitnessed::NoProbe { why } => format!("no probe ({why})"),
             Unwitnessed::NotCallable { function, reason } => {
                 format!("not proven: abex cannot call `{function}` ({reason})")
+            }
+            Unwitnessed::ReachUnknown { because } => {
+                format!("not proven: whether the tests reach the function is not known ({because})")
             }
             Unwitnessed::NotSearched { because } => format!("no witness search ran ({because})"),
             Unwitnessed::Unsteady { input, seen } => {

@@ -278,6 +278,37 @@ fn mutants_whose_own_code_does_not_compile_are_unviable_without_a_build_of_their
 }
 
 #[test]
+fn an_impl_trait_function_keeps_its_mutants_switched_and_its_gaps_proven() {
+    // textwrap 0.16.1's `Word::break_apart` returns `impl Iterator`: a switched body of another
+    // type failed the build, and every mutant of the function, its self-check among them, was
+    // built alone (28 builds); the self-check alone does not compile (a panic is no iterator),
+    // so whether the tests reach it was not known, and a real gap went unproven, under a
+    // warning that the time budget ran out where none was set.
+    let (tmp, dir) = support::project("opaque");
+    let log = tmp.path().join("cargo.log");
+    let cargo = logging_cargo(tmp.path(), &log);
+    let o = abex(&dir, &[("CARGO", &cargo)], &["--offline", "--all"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(!stderr.contains("time budget"), "{stderr}");
+    let r = report(&dir);
+    assert_eq!(r["complete"], true);
+    let m = mutation(&r, "short_words");
+    assert_eq!(m["self_check_killed"], true, "{m:#}");
+    let mutants = m["mutants"].as_array().unwrap();
+    let lt = mutants.iter().find(|m| m["replacement"] == "w.len() < width").unwrap();
+    assert_eq!(lt["status"], "survived", "{lt:#}");
+    assert!(lt["witness"].is_object(), "{lt:#}");
+    // Only the body values of another type were built alone, each once, and the switched
+    // build built at its first try.
+    let text = std::fs::read_to_string(&log).unwrap();
+    let bodies = mutants.iter().filter(|m| m["operator"] == "replace_body").count();
+    let alone = text.lines().filter(|l| l.starts_with("cwd: ") && l.contains("-single")).count();
+    assert!(bodies > 0 && alone == bodies, "{bodies} bodies, {alone} builds alone\n{text}");
+    assert!(!text.contains("error: could not compile"), "{text}");
+}
+
+#[test]
 fn from_iter_in_an_edition_2018_crate_that_cannot_see_from_iterator_is_unviable_without_a_build() {
     // url 2.5.8 (edition 2018): a `from_iter` body failed the first round of the switched build
     // on every run, since the 2018 prelude has no `FromIterator`.

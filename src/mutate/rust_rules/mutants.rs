@@ -109,7 +109,7 @@ pub fn mutants_of(
             span: r.span,
             original: file_text[r.span.0..r.span.1].to_string(),
             replacement: r.replacement,
-            switchable: true,
+            switchable: r.switchable,
             description: r.description,
             peer_name,
         });

@@ -33,6 +33,9 @@ pub(super) struct Raw {
     pub(super) replacement: String,
     pub(super) description: String,
     pub(super) peer: Peer,
+    /// Whether it can be switched beside the function's other mutants (see
+    /// [`crate::mutate::Mutant::switchable`]).
+    pub(super) switchable: bool,
 }
 
 /// Walks a function body and collects its mutants.
@@ -58,7 +61,7 @@ impl Gen<'_> {
         peer: Peer,
     ) {
         let description = what.to_string();
-        self.raw.push(Raw { operator, span, replacement, description, peer });
+        self.raw.push(Raw { operator, span, replacement, description, peer, switchable: true });
     }
 
     /// Replace the whole body by a value of the return type (cargo-mutants' FnValue).
@@ -70,6 +73,14 @@ impl Gen<'_> {
             ReturnType::Default => vec!["()".to_string()],
             ReturnType::Type(_, ty) => values(ty),
         };
+        // A switch returns the value beside the body it replaces, and an `impl Trait` stands
+        // for one type: a value of another (`::std::iter::empty()` for a `Filter`) is built
+        // alone, and the function's other mutants stay switched (textwrap 0.16.1's
+        // `Word::break_apart`: its 28 mutants, its self-check among them, were built alone).
+        let opaque = match &sig.output {
+            ReturnType::Default => false,
+            ReturnType::Type(_, ty) => ty.to_token_stream().into_iter().any(|t| holds_impl(&t)),
+        };
         for v in values {
             let replacement = if v == "()" { "{}".to_string() } else { format!("{{ {v} }}") };
             let same = syn::parse_str::<Block>(&replacement)
@@ -80,6 +91,9 @@ impl Gen<'_> {
             let peer = Peer::Value(at, v.clone());
             let what = format!("replace the body with `{v}`");
             self.push(Operator::ReplaceBody, span, replacement, &what, peer);
+            if let Some(r) = self.raw.last_mut().filter(|_| opaque) {
+                r.switchable = false;
+            }
         }
     }
 
@@ -391,6 +405,16 @@ fn short(text: &str) -> String {
     }
 }
 
+/// Whether `t` is, or holds, the keyword `impl` (a return type such as `impl Iterator<…>` or
+/// `Option<impl Fn()>`).
+fn holds_impl(t: &proc_macro2::TokenTree) -> bool {
+    match t {
+        proc_macro2::TokenTree::Ident(i) => i == "impl",
+        proc_macro2::TokenTree::Group(g) => g.stream().into_iter().any(|t| holds_impl(&t)),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -535,6 +559,24 @@ fn bound(o: Option<u8>) -> u8 {
                 ("o.is_none()".to_string(), "!o.is_none()".to_string())
             ]
         );
+    }
+
+    #[test]
+    fn a_body_of_another_type_is_built_alone_where_the_function_returns_impl_trait() {
+        // A switch returns the value beside the body: an `impl Iterator` is one type, so
+        // `::std::iter::empty()` beside a `Filter` cannot be switched (textwrap 0.16.1).
+        let text = "fn short(s: &str, w: usize) -> impl Iterator<Item = &str> + '_ {\n    s.split(' ').filter(move |x| x.len() <= w)\n}\nfn boxed(w: usize) -> Option<impl Fn(usize) -> bool> {\n    Some(move |x| x <= w)\n}\nfn plain(s: &str, w: usize) -> Vec<&str> {\n    s.split(' ').filter(|x| x.len() <= w).collect()\n}\n";
+        for (function, opaque) in [("short", true), ("boxed", true), ("plain", false)] {
+            let ms = mutants(text, function);
+            check_well_formed(text, function, &ms);
+            let bodies: Vec<&Mutant> =
+                ms.iter().filter(|m| m.operator == Operator::ReplaceBody).collect();
+            assert!(!bodies.is_empty(), "{function}: {ms:#?}");
+            assert!(bodies.iter().all(|m| m.switchable != opaque), "{function}: {bodies:#?}");
+            // The function's other mutants stay switched.
+            let others = ms.iter().filter(|m| m.operator != Operator::ReplaceBody);
+            assert!(others.clone().count() > 0 && others.clone().all(|m| m.switchable));
+        }
     }
 
     #[test]
