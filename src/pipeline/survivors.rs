@@ -737,11 +737,7 @@ fn reach_of(
 ) -> BTreeMap<usize, bool> {
     let mut out = BTreeMap::new();
     for &i in &unit.targets {
-        let own = mutants
-            .iter()
-            .filter(|m| m.target == i && m.self_check)
-            .find_map(|m| results.get(&m.n))
-            .and_then(|r| r.status.reach_shown());
+        let own = self_check_of(mutants, results, i).and_then(|r| r.status.reach_shown());
         // Where the self-check shows nothing (it did not build: a panic is no `impl Trait`
         // alone), a test that killed another of its mutants ran the function.
         let killed = || {
@@ -757,12 +753,19 @@ fn reach_of(
     out
 }
 
+/// The result of target `i`'s self-check, if it has one.
+fn self_check_of<'r>(
+    mutants: &[Numbered],
+    results: &'r BTreeMap<u32, Tested>,
+    i: usize,
+) -> Option<&'r Tested> {
+    mutants.iter().filter(|m| m.target == i && m.self_check).find_map(|m| results.get(&m.n))
+}
+
 /// Why no survivor of target `i` is searched when whether the tests reach it is not known: its
 /// self-check did not build (no test run can show it), or did not run (the run stopped first).
 fn reach_unknown(mutants: &[Numbered], results: &BTreeMap<u32, Tested>, i: usize) -> Unwitnessed {
-    let own =
-        mutants.iter().filter(|m| m.target == i && m.self_check).find_map(|m| results.get(&m.n));
-    match own.map(|r| r.status) {
+    match self_check_of(mutants, results, i).map(|r| r.status) {
         Some(MutantStatus::Unviable) => Unwitnessed::ReachUnknown {
             because: "the function's self-check (its body replaced by a raise or a panic) does not build, and no test killed another of its mutants".into(),
         },

@@ -508,7 +508,7 @@ impl<'a> RustLab<'a> {
     }
 
     /// Whether `test` (of build `b`) is flaky: it fails on the original too. Found out once per
-    /// test ([`original_runs`]).
+    /// test ([`suite::original_runs`]).
     fn is_flaky(&self, b: usize, test: &str, timeout: Duration) -> bool {
         if let Some(&(failed, _)) = self.flaky.borrow().get(test) {
             return failed > 0;
