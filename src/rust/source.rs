@@ -463,4 +463,57 @@ mod tests {
         let f = &c.fns[1];
         assert_eq!(&lib[f.inject_at..f.inject_at + 1], "}");
     }
+
+    #[test]
+    fn a_function_returning_a_crate_type_without_debug_or_display_is_not_callable() {
+        // glob 0.3.1's `Pattern::matches_from` returns `MatchResult`, an enum with neither: the
+        // harness cannot show what it returns, so it is driven through a caller instead of
+        // failing the build.
+        let d = tempfile::tempdir().unwrap();
+        write(
+            d.path(),
+            "src/lib.rs",
+            "use std::fmt;\n\
+             pub enum Bare { A, B }\n\
+             #[derive(Debug, Clone)] pub enum Derived { A }\n\
+             pub struct Shown(u8);\n\
+             impl fmt::Display for Shown { fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result { write!(f, \"s\") } }\n\
+             #[derive(Clone, thiserror::Error)] #[error(\"x\")] pub struct Macro;\n\
+             pub struct Named;\n\
+             #[cfg_attr(feature = \"std\", derive(Debug))] pub struct Featured;\n\
+             pub fn featured(x: u8) -> Featured { Featured }\n\
+             debug_for!(Named);\n\
+             pub fn bare(x: u8) -> Bare { if x > 1 { Bare::A } else { Bare::B } }\n\
+             pub fn in_option(x: u8) -> Option<Bare> { None }\n\
+             pub fn by_ref(b: &Bare) -> &Bare { b }\n\
+             pub fn in_tuple(x: u8) -> (u8, Bare) { (x, Bare::A) }\n\
+             pub fn derived(x: u8) -> Derived { Derived::A }\n\
+             pub fn displayed(x: u8) -> Shown { Shown(x) }\n\
+             pub fn displayed_in_vec(x: u8) -> Vec<Shown> { vec![] }\n\
+             pub fn by_macro(x: u8) -> Macro { Macro }\n\
+             pub fn named_by_a_macro(x: u8) -> Named { Named }\n\
+             pub fn in_result(x: u8) -> Result<Bare, u8> { Err(x) }\n",
+        );
+        let c = read_crate(&d.path().join("src/lib.rs")).unwrap();
+        let why = |name: &str| {
+            let f = c.fns.iter().find(|f| f.name == name).unwrap();
+            f.plan.as_ref().err().cloned()
+        };
+        let neither = |ty: &str| {
+            Some(format!(
+                "the harness cannot show what it returns: `{ty}` implements neither `Debug` nor `Display`"
+            ))
+        };
+        assert_eq!(why("bare"), neither("Bare"));
+        assert_eq!(why("in_option"), neither("Bare"));
+        assert_eq!(why("by_ref"), neither("Bare"));
+        assert_eq!(why("in_tuple"), neither("Bare"));
+        // `Debug` of a `Vec` needs its items' `Debug`; `Display` alone shows only the type.
+        assert_eq!(why("displayed_in_vec"), neither("Shown"));
+        let shown =
+            ["derived", "displayed", "by_macro", "named_by_a_macro", "featured", "in_result"];
+        for shown in shown {
+            assert_eq!(why(shown), None, "{shown}");
+        }
+    }
 }

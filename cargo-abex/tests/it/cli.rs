@@ -141,7 +141,8 @@ fn functions_that_cannot_be_driven_are_listed_with_a_reason() {
         "{}",
         reason("Counter::get")
     );
-    assert!(reason("opaque").contains("Debug"), "{}", reason("opaque"));
+    assert!(reason("opaque").contains("`NoDebug` implements neither"), "{}", reason("opaque"));
+    assert!(reason("aliased").contains("Debug"), "{}", reason("aliased"));
     let inc = target(&r, "inc");
     assert!(inc["exploration"]["bc_count"].as_u64().unwrap() >= 1);
     assert!(has_pair(inc, "[254]", "[255]") || has_pair(inc, "[255]", "[0]"), "{inc:#}");
@@ -804,6 +805,32 @@ fn a_function_abex_cannot_call_is_proven_through_a_caller_and_the_rest_says_why(
         assert_eq!(x["possibly_equivalent"], false);
     }
     assert!(stderr(&o).contains("driven through"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_function_whose_value_cannot_be_shown_is_proven_through_a_caller() {
+    // glob 0.3.1's `Pattern::matches_from` returns `MatchResult`, an enum with neither `Debug`
+    // nor `Display`: its harness part failed the build, it went unexplored and its survivors
+    // unproven. The sources show it, so it is driven through `matches`, which calls it.
+    let (_tmp, dir) = support::project("callers");
+    let o = abex(&dir, &["--offline", "--function", "src/lib.rs::standing"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = report(&dir);
+    let standing = target(&r, "standing");
+    assert_eq!(standing["drive"]["status"], "via", "{:#}", standing["drive"]);
+    assert_eq!(standing["drive"]["caller"], "passes");
+    let why = standing["drive"]["reason"].as_str().unwrap();
+    assert!(why.contains("`Standing` implements neither `Debug` nor `Display`"), "{why}");
+    let m = &standing["mutation"];
+    let at_70 = m["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["original"] == "score >= 70" && x["replacement"] == "score > 70")
+        .unwrap_or_else(|| panic!("no `>=` → `>` mutant at 70 in {m:#}"));
+    assert_eq!(at_70["status"], "survived");
+    assert_eq!(at_70["witness"]["input"], serde_json::json!([70]), "{at_70:#}");
+    assert_eq!(m["counts"]["survived"], m["counts"]["witnessed"], "every survivor proven: {m:#}");
 }
 
 #[test]

@@ -13,7 +13,7 @@ use syn::{FnArg, Pat, Signature, Type};
 use super::callplan::{CallPlan, Callee, Receiver, Via};
 use super::generics::{self, instantiations};
 use super::recipes::{with_lifetimes, Place, Recipes};
-use super::table::tight;
+use super::table::{tight, Resolved};
 use crate::rust::types::{self, ArgPlan, Ret};
 use crate::targets::Param;
 use crate::value::Ty;
@@ -229,6 +229,62 @@ pub fn plan(
     Planned { params, plan: Ok(first), alternatives: plans.into_iter().map(|(p, _)| p).collect() }
 }
 
+/// The crate type in `ty` (a returned type, written at `place`) that the harness cannot show,
+/// if the crate's sources say so: the type itself, shown by `Debug` or `Display`, or a type
+/// inside a std container, tuple or reference, which `Debug` shows only through its items'.
+/// `None` when it can be shown or that is not known; a build decides then.
+fn unshowable(place: &Place<'_, '_, '_>, ty: &Type) -> Option<String> {
+    struct Walk<'p, 'r, 't, 'a> {
+        place: &'p Place<'r, 't, 'a>,
+        top: bool,
+        found: Option<String>,
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Walk<'_, '_, '_, '_> {
+        fn visit_type_path(&mut self, p: &'ast syn::TypePath) {
+            let table = self.place.recipes.table;
+            let top = std::mem::replace(&mut self.top, false);
+            match table.resolve_path(&self.place.module, &p.path) {
+                // A crate type is shown by its own impls, whatever its arguments.
+                Some(Resolved::Crate(i)) => {
+                    let hidden = (!table.may_show(i, top)).then(|| table.types[i].name.clone());
+                    self.found = self.found.take().or(hidden);
+                }
+                _ if p.qself.is_none() => syn::visit::visit_type_path(self, p),
+                _ => {}
+            }
+        }
+        fn visit_type_reference(&mut self, r: &'ast syn::TypeReference) {
+            // `&T` shows as `T` does.
+            syn::visit::visit_type(self, &r.elem);
+        }
+        fn visit_type_paren(&mut self, p: &'ast syn::TypeParen) {
+            syn::visit::visit_type(self, &p.elem);
+        }
+        fn visit_type_group(&mut self, g: &'ast syn::TypeGroup) {
+            syn::visit::visit_type(self, &g.elem);
+        }
+        fn visit_type_tuple(&mut self, t: &'ast syn::TypeTuple) {
+            self.top = false;
+            syn::visit::visit_type_tuple(self, t);
+        }
+        fn visit_type_array(&mut self, t: &'ast syn::TypeArray) {
+            self.top = false;
+            syn::visit::visit_type_array(self, t);
+        }
+        fn visit_type_slice(&mut self, t: &'ast syn::TypeSlice) {
+            self.top = false;
+            syn::visit::visit_type_slice(self, t);
+        }
+        // What a trait object or an `impl` type shows is its bounds' business.
+        fn visit_type_trait_object(&mut self, _: &'ast syn::TypeTraitObject) {}
+        fn visit_type_impl_trait(&mut self, _: &'ast syn::TypeImplTrait) {}
+        fn visit_type_bare_fn(&mut self, _: &'ast syn::TypeBareFn) {}
+    }
+    let mut walk = Walk { place, top: true, found: None };
+    syn::visit::Visit::visit_type(&mut walk, ty);
+    walk.found
+}
+
 #[allow(clippy::too_many_arguments)]
 fn plan_one(
     recipes: &Recipes<'_, '_>,
@@ -270,7 +326,15 @@ fn plan_one(
                 }
                 d => d.clone(),
             };
-            types::ret(&out)?
+            let ret = types::ret(&out)?;
+            if let (Ret::Value, syn::ReturnType::Type(_, t)) = (&ret, &out) {
+                if let Some(name) = unshowable(&place, t) {
+                    return Err(format!(
+                        "the harness cannot show what it returns: `{name}` implements neither `Debug` nor `Display`"
+                    ));
+                }
+            }
+            ret
         }
         _ => Ret::Value,
     };

@@ -26,6 +26,9 @@ pub struct TypeDef<'a> {
     pub kind: TypeKind<'a>,
     /// The traits it derives (`Default`, `Debug`, …), by last path segment.
     pub derives: Vec<String>,
+    /// Whether an attribute of it may add impls that the table cannot see: an attribute
+    /// macro, or a derive that is not one of the compiler's own.
+    pub macro_attrs: bool,
 }
 
 /// What a [`TypeDef`] is.
@@ -76,6 +79,9 @@ pub struct TypeTable<'a> {
     pub modules: BTreeMap<Vec<String>, ModuleDef>,
     /// Every trait the crate defines: its module and name.
     pub traits: Vec<(Vec<String>, String)>,
+    /// The tokens of every macro invoked where items go (outside test code), as text: what
+    /// they expand to is not known, so a type they name may have impls the table cannot see.
+    pub item_macros: Vec<String>,
 }
 
 fn derives_of(attrs: &[syn::Attribute]) -> Vec<String> {
@@ -89,6 +95,40 @@ fn derives_of(attrs: &[syn::Attribute]) -> Vec<String> {
         });
     }
     out
+}
+
+/// The derives whose impls the compiler writes itself, all of them visible in `derives`.
+const STD_DERIVES: [&str; 9] =
+    ["Clone", "Copy", "PartialEq", "Eq", "PartialOrd", "Ord", "Hash", "Default", "Debug"];
+
+/// Attributes that add no impl.
+const INERT_ATTRS: [&str; 12] = [
+    "doc",
+    "cfg",
+    "allow",
+    "warn",
+    "deny",
+    "expect",
+    "forbid",
+    "repr",
+    "non_exhaustive",
+    "must_use",
+    "deprecated",
+    "derive",
+];
+
+/// Whether `attrs` hold an attribute macro, a `cfg_attr` (which may derive `Debug` under a
+/// feature) or a derive other than the compiler's own (a `thiserror::Error` derive writes
+/// `Display`, `derivative`'s can write `Debug`).
+fn macro_attrs(attrs: &[syn::Attribute]) -> bool {
+    let inert = |a: &syn::Attribute| {
+        a.path()
+            .segments
+            .last()
+            .is_some_and(|s| INERT_ATTRS.contains(&s.ident.to_string().as_str()))
+    };
+    attrs.iter().any(|a| !inert(a))
+        || derives_of(attrs).iter().any(|d| !STD_DERIVES.contains(&d.as_str()))
 }
 
 fn is_public(v: &Visibility) -> bool {
@@ -143,6 +183,7 @@ impl<'a> TypeTable<'a> {
             impls: Vec::new(),
             modules: BTreeMap::new(),
             traits: Vec::new(),
+            item_macros: Vec::new(),
         };
         for (f, ast) in files {
             t.items(&ast.items, &f.module);
@@ -164,6 +205,7 @@ impl<'a> TypeTable<'a> {
                     generics: &s.generics,
                     kind: TypeKind::Struct(&s.fields),
                     derives: derives_of(&s.attrs),
+                    macro_attrs: macro_attrs(&s.attrs),
                 }),
                 Item::Enum(e) if !is_cfg_test(&e.attrs) => self.types.push(TypeDef {
                     name: e.ident.to_string(),
@@ -172,6 +214,7 @@ impl<'a> TypeTable<'a> {
                     generics: &e.generics,
                     kind: TypeKind::Enum(e.variants.iter().collect()),
                     derives: derives_of(&e.attrs),
+                    macro_attrs: macro_attrs(&e.attrs),
                 }),
                 Item::Type(a) if !is_cfg_test(&a.attrs) => self.types.push(TypeDef {
                     name: a.ident.to_string(),
@@ -180,12 +223,16 @@ impl<'a> TypeTable<'a> {
                     generics: &a.generics,
                     kind: TypeKind::Alias(&a.ty),
                     derives: Vec::new(),
+                    macro_attrs: false,
                 }),
                 Item::Trait(tr) if !is_cfg_test(&tr.attrs) => {
                     self.traits.push((module.to_vec(), tr.ident.to_string()))
                 }
                 Item::Impl(i) if !is_cfg_test(&i.attrs) => {
                     self.impls.push(ImplDef { module: module.to_vec(), item: i })
+                }
+                Item::Macro(m) if !is_cfg_test(&m.attrs) && !m.mac.path.is_ident("macro_rules") => {
+                    self.item_macros.push(m.mac.tokens.to_string())
                 }
                 Item::Use(u) if !is_cfg_test(&u.attrs) => {
                     let def = self.modules.entry(module.to_vec()).or_default();
@@ -302,6 +349,31 @@ impl<'a> TypeTable<'a> {
                 _ => false,
             })
             .collect()
+    }
+
+    /// Whether a value of crate type `ty` may be shown: it derives or implements `Debug` (or
+    /// `Display`, when `display` counts), or the table cannot tell (a type alias, an attribute
+    /// macro on it, a macro invocation of the crate that names it). `false` only when the
+    /// crate's sources show it has neither.
+    pub fn may_show(&self, ty: usize, display: bool) -> bool {
+        let def = &self.types[ty];
+        if matches!(def.kind, TypeKind::Alias(_)) || def.macro_attrs {
+            return true;
+        }
+        if def.derives.iter().any(|d| d == "Debug") {
+            return true;
+        }
+        let shows = |i: &&ImplDef<'_>| {
+            let trait_ = i.item.trait_.as_ref().and_then(|(_, p, _)| p.segments.last());
+            trait_.is_some_and(|t| t.ident == "Debug" || (display && t.ident == "Display"))
+        };
+        if self.impls_of(ty).iter().any(shows) {
+            return true;
+        }
+        let word = |text: &str| {
+            text.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|w| w == def.name)
+        };
+        self.item_macros.iter().any(|m| word(m))
     }
 
     /// The name by which a person writes crate type `ty` in `module`: its bare name when that
