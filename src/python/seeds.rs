@@ -14,10 +14,31 @@ use crate::value::{Ty, Value};
 /// Plain values kept per parameter as seeds.
 const MAX_SEEDS: usize = 12;
 
-/// Whether the baseline should record what the tests pass to `f`: it has a parameter of
-/// unknown type.
+/// Whether the baseline should record what the tests pass to `f`: it has a parameter typed by
+/// nothing but its default, if by that ([`learnable`]).
 pub fn wanted(f: &PyFn) -> bool {
-    f.unsupported.is_none() && f.params.iter().any(|p| p.ty == Some(Ty::Any))
+    f.unsupported.is_none() && f.params.iter().any(|p| learnable(f, p).is_some())
+}
+
+/// Whether parameter `p` of `f` is one whose type what the tests pass tells: `Some` when it is
+/// of unknown type (`Some(None)`) or typed only by its literal default (`Some(Some(default))`),
+/// `None` when its annotation types it.
+fn learnable<'f>(f: &'f PyFn, p: &Param) -> Option<Option<&'f Value>> {
+    let default = f.raw.iter().find(|r| r.name == p.name && r.ann.is_none())?.literal.as_ref();
+    match default {
+        Some(d) if p.ty == Some(types::function::of_default(Some(d))) => Some(Some(d)),
+        _ => (p.ty == Some(Ty::Any)).then_some(None),
+    }
+}
+
+/// The tag a value seen by the tests would have (`pytest_abex.values.describe`).
+fn tag_of(v: &Value) -> &'static str {
+    match v {
+        Value::Bool(_) => "bool",
+        Value::Int(_) => "int",
+        Value::Float(_) => "float",
+        _ => "str",
+    }
 }
 
 /// The type of a tag, or `None` when it says nothing about the type (`none`).
@@ -48,7 +69,8 @@ fn ty_of_tag(tag: &str, r: &types::Resolver<'_>) -> Option<Ty> {
 pub fn learnt(f: &PyFn, seen: &[Seen], r: &types::Resolver<'_>) -> Option<Vec<Param>> {
     let mut params = f.params.clone();
     let mut changed = false;
-    for p in params.iter_mut().filter(|p| p.ty == Some(Ty::Any)) {
+    for p in params.iter_mut() {
+        let Some(default) = learnable(f, p) else { continue };
         let mut kinds: Vec<(String, Ty)> = Vec::new();
         let mut plain: Vec<Value> = Vec::new();
         let mut none = false;
@@ -87,6 +109,15 @@ pub fn learnt(f: &PyFn, seen: &[Seen], r: &types::Resolver<'_>) -> Option<Vec<Pa
         if kinds.is_empty() {
             continue;
         }
+        // The default is a value of the parameter too.
+        if let Some(d) = default {
+            if !kinds.iter().any(|(t, _)| t == tag_of(d)) {
+                kinds.extend(ty_of_tag(tag_of(d), r).map(|ty| (tag_of(d).to_string(), ty)));
+            }
+            if !matches!(d, Value::Bool(_)) && !plain.contains(d) && plain.len() < MAX_SEEDS {
+                plain.insert(0, d.clone());
+            }
+        }
         let mut options: Vec<Ty> = kinds.into_iter().map(|(_, t)| t).collect();
         if !plain.is_empty() {
             options.push(Ty::OneOf { values: plain });
@@ -120,34 +151,80 @@ mod tests {
 
     use super::*;
 
-    #[test]
-    fn an_unannotated_parameter_takes_the_kinds_and_values_the_tests_pass() {
-        let src = "import enum\n\nclass Unit(enum.Enum):\n    S = 1\n    M = 2\n\ndef f(value, unit, other: int):\n    return value\n";
+    /// Calls `body` with function `name` of module `m` (`src`), its parameters resolved.
+    fn with_function(src: &str, name: &str, body: impl FnOnce(&PyFn, &types::Resolver<'_>)) {
         let (mut fns, scope) = super::super::source::read(src, "m", false);
         let mut index = types::Index::default();
         index.scopes.insert("m".into(), scope);
         let r = types::Resolver { index: &index };
-        let f = fns.iter_mut().find(|f| f.name == "f").unwrap();
+        let f = fns.iter_mut().find(|f| f.name == name).unwrap();
         types::function::resolve(f, "m", &r);
-        assert!(wanted(f));
-        let call = |v: (&str, serde_json::Value), u: (&str, serde_json::Value)| -> Seen {
-            let mut s = BTreeMap::new();
-            s.insert("value".to_string(), (v.0.to_string(), v.1));
-            s.insert("unit".to_string(), (u.0.to_string(), u.1));
-            s
-        };
-        let unit = |m: &str| {
-            ("class:m.Unit", serde_json::json!({"$ctor": format!("Unit.{m}"), "$args": []}))
-        };
-        let seen = vec![
-            call(("int", serde_json::json!(1000)), unit("S")),
-            call(("float", serde_json::json!(2.5)), unit("M")),
-            call(("none", serde_json::Value::Null), unit("S")),
-        ];
-        let ps = learnt(f, &seen, &r).unwrap();
-        assert_eq!(ps[0].ty.as_ref().unwrap().to_string(), "option[i64 | f64 | one of 1000, 2.5]");
-        assert_eq!(ps[1].ty.as_ref().unwrap().to_string(), "m.Unit");
-        assert_eq!(ps[2].ty, Some(Ty::int(64, true)), "annotated parameters keep their type");
-        assert!(learnt(f, &[], &r).is_none());
+        body(f, &r);
+    }
+
+    #[test]
+    fn an_unannotated_parameter_takes_the_kinds_and_values_the_tests_pass() {
+        let src = "import enum\n\nclass Unit(enum.Enum):\n    S = 1\n    M = 2\n\ndef f(value, unit, other: int):\n    return value\n";
+        with_function(src, "f", |f, r| {
+            assert!(wanted(f));
+            let call = |v: (&str, serde_json::Value), u: (&str, serde_json::Value)| -> Seen {
+                let mut s = BTreeMap::new();
+                s.insert("value".to_string(), (v.0.to_string(), v.1));
+                s.insert("unit".to_string(), (u.0.to_string(), u.1));
+                s
+            };
+            let unit = |m: &str| {
+                ("class:m.Unit", serde_json::json!({"$ctor": format!("Unit.{m}"), "$args": []}))
+            };
+            let seen = vec![
+                call(("int", serde_json::json!(1000)), unit("S")),
+                call(("float", serde_json::json!(2.5)), unit("M")),
+                call(("none", serde_json::Value::Null), unit("S")),
+            ];
+            let ps = learnt(f, &seen, r).unwrap();
+            assert_eq!(
+                ps[0].ty.as_ref().unwrap().to_string(),
+                "option[i64 | f64 | one of 1000, 2.5]"
+            );
+            assert_eq!(ps[1].ty.as_ref().unwrap().to_string(), "m.Unit");
+            assert_eq!(ps[2].ty, Some(Ty::int(64, true)), "annotated parameters keep their type");
+            assert!(learnt(f, &[], r).is_none());
+        });
+    }
+
+    #[test]
+    fn an_unannotated_parameter_with_a_literal_default_takes_its_kind_until_the_tests_say_more() {
+        // isodate 0.6.1's `build_tzinfo(tzname, tzsign='+', tzhour=0, tzmin=0)`: the tests pass
+        // only `tzname`; the others were of any type, and its witnesses passed `[]` and `False`
+        // for a sign and an hour.
+        let src = "def build(name, sign='+', hour=0, scale=1.5, strict=False, neg=-2, fmt=f'{1}', x=None):\n    return name\n";
+        with_function(src, "build", |f, r| {
+            let ty = |ps: &[Param], i: usize| ps[i].ty.as_ref().unwrap().to_string();
+            let typed: Vec<String> = (0..f.params.len()).map(|i| ty(&f.params, i)).collect();
+            assert_eq!(
+                typed,
+                [
+                    "any",
+                    "str | one of \"+\"",
+                    "i64 | one of 0",
+                    "f64 | one of 1.5",
+                    "bool",
+                    "i64 | one of -2",
+                    "any",
+                    "any"
+                ]
+            );
+            assert!(wanted(f));
+            // What the tests pass widens a typed default: `hour` seen as a float keeps its `0`.
+            let mut call = BTreeMap::new();
+            call.insert("name".to_string(), ("str".to_string(), serde_json::json!("+01:00")));
+            call.insert("hour".to_string(), ("float".to_string(), serde_json::json!(2.5)));
+            let ps = learnt(f, &[call], r).unwrap();
+            assert_eq!(ty(&ps, 0), "str | one of \"+01:00\"");
+            assert_eq!(ty(&ps, 1), "str | one of \"+\"", "not seen: its default's kind");
+            assert_eq!(ty(&ps, 2), "f64 | i64 | one of 0, 2.5");
+            // Nothing seen, nothing learnt: the defaults' kinds stand.
+            assert!(learnt(f, &[], r).is_none());
+        });
     }
 }

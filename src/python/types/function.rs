@@ -11,7 +11,7 @@ use super::resolve::{Index, Resolver};
 use super::scope::Pass;
 use crate::python::source::{Kind, PyFn};
 use crate::targets::Param;
-use crate::value::Ty;
+use crate::value::{Ty, Value};
 
 /// Every function of `text` defined at module level or directly in a module-level class, with
 /// its parameters' types read from `text` alone (a module named `""`); a project reads them
@@ -25,6 +25,21 @@ pub fn functions(text: &str) -> Vec<PyFn> {
         resolve(f, "", &r);
     }
     fns
+}
+
+/// The type of an unannotated parameter from its default: a literal's kind, the default itself
+/// first among its values (`tzsign='+'` takes strings, from `'+'`); `Any` without one. What the
+/// tests pass to it types it better where they pass anything ([`crate::python::seeds`]).
+pub fn of_default(literal: Option<&Value>) -> Ty {
+    let kind = match literal {
+        Some(Value::Bool(_)) => return Ty::Bool,
+        Some(Value::Int(_)) => Ty::int(64, true),
+        Some(Value::Float(_)) => Ty::Float { bits: 64 },
+        Some(Value::Str(_)) => Ty::Str,
+        _ => return Ty::Any,
+    };
+    let values = literal.into_iter().cloned().collect();
+    Ty::Union { options: vec![kind, Ty::OneOf { values }] }
 }
 
 /// Decorators that keep the function they decorate reachable (`__wrapped__`) and callable.
@@ -109,7 +124,10 @@ pub fn resolve(f: &mut PyFn, module: &str, r: &Resolver<'_>) {
     }
     let mut left_out = false;
     for p in &f.raw {
-        let ty = p.ann.as_deref().map_or(Ok(Ty::Any), |a| r.ty(a, module));
+        let ty = p
+            .ann
+            .as_deref()
+            .map_or_else(|| Ok(of_default(p.literal.as_ref())), |a| r.ty(a, module));
         let (ty, pass) = match (p.pass, ty) {
             (Pass::Star, _) if left_out => continue,
             (Pass::Star, Ok(t)) => (Ty::List { item: Box::new(t) }, Pass::Star),

@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use tree_sitter::Node;
 
 use super::annotation::{self, Ann};
+use crate::value::Value;
 
 /// How a parameter receives its argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -36,6 +37,8 @@ pub struct RawParam {
     pub ann: Option<String>,
     /// Whether it has a default.
     pub default: bool,
+    /// Its default when that is a plain literal: an int, a float, a string or a bool.
+    pub literal: Option<Value>,
     /// How it receives its argument.
     pub pass: Pass,
 }
@@ -359,9 +362,36 @@ pub fn params(plist: Node<'_>, src: &[u8], skip: usize) -> Vec<RawParam> {
             Pass::Pos { .. } if keyword => Pass::Kw,
             other => other,
         };
-        out.push(RawParam { name, ann, default, pass });
+        let literal = p.child_by_field_name("value").and_then(|v| literal(v, src));
+        out.push(RawParam { name, ann, default, literal, pass });
     }
     out.into_iter().skip(skip).collect()
+}
+
+/// The value of a plain literal: an int, a float, a string without interpolation or escapes,
+/// `True` or `False` (a leading `-` on a number kept).
+fn literal(n: Node<'_>, src: &[u8]) -> Option<Value> {
+    let t = text(n, src);
+    match n.kind() {
+        "integer" => t.replace('_', "").parse().ok().map(Value::Int),
+        "float" => t.replace('_', "").parse().ok().map(Value::Float),
+        "true" => Some(Value::Bool(true)),
+        "false" => Some(Value::Bool(false)),
+        "unary_operator" if t.starts_with('-') => match literal(n.named_child(0)?, src)? {
+            Value::Int(i) => Some(Value::Int(-i)),
+            Value::Float(f) => Some(Value::Float(-f)),
+            _ => None,
+        },
+        "string" => {
+            let q = t.find(['"', '\''])?;
+            let (prefix, body) = t.split_at(q);
+            let quote = if body.starts_with("\"\"\"") || body.starts_with("'''") { 3 } else { 1 };
+            let inner = body.get(quote..body.len().checked_sub(quote)?)?;
+            let plain = prefix.is_empty() || prefix.eq_ignore_ascii_case("u");
+            (plain && !inner.contains('\\')).then(|| Value::Str(inner.to_string()))
+        }
+        _ => None,
+    }
 }
 
 fn splat_name(n: Option<Node<'_>>, src: &[u8]) -> String {
