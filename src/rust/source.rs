@@ -470,10 +470,7 @@ mod tests {
         // harness cannot show what it returns, so it is driven through a caller instead of
         // failing the build.
         let d = tempfile::tempdir().unwrap();
-        write(
-            d.path(),
-            "src/lib.rs",
-            "use std::fmt;\n\
+        let text = "use std::fmt;\n\
              pub enum Bare { A, B }\n\
              #[derive(Debug, Clone)] pub enum Derived { A }\n\
              pub struct Shown(u8);\n\
@@ -492,8 +489,8 @@ mod tests {
              pub fn displayed_in_vec(x: u8) -> Vec<Shown> { vec![] }\n\
              pub fn by_macro(x: u8) -> Macro { Macro }\n\
              pub fn named_by_a_macro(x: u8) -> Named { Named }\n\
-             pub fn in_result(x: u8) -> Result<Bare, u8> { Err(x) }\n",
-        );
+             pub fn in_result(x: u8) -> Result<Bare, u8> { Err(x) }\n";
+        write(d.path(), "src/lib.rs", text);
         let c = read_crate(&d.path().join("src/lib.rs")).unwrap();
         let why = |name: &str| {
             let f = c.fns.iter().find(|f| f.name == name).unwrap();
@@ -510,6 +507,15 @@ mod tests {
         assert_eq!(why("in_tuple"), neither("Bare"));
         // `Debug` of a `Vec` needs its items' `Debug`; `Display` alone shows only the type.
         assert_eq!(why("displayed_in_vec"), neither("Shown"));
+        // Code a build script writes and the crate includes may implement anything.
+        write(
+            d.path(),
+            "src/lib.rs",
+            &format!("{text}include!(concat!(env!(\"OUT_DIR\"), \"/gen.rs\"));\n"),
+        );
+        let c = read_crate(&d.path().join("src/lib.rs")).unwrap();
+        let bare = c.fns.iter().find(|f| f.name == "bare").unwrap();
+        assert!(bare.plan.is_ok(), "{:?}", bare.plan.as_ref().err());
         let shown =
             ["derived", "displayed", "by_macro", "named_by_a_macro", "featured", "in_result"];
         for shown in shown {

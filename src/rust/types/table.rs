@@ -97,6 +97,9 @@ fn derives_of(attrs: &[syn::Attribute]) -> Vec<String> {
     out
 }
 
+/// What [`TypeTable::item_macros`] holds for an `include!`: code that may name anything.
+const INCLUDED: &str = "include!";
+
 /// The derives whose impls the compiler writes itself, all of them visible in `derives`.
 const STD_DERIVES: [&str; 9] =
     ["Clone", "Copy", "PartialEq", "Eq", "PartialOrd", "Ord", "Hash", "Default", "Debug"];
@@ -230,6 +233,11 @@ impl<'a> TypeTable<'a> {
                 }
                 Item::Impl(i) if !is_cfg_test(&i.attrs) => {
                     self.impls.push(ImplDef { module: module.to_vec(), item: i })
+                }
+                // An `include!` brings in code the table never reads (a build script's output):
+                // any name may be in it.
+                Item::Macro(m) if !is_cfg_test(&m.attrs) && m.mac.path.is_ident("include") => {
+                    self.item_macros.push(INCLUDED.to_string())
                 }
                 Item::Macro(m) if !is_cfg_test(&m.attrs) && !m.mac.path.is_ident("macro_rules") => {
                     self.item_macros.push(m.mac.tokens.to_string())
@@ -373,7 +381,7 @@ impl<'a> TypeTable<'a> {
         let word = |text: &str| {
             text.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|w| w == def.name)
         };
-        self.item_macros.iter().any(|m| word(m))
+        self.item_macros.iter().any(|m| m == INCLUDED || word(m))
     }
 
     /// The name by which a person writes crate type `ty` in `module`: its bare name when that
