@@ -24,11 +24,11 @@ pub fn wanted(f: &PyFn) -> bool {
 /// of unknown type (`Some(None)`) or typed only by its literal default (`Some(Some(default))`),
 /// `None` when its annotation types it.
 fn learnable<'f>(f: &'f PyFn, p: &Param) -> Option<Option<&'f Value>> {
-    let default = f.raw.iter().find(|r| r.name == p.name && r.ann.is_none())?.literal.as_ref();
-    match default {
-        Some(d) if p.ty == Some(types::function::of_default(Some(d))) => Some(Some(d)),
-        _ => (p.ty == Some(Ty::Any)).then_some(None),
+    if p.ty == Some(Ty::Any) {
+        return Some(None);
     }
+    let default = f.raw.iter().find(|r| r.name == p.name && r.ann.is_none())?.literal.as_ref()?;
+    (p.ty == Some(types::function::of_default(Some(default)))).then_some(Some(default))
 }
 
 /// The tag a value seen by the tests would have (`pytest_abex.values.describe`).
@@ -197,7 +197,7 @@ mod tests {
         // isodate 0.6.1's `build_tzinfo(tzname, tzsign='+', tzhour=0, tzmin=0)`: the tests pass
         // only `tzname`; the others were of any type, and its witnesses passed `[]` and `False`
         // for a sign and an hour.
-        let src = "def build(name, sign='+', hour=0, scale=1.5, strict=False, neg=-2, fmt=f'{1}', x=None):\n    return name\n";
+        let src = "def build(name, sign='+', hour=0, scale=1.5, strict=False, neg=-2, fmt=f'{1}', x=None, y: object = 'a'):\n    return name\n";
         with_function(src, "build", |f, r| {
             let ty = |ps: &[Param], i: usize| ps[i].ty.as_ref().unwrap().to_string();
             let typed: Vec<String> = (0..f.params.len()).map(|i| ty(&f.params, i)).collect();
@@ -211,6 +211,7 @@ mod tests {
                     "bool",
                     "i64 | one of -2",
                     "any",
+                    "any",
                     "any"
                 ]
             );
@@ -219,10 +220,13 @@ mod tests {
             let mut call = BTreeMap::new();
             call.insert("name".to_string(), ("str".to_string(), serde_json::json!("+01:00")));
             call.insert("hour".to_string(), ("float".to_string(), serde_json::json!(2.5)));
+            call.insert("y".to_string(), ("int".to_string(), serde_json::json!(7)));
             let ps = learnt(f, &[call], r).unwrap();
             assert_eq!(ty(&ps, 0), "str | one of \"+01:00\"");
             assert_eq!(ty(&ps, 1), "str | one of \"+\"", "not seen: its default's kind");
             assert_eq!(ty(&ps, 2), "f64 | i64 | one of 0, 2.5");
+            // An annotation that says nothing (`object`) learns as before, its default aside.
+            assert_eq!(ty(&ps, 8), "i64 | one of 7");
             // Nothing seen, nothing learnt: the defaults' kinds stand.
             assert!(learnt(f, &[], r).is_none());
         });

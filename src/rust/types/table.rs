@@ -27,7 +27,7 @@ pub struct TypeDef<'a> {
     /// The traits it derives (`Default`, `Debug`, …), by last path segment.
     pub derives: Vec<String>,
     /// Whether an attribute of it may add impls that the table cannot see: an attribute
-    /// macro, or a derive that is not one of the compiler's own.
+    /// macro, a `cfg_attr`, or a derive that is not one of the compiler's own.
     pub macro_attrs: bool,
 }
 
