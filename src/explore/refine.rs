@@ -122,7 +122,9 @@ impl Refiner {
         let (Some(ka), Some(kb)) = (memo.get(&a), memo.get(&b)) else {
             return;
         };
-        if ka.text == kb.text {
+        // Where one side ran out of time, the boundary lies where the machine's speed puts it,
+        // and each step towards it costs a call as long as the limit: it is not refined.
+        if ka.text == kb.text || ka.outcome == Outcome::Timeout || kb.outcome == Outcome::Timeout {
             return;
         }
         let (ta, tb) = (ka.text.clone(), kb.text.clone());

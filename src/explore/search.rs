@@ -444,6 +444,24 @@ mod tests {
     }
 
     #[test]
+    fn a_boundary_where_one_side_timed_out_is_not_bisected() {
+        // A function that is slow past 1000 (a timeout in the worker) and says so at 0: the
+        // 0 boundary is refined to -1/0, the timeout one is left where the pairs found it,
+        // since each step towards it would cost a call as long as the limit.
+        for seed in 0..4 {
+            let cfg = ExploreConfig { seed, ..ExploreConfig::default() };
+            let f = |a: &Args| match int(&a[0]) {
+                n if n > 1000 => Outcome::Timeout,
+                n => ok(n >= 0),
+            };
+            let x = run(&[Ty::int(64, true)], f, &cfg);
+            let near = |a: &Args, b: &Args| int(&a[0]) == 1000 && int(&b[0]) == 1001;
+            assert!(has_pair(&x, |a, b| int(&a[0]) == -1 && int(&b[0]) == 0).is_some());
+            assert!(has_pair(&x, near).is_none(), "seed {seed}: the timeout boundary was bisected");
+        }
+    }
+
+    #[test]
     fn month_validity_boundaries_are_found_at_both_ends() {
         let month = |a: &Args| match days_in_month(int(&a[0]) as i64, int(&a[1])) {
             Some(n) => ok(n),
