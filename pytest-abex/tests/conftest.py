@@ -62,6 +62,17 @@ def thresholds(pytester):
 
 
 @pytest.fixture
+def lazy(pytester):
+    """A pytester folder holding ``projects/lazy`` (functions that return iterators, some of
+    them slow on large arguments in C), importable from its root."""
+    for f in (Path(__file__).parent / "projects" / "lazy").iterdir():
+        if f.suffix == ".py":
+            pytester.makepyfile(**{f.stem: f.read_text()})
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    return pytester
+
+
+@pytest.fixture
 def dictkeys(pytester):
     """A pytester folder holding ``projects/dictkeys`` (mutants behind guards on a dictionary's
     keys), importable from its root."""

@@ -11,13 +11,13 @@ from pytest_abex.worker import _converter
 INT = {"kind": "int", "bits": 64, "signed": True}
 
 
-def _answers(tmp_path, spec, requests):
+def _answers(tmp_path, spec, requests, env=None):
     """The worker's answers (its greeting first) to the request lines ``requests``, with ``spec``
-    written into ``tmp_path``."""
+    written into ``tmp_path`` and ``env`` added to its environment."""
     (tmp_path / "spec.json").write_text(json.dumps(spec))
     out = subprocess.run(
         [sys.executable, "-m", "pytest_abex.worker", str(tmp_path / "spec.json")],
-        input=requests, capture_output=True, text=True, timeout=60,
+        input=requests, capture_output=True, text=True, timeout=60, env=dict(os.environ, **(env or {})),
     )
     return [json.loads(line.split("@abex@", 1)[1]) for line in out.stdout.splitlines() if "@abex@" in line]
 
@@ -161,3 +161,116 @@ def test_a_probed_mutant_answers_without_its_probe_when_the_request_asks_for_non
     assert answers[2]["ok"] == "True" and answers[2]["probe"]["infected"] == 1, answers[2]
     assert answers[3] == {"ok": "False"}
     assert answers[4]["ok"] == "False" and answers[4]["probe"]["reached"] == 1, answers[4]
+
+
+def test_a_returned_iterator_is_shown_by_its_first_items_within_the_call_s_limit(tmp_path):
+    # toolz 0.12.1's `partition_all` returns a generator, `sliding_window` a `zip`: their reprs
+    # (`<generator object partition_all>`) were the same for every input, so no output told two
+    # inputs, or a mutant, apart.
+    (tmp_path / "m.py").write_text(
+        "import itertools\n\n\n"
+        "def pairs(n: int):\n    for i in range(0, n, 2):\n        yield (i, i + 1)\n\n\n"
+        "def doubled(n: int):\n    return map(lambda x: 2 * x, range(n))\n\n\n"
+        "def forever(n: int):\n    return itertools.count(n)\n\n\n"
+        "def spins(n: int):\n    while True:\n        yield from ()\n\n\n"
+        "def listed(n: int):\n    return list(range(n))\n"
+    )
+    names = ["pairs", "doubled", "forever", "spins", "listed"]
+    spec = {
+        "targets": [{"module": "m", "qualname": q, "kind": "function", "params": [{"ty": INT}]} for q in names],
+        "sys_path": [str(tmp_path)],
+    }
+    requests = "[0,[4]]\n[1,[3]]\n[1,[100]]\n[2,[5]]\n[3,[0]]\n[4,[2]]\n"
+    answers = _answers(tmp_path, spec, requests, {"ABEX_CALL_TIMEOUT_MS": "300"})
+    assert answers[1] == {"ok": "iter([(0, 1), (2, 3)])"}
+    assert answers[2] == {"ok": "iter([0, 2, 4])"}
+    # The first 64 items of a longer one; a repr that shows the value stays as it is.
+    assert answers[3] == {"ok": "iter(" + repr([2 * x for x in range(64)]) + ")"}
+    assert answers[4] == {"ok": "count(5)"}
+    # An iterator that never yields runs into the call's limit, and the worker carries on.
+    assert answers[5] == {"timed_out": True}
+    assert answers[6] == {"ok": "[0, 1]"}
+
+
+def test_a_call_at_least_as_large_as_one_that_ran_slow_twice_is_answered_slow_unrun(tmp_path):
+    # toolz 0.12.1's `partition_all(n, seq)` builds a list of `n` items in C, where the timer
+    # cannot cut it (0.7 s for n = 10**7), and the explorer tried hundreds of such `n`: 31 s.
+    # `grow` counts in C (`sum`), `once` is slow on its first call at 7 only (a pause).
+    (tmp_path / "m.py").write_text(
+        "import time\n\nCALLS = []\n\n\n"
+        "def grow(n: int, seq: list[int]) -> int:\n    CALLS.append(n)\n    return sum(range(n)) % 7 + len(seq)\n\n\n"
+        "def calls() -> int:\n    return len(CALLS)\n\n\n"
+        "def once(n: int) -> int:\n"
+        "    if n == 7 and not CALLS:\n        CALLS.append(n)\n        time.sleep(0.1)\n"
+        "    return n\n"
+    )
+    seq = {"ty": {"kind": "list", "item": INT}}
+    spec = {
+        "targets": [
+            {"module": "m", "qualname": "grow", "kind": "function", "params": [{"ty": INT}, seq]},
+            {"module": "m", "qualname": "calls", "kind": "function", "params": []},
+            # A mutant of `grow` (the same code): the function's slow inputs are its mutants'.
+            {"module": "m", "qualname": "grow", "kind": "function", "params": [{"ty": INT}, seq],
+             "patch": {"module": "m", "qualname": "grow", "file": str(tmp_path / "m.py"), "line": 6,
+                       "source": "def grow(n, seq):\n    CALLS.append(n)\n    return sum(range(n)) % 7 + len(seq)\n"}},
+        ],
+        "sys_path": [str(tmp_path)],
+    }
+    usual = "".join(f"[0,[{n},[1]]]\n" for n in range(1, 11))
+    big = 10_000_000
+    requests = (
+        usual
+        + f"[0,[{big},[1]]]\n"  # slow, twice: a slow input, answered slow
+        + "[1,[]]\n"  # 12 calls of `grow` ran: ten, the slow one and its second run
+        + f"[0,[{big * 2},[1, 2]]]\n"  # larger in every argument: not run
+        + f"[2,[{big * 3},\"ab\"]]\n"  # the mutant, a string as long as the list: not run either
+        + f"[0,[{-big},[3]]]\n"  # as large, on the other side of zero: run (and quick)
+        + f"[0,[{big},[]]]\n"  # a shorter list, but only the large argument counts: not run
+        + "[0,[5,[1]]]\n"  # smaller: run
+        + "[1,[]]\n"
+    )
+    answers = _answers(tmp_path, spec, requests)[1:]
+    assert answers[:10] == [{"ok": str(sum(range(n)) % 7 + 1)} for n in range(1, 11)]
+    assert answers[10] == {"slow": True}
+    assert answers[11] == {"ok": "12"}
+    assert answers[12] == {"slow": True}
+    assert answers[13] == {"slow": True}
+    assert answers[14] == {"ok": "1"}
+    assert answers[15] == {"slow": True}
+    assert answers[16] == {"ok": "4"}
+    assert answers[17] == {"ok": "14"}, "the calls answered slow unrun did not run"
+    # A slow input none of whose arguments is larger than in the usual calls: a call must be as
+    # large in every one.
+    (tmp_path / "s.py").write_text(
+        "import time\n\n\ndef spin(a: int, b: int) -> int:\n"
+        "    if a >= 3 and b >= 3:\n        time.sleep(0.05)\n    return a + b\n"
+    )
+    spin = {"targets": [{"module": "s", "qualname": "spin", "kind": "function",
+                         "params": [{"ty": INT}, {"ty": INT}]}], "sys_path": [str(tmp_path)]}
+    requests = "".join(f"[0,[{n},{n}]]\n" for n in range(3)) + "".join(f"[0,[9,{n}]]\n" for n in range(3))
+    requests += "".join(f"[0,[{n},9]]\n" for n in range(3)) + "[0,[3,3]]\n[0,[4,5]]\n[0,[2,50]]\n"
+    assert _answers(tmp_path, spin, requests)[-3:] == [{"slow": True}, {"slow": True}, {"ok": "52"}]
+    # A call slow once (a pause) is not a slow input: a larger one runs.
+    once = {"targets": [{"module": "m", "qualname": "once", "kind": "function", "params": [{"ty": INT}]}],
+            "sys_path": [str(tmp_path)]}
+    requests = "".join(f"[0,[{n}]]\n" for n in range(1, 11)) + "[0,[7]]\n[0,[70]]\n"
+    assert _answers(tmp_path, once, requests)[-2:] == [{"ok": "7"}, {"ok": "70"}]
+
+
+def test_a_value_of_millions_of_items_is_shown_by_its_size_at_once(tmp_path):
+    # more_itertools 10.5.0's `windowed([1], 10**8)` yields a tuple of 10**8 items: its repr
+    # took 6 s, where the call's timer cannot reach, and the text was cut to its start anyway.
+    (tmp_path / "m.py").write_text(
+        "def pad(n: int):\n    yield (1,) + (None,) * n\n\n\n"
+        "def nested(n: int):\n    return [[0] * n for _ in range(3)]\n"
+    )
+    spec = {
+        "targets": [{"module": "m", "qualname": q, "kind": "function", "params": [{"ty": INT}]}
+                    for q in ("pad", "nested")],
+        "sys_path": [str(tmp_path)],
+    }
+    answers = _answers(tmp_path, spec, "[0,[30000000]]\n[0,[2]]\n[1,[30000]]\n[1,[1]]\n")[1:]
+    assert answers[0] == {"ok": "<iter of more than 65536 items>"}
+    assert answers[1] == {"ok": "iter([(1, None, None)])"}
+    assert answers[2] == {"ok": "<list of more than 65536 items>"}
+    assert answers[3] == {"ok": "[[0], [0], [0]]"}

@@ -8,7 +8,9 @@
 //! The answers: `{"ok":"…"}`, `{"err":["Type","message"]}`, `{"panic":"…"}`, `{"bad":"…"}` (the
 //! arguments could not be decoded) or `{"timeout":true}` (then the worker exits). A worker that
 //! can interrupt a call and carry on (the Python one) answers `{"timed_out":true}` instead and
-//! stays up. It first announces itself with `{"abex_harness":1}`. A worker in probe mode (a
+//! stays up; it answers `{"slow":true}`, without running it, a call it predicts slow (each of
+//! its arguments at least as large as those of a call that took far longer than the target's
+//! usual ones): a timeout too, but not one that makes the target's calls go one at a time. It first announces itself with `{"abex_harness":1}`. A worker in probe mode (a
 //! mutant's, started with `ABEX_PROBE`) adds a `probe` member to each answer about the mutated
 //! site (see [`super::probe`]): `{"ok":"…","probe":{"reached":1,"infected":0,…}}`.
 //!
@@ -103,6 +105,9 @@ pub type Hung = std::sync::Arc<std::sync::Mutex<std::collections::BTreeSet<usize
 /// What reading one answer gave.
 enum Answer {
     Outcome(Outcome, Option<Probe>),
+    /// The worker did not run the call: it would be slow (`{"slow":true}`, see the module's
+    /// doc). A timeout, which says nothing of whether the target hangs.
+    Slow,
     /// The worker timed the call out and exited.
     TimedOut,
     /// The worker died without answering.
@@ -270,6 +275,7 @@ impl Worker {
         let Some(r) = self.running.as_mut() else { return Answer::Died("not running".into()) };
         match r.lines.recv_timeout(patience) {
             Ok(line) => match parse_probed_answer(&line) {
+                Some((Some(Outcome::Timeout), _)) if line.starts_with("{\"slow\"") => Answer::Slow,
                 Some((Some(o), probe)) => Answer::Outcome(o, probe),
                 Some((None, _)) => {
                     self.stop();
@@ -391,6 +397,7 @@ impl Worker {
                         }
                         out.push((o, probe))
                     }
+                    Answer::Slow => out.push((Outcome::Timeout, None)),
                     Answer::TimedOut => {
                         self.lock_hung().insert(id);
                         out.push((Outcome::Timeout, None));
@@ -450,7 +457,7 @@ fn outcome_of(key: &str, val: &serde_json::Value) -> Option<Option<Outcome>> {
         "panic" => Outcome::Panic { message: s(val)? },
         "bad" => Outcome::Error { ty: "abex: bad arguments".into(), message: s(val)? },
         "timeout" => return Some(None),
-        "timed_out" => Outcome::Timeout,
+        "timed_out" | "slow" => Outcome::Timeout,
         _ => return None,
     }))
 }
@@ -572,15 +579,28 @@ mod tests {
         assert_eq!(parse_probed_answer(r#"{"ok":"3"}"#).unwrap().1, None);
     }
 
+    /// A worker running the Python `script` (in `dir`) with a 100 ms call limit.
+    fn scripted(dir: &std::path::Path, script: &str) -> Worker {
+        let path = dir.join("worker.py");
+        std::fs::write(&path, script).unwrap();
+        Worker::new(WorkerSpec {
+            program: PathBuf::from("python3"),
+            args: vec![path.display().to_string()],
+            env: Vec::new(),
+            cwd: dir.to_path_buf(),
+            call_timeout: Duration::from_millis(100),
+            memory_limit: None,
+        })
+    }
+
     #[test]
     fn a_call_of_a_target_that_hung_before_is_stopped_a_short_grace_after_its_limit() {
         // A worker that interrupts its first call ever (`timed_out`, as the Python one does)
         // and is stuck in every later one, where its own timer cannot reach (C code holding
         // the GIL).
         let dir = tempfile::tempdir().unwrap();
-        let script = dir.path().join("stuck.py");
-        std::fs::write(
-            &script,
+        let mut w = scripted(
+            dir.path(),
             "import os, sys, time\n\
              out = os.fdopen(int(os.environ['ABEX_ANSWER_FD']), 'wb', buffering=0)\n\
              out.write(b'@abex@{\"abex_harness\":1,\"carries_on\":true}\\n')\n\
@@ -589,16 +609,7 @@ mod tests {
              \x20       time.sleep(60)\n\
              \x20   open('answered', 'w').close()\n\
              \x20   out.write(b'@abex@{\"timed_out\":true}\\n')\n",
-        )
-        .unwrap();
-        let mut w = Worker::new(WorkerSpec {
-            program: PathBuf::from("python3"),
-            args: vec![script.display().to_string()],
-            env: Vec::new(),
-            cwd: dir.path().to_path_buf(),
-            call_timeout: Duration::from_millis(100),
-            memory_limit: None,
-        });
+        );
         // Within a batch: the second call is waited for the limit and the 250 ms grace once
         // the first hung, not the 2 s a batch's answers may take.
         let started = Instant::now();
@@ -612,6 +623,27 @@ mod tests {
         assert_eq!(w.run(0, &[vec![]]).unwrap(), [Outcome::Timeout]);
         let took = started.elapsed();
         assert!(took < Duration::from_millis(1500), "stopped after {took:?}");
+    }
+
+    #[test]
+    fn a_call_answered_slow_is_a_timeout_that_leaves_the_batch_whole() {
+        // The Python worker answers `slow`, unrun, a call it predicts slow: a timeout, but
+        // not one of a target that hangs, whose calls would then go one at a time.
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = scripted(
+            dir.path(),
+            "import os, sys\n\
+             out = os.fdopen(int(os.environ['ABEX_ANSWER_FD']), 'wb', buffering=0)\n\
+             out.write(b'@abex@{\"abex_harness\":1,\"carries_on\":true}\\n')\n\
+             for line in sys.stdin:\n\
+             \x20   big = '1000' in line\n\
+             \x20   out.write(b'@abex@{\"slow\":true}\\n' if big else b'@abex@{\"ok\":\"1\"}\\n')\n",
+        );
+        let one = Outcome::Ok { value: "1".into() };
+        let got = w.run(0, &[vec![Value::Int(1)], vec![Value::Int(1000)], vec![Value::Int(2)]]);
+        assert_eq!(got.unwrap(), [one.clone(), Outcome::Timeout, one]);
+        assert!(!w.has_hung(0), "a call answered slow says nothing of hanging");
+        assert_eq!(parse_answer(r#"{"slow": true}"#), Some(Some(Outcome::Timeout)));
     }
 
     #[test]

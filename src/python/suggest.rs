@@ -344,6 +344,15 @@ const BUILTIN_EXCEPTIONS: [&str; 28] = [
     "StopIteration",
 ];
 
+/// How many items of a returned iterator the worker shows (`pytest_abex/worker.py`'s `ITEMS`).
+const ITER_ITEMS: usize = 64;
+
+/// The items of an iterator the worker showed by its first items (`iter([1, 2])`), as a list's
+/// text (`[1, 2]`).
+fn iter_items(value: &str) -> Option<&str> {
+    value.strip_prefix("iter(")?.strip_suffix(')').filter(|l| l.starts_with('['))
+}
+
 /// `assert <expr> == <value>` as a person writes it: `is` for `True`, `False` and `None`, the
 /// literal when `value` is one, else (with `literal` false too) the `repr` comparison.
 fn assert_value(expr: &str, value: &str, literal: bool) -> String {
@@ -618,7 +627,15 @@ fn case(f: &Callee<'_>, w: &Witness, readable: bool) -> Option<Case> {
             if call.statement != call.expr {
                 code.push_str(&format!("    {}\n", call.statement));
             }
-            code.push_str(&format!("    {}\n", assert_value(&call.expr, value, readable)));
+            // An iterator is asserted by its first items, as the worker showed it.
+            let (expr, value) = match iter_items(value) {
+                Some(items) => {
+                    imports.insert("import itertools".to_string());
+                    (format!("list(itertools.islice({}, {ITER_ITEMS}))", call.expr), items)
+                }
+                None => (call.expr.clone(), value.as_str()),
+            };
+            code.push_str(&format!("    {}\n", assert_value(&expr, value, readable)));
         }
         Outcome::Error { .. } if raised.is_some() => {
             let ty = raised.as_deref().unwrap_or("Exception");
@@ -742,6 +759,36 @@ mod tests {
         assert!(
             code.contains(
                 "    obj = Counter()\n    obj.start = 3\n    assert repr(obj.start) == \"3\"\n"
+            ),
+            "{code}"
+        );
+    }
+
+    #[test]
+    fn a_returned_iterator_is_asserted_by_its_first_items() {
+        // toolz 0.12.1's `partition_all` returns a generator: the worker shows its items.
+        let params = [Ty::int(64, true)];
+        let f = Callee::function("toolz.itertoolz", "partition_all", &params);
+        let w = Witness {
+            input: vec![Value::Int(2)],
+            original: Outcome::Ok { value: "iter([(1, 2), (3,)])".into() },
+            mutant: Outcome::Ok { value: "iter([(1, 2)])".into() },
+            found_by: "archive".into(),
+            shrunk_from: None,
+        };
+        let code = render(&f, &w, "test_abex_partition_all_1", "why", true).unwrap();
+        assert!(code.contains("    import itertools\n"), "{code}");
+        assert!(
+            code.contains(
+                "    assert list(itertools.islice(partition_all(2), 64)) == [(1, 2), (3,)]\n"
+            ),
+            "{code}"
+        );
+        // Not readable: the list's repr, still of the items.
+        let code = render(&f, &w, "test_abex_partition_all_1", "why", false).unwrap();
+        assert!(
+            code.contains(
+                "assert repr(list(itertools.islice(partition_all(2), 64))) == \"[(1, 2), (3,)]\""
             ),
             "{code}"
         );
