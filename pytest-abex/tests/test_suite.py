@@ -86,6 +86,20 @@ def test_a_suite_that_needs_its_options_runs_in_abex_as_in_plain_pytest(project)
     assert {"tests/test_pricing.py::test_big", "tests/test_pricing.py::test_negative_warns"} <= killers
 
 
+def test_a_session_with_warnings_as_errors_on_its_command_line_runs_in_abex_too(project):
+    # funcy 2.0's tox runs `pytest -W error`: abex's runner, which imports pytest_abex before
+    # pytest starts, failed to start on pytest's warning that it cannot rewrite its asserts.
+    args = [*ARGS, "-W", "error"]
+    result = project.runpytest(*args, "--abex", "--abex-offline", "--abex-function", "pricing.py::discount",
+                               "--abex-pairs", "30")
+    result.assert_outcomes(passed=3, deselected=1)
+    out = result.stdout.str()
+    assert "abex: error" not in out, out
+    (t,) = json.loads((project.path / ".abex" / "out" / "report.json").read_text())["targets"]
+    assert t["mutation"]["self_check_killed"] is True
+    assert t["mutation"]["counts"]["killed"] > 0
+
+
 def test_a_test_file_that_does_not_collect_in_the_runner_is_left_out_with_a_warning(project):
     (project.path / "tests" / "test_outside.py").write_text(
         "import os\n\nif os.environ.get('ABEX_INNER'):\n    raise ImportError('needs the real tree')\n\n"

@@ -456,10 +456,11 @@ def main(argv):
         # `PYTEST_ADDOPTS` included (see `pytest_abex.suite`), less those that cannot run here
         # (`-n`, `--lf`).
         "-o", "addopts=",
-        # pytest_abex is imported before pytest starts, so pytest warns that it cannot rewrite
-        # its asserts: an error under the user's `filterwarnings = error`.
-        "-W", "ignore::pytest.PytestAssertRewriteWarning",
         *pytest_args,
+        # pytest_abex is imported before pytest starts, so pytest warns that it cannot rewrite
+        # its asserts: an error under the user's `filterwarnings = error` or `-W error` (funcy
+        # 2.0's tox). After the session's own `-W`s, as the last one wins.
+        "-W", "ignore::pytest.PytestAssertRewriteWarning",
         *spec["tests"],
     ]
     try:
