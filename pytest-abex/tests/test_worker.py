@@ -262,15 +262,17 @@ def test_a_value_of_millions_of_items_is_shown_by_its_size_at_once(tmp_path):
     # took 6 s, where the call's timer cannot reach, and the text was cut to its start anyway.
     (tmp_path / "m.py").write_text(
         "def pad(n: int):\n    yield (1,) + (None,) * n\n\n\n"
-        "def nested(n: int):\n    return [[0] * n for _ in range(3)]\n"
+        "def nested(n: int):\n    return [[0] * n for _ in range(3)]\n\n\n"
+        "def itself(n: int):\n    a = [n]\n    a.append(a)\n    return a\n"
     )
     spec = {
         "targets": [{"module": "m", "qualname": q, "kind": "function", "params": [{"ty": INT}]}
-                    for q in ("pad", "nested")],
+                    for q in ("pad", "nested", "itself")],
         "sys_path": [str(tmp_path)],
     }
-    answers = _answers(tmp_path, spec, "[0,[30000000]]\n[0,[2]]\n[1,[30000]]\n[1,[1]]\n")[1:]
+    answers = _answers(tmp_path, spec, "[0,[30000000]]\n[0,[2]]\n[1,[30000]]\n[1,[1]]\n[2,[7]]\n")[1:]
     assert answers[0] == {"ok": "<iter of more than 65536 items>"}
     assert answers[1] == {"ok": "iter([(1, None, None)])"}
     assert answers[2] == {"ok": "<list of more than 65536 items>"}
     assert answers[3] == {"ok": "[[0], [0], [0]]"}
+    assert answers[4] == {"ok": "[7, [...]]"}, "a list that holds itself is counted once"

@@ -95,10 +95,11 @@ _CONTAINERS = (list, tuple, set, frozenset, dict)
 def _items_in(value):
     """How many items ``value`` holds through its builtin containers, counted up to just past
     ``SHOWN_ITEMS`` (a container's length costs nothing; only small ones are looked into)."""
-    total, todo = 0, [value]
+    total, todo, seen = 0, [value], set()
     while todo and total <= SHOWN_ITEMS:
         v = todo.pop()
-        if isinstance(v, _CONTAINERS):
+        if isinstance(v, _CONTAINERS) and id(v) not in seen:
+            seen.add(id(v))  # a list that holds itself is shown as `[[...]]`, once
             total += len(v)
             if len(v) <= 4096:
                 todo.extend(v.values() if isinstance(v, dict) else v)
