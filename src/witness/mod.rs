@@ -20,6 +20,7 @@ pub use archive::{from_inputs, known_inputs, moved_boundaries, tells_apart};
 pub use random::{differential, search_seed, search_until, Remembered, SEARCH_CAP};
 pub use seeds::{keyed_pairs, parse_int, Hints};
 pub use shrink::{
-    shrink, typable, untypable, unusual, Shrunk, PRESENT_YEAR, SHRINK_CALLS, SHRINK_ENV,
+    alternatives, shrink, typable, untypable, unusual, Shrunk, PRESENT_YEAR, SHRINK_CALLS,
+    SHRINK_ENV,
 };
 pub use strategy::{directed_enabled, find, Found, Limits, Survivor, SEARCH_ENV};

@@ -20,7 +20,7 @@
 
 use std::time::Instant;
 
-use super::archive::{past, tells_apart};
+use super::archive::{calm, past, tells_apart};
 use super::further::gcd;
 use crate::exec::probe::Outcomes;
 use crate::exec::{Evaluate, ExecError, ProbeEvaluate};
@@ -117,6 +117,37 @@ pub(super) fn shrink_within(
         best.shrunk_from = Some(w.shrunk_from.clone().unwrap_or_else(|| w.input.clone()));
     }
     Ok(Shrunk { witness: best, settled })
+}
+
+/// Up to `n` other witnesses among the archive's inputs than one on `tried`: the `known` inputs
+/// on which the mutant's outcome (`outs`) tells it from the original's and neither side panics,
+/// simplest first ([`Measure`]). Where the witness found first does not hold
+/// when run again ([`crate::report::Unwitnessed::Unsteady`]), the mutant may still have steady
+/// ones: an input near a size where calls turn slow (a tuple of 36203 items shown in 10 ms,
+/// answered `slow` once the machine is loaded) is unsteady, a smaller one is not.
+pub fn alternatives(
+    known: &[(Args, Outcome)],
+    outs: &[Outcome],
+    tried: &Args,
+    n: usize,
+) -> Vec<Witness> {
+    let mut found: Vec<(Measure, Witness)> = known
+        .iter()
+        .zip(outs)
+        .filter(|((a, o), m)| a != tried && tells_apart(o, m) && calm(o) && calm(m))
+        .map(|((a, o), m)| {
+            let w = Witness {
+                input: a.clone(),
+                original: o.clone(),
+                mutant: m.clone(),
+                found_by: "archive".into(),
+                shrunk_from: None,
+            };
+            (Measure::of_args(a), w)
+        })
+        .collect();
+    found.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal));
+    found.into_iter().take(n).map(|(_, w)| w).collect()
 }
 
 /// Whether the outcomes `o` (original) and `m` (mutant) of a candidate still witness what `w`
