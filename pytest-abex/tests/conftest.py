@@ -50,34 +50,38 @@ def _secrets_back_after_an_inner_session(monkeypatch):
     monkeypatch.setattr(pytest.Pytester, "inline_run", run)
 
 
-@pytest.fixture
-def thresholds(pytester):
-    """A pytester folder holding ``projects/thresholds`` (boundaries only an exact input shows,
-    with tests strong away from them), importable from its root."""
-    for f in (Path(__file__).parent / "projects" / "thresholds").iterdir():
+def _flat(pytester, name):
+    """``pytester`` holding the modules of ``projects/<name>``, importable from its root."""
+    for f in (Path(__file__).parent / "projects" / name).iterdir():
         if f.suffix == ".py":
             pytester.makepyfile(**{f.stem: f.read_text()})
     pytester.makeini("[pytest]\npythonpath = .\n")
     return pytester
+
+
+@pytest.fixture
+def thresholds(pytester):
+    """A pytester folder holding ``projects/thresholds`` (boundaries only an exact input shows,
+    with tests strong away from them), importable from its root."""
+    return _flat(pytester, "thresholds")
 
 
 @pytest.fixture
 def lazy(pytester):
     """A pytester folder holding ``projects/lazy`` (functions that return iterators, some of
     them slow on large arguments in C), importable from its root."""
-    for f in (Path(__file__).parent / "projects" / "lazy").iterdir():
-        if f.suffix == ".py":
-            pytester.makepyfile(**{f.stem: f.read_text()})
-    pytester.makeini("[pytest]\npythonpath = .\n")
-    return pytester
+    return _flat(pytester, "lazy")
+
+
+@pytest.fixture
+def private(pytester):
+    """A pytester folder holding ``projects/private`` (parameters named private, with defaults:
+    natsort 8.4.0's globals bound as locals), importable from its root."""
+    return _flat(pytester, "private")
 
 
 @pytest.fixture
 def dictkeys(pytester):
     """A pytester folder holding ``projects/dictkeys`` (mutants behind guards on a dictionary's
     keys), importable from its root."""
-    for f in (Path(__file__).parent / "projects" / "dictkeys").iterdir():
-        if f.suffix == ".py":
-            pytester.makepyfile(**{f.stem: f.read_text()})
-    pytester.makeini("[pytest]\npythonpath = .\n")
-    return pytester
+    return _flat(pytester, "dictkeys")

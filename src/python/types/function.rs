@@ -124,6 +124,15 @@ pub fn resolve(f: &mut PyFn, module: &str, r: &Resolver<'_>) {
     }
     let mut left_out = false;
     for p in &f.raw {
+        // A parameter named private (`_uni=unicodedata.numeric`, `_first_char=FIRST`: the idiom
+        // that binds a global as a local for speed, or a recursion's `_depth=0`) is left to its
+        // default: no caller passes it, so an input that sets it reaches what callers cannot,
+        // and a test written on it pins an implementation detail (natsort 8.4.0's
+        // `fast_int(" 0", _first_char=frozenset(["0"]))`).
+        if p.default && p.name.starts_with('_') && matches!(p.pass, Pass::Pos { .. } | Pass::Kw) {
+            left_out |= matches!(p.pass, Pass::Pos { .. });
+            continue;
+        }
         let ty = p
             .ann
             .as_deref()

@@ -242,6 +242,22 @@ def far(p: Point, unit: Unit) -> int:
 }
 
 #[test]
+fn a_private_parameter_with_a_default_is_left_to_it() {
+    // natsort 8.4.0's fake_fastnumbers: the globals bound as defaults are no caller's to pass;
+    // one without a default is, and what follows a private one is passed by name.
+    let fns = project(&[(
+        "ns.fast",
+        "import unicodedata\nFIRST = frozenset('0123456789')\n\ndef fast_int(x: str, key=None, _uni=unicodedata.digit, _first_char: frozenset = FIRST) -> int:\n    return int(x)\n\ndef walk(node: int, _depth: int = 0, limit: int = 3) -> int:\n    return node\n\ndef bare(_x: int) -> int:\n    return _x\n",
+    )]);
+    assert_eq!(
+        types_of(by(&fns, "fast_int")),
+        ["x: str Pos { only: false }", "key: any Pos { only: false }"]
+    );
+    assert_eq!(types_of(by(&fns, "walk")), ["node: i64 Pos { only: false }", "limit: i64 Kw"]);
+    assert_eq!(types_of(by(&fns, "bare")), ["_x: i64 Pos { only: false }"]);
+}
+
+#[test]
 fn a_decorator_from_another_module_that_keeps_the_function_is_called_through() {
     // validators' shape: `@validator` is `functools.wraps` in `utils`, imported relatively.
     let fns = project(&[
