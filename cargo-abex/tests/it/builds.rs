@@ -138,6 +138,25 @@ fn doc_tests_that_fail_merged_are_recorded_again_one_program_each_and_still_kill
         .unwrap_or_else(|| panic!("{large:#}"));
     assert_eq!(gt["status"], "killed", "{large:#}");
     assert_eq!(gt["killed_by"], "doc-tests", "{large:#}");
+    // `sibling`'s first `&&` made `||` survives the doc-test as the switched build holds it,
+    // `(len > 0 || len == other) && inside`, and its diff says so, parentheses included.
+    let sibling = mutation(&r, "sibling");
+    let or = sibling["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| {
+            m["original"] == "len > 0 && len == other"
+                && m["replacement"].as_str().is_some_and(|t| t.contains("||"))
+        })
+        .unwrap_or_else(|| panic!("{sibling:#}"));
+    assert_eq!(or["replacement"], "(len > 0 || len == other)", "{or:#}");
+    assert_eq!(or["status"], "survived", "{or:#}");
+    assert!(or["witness"].is_object(), "{or:#}");
+    assert!(
+        or["diff"].as_str().unwrap().contains("+    (len > 0 || len == other) && inside"),
+        "{or:#}"
+    );
 }
 
 #[test]

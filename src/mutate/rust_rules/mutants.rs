@@ -50,8 +50,13 @@ pub fn mutants_of(
     exclude.extend(found.ancestors.iter().chain([&found.attrs]).flat_map(|a| exclude_attrs(a)));
     let exclude: Vec<Pattern> = exclude.iter().map(|p| Pattern::new(p).0).collect();
 
-    let mut gen =
-        Gen { text: file_text, lines: &lines, skip_calls: &rules.skip_calls, raw: Vec::new() };
+    let mut gen = Gen {
+        text: file_text,
+        lines: &lines,
+        skip_calls: &rules.skip_calls,
+        raw: Vec::new(),
+        operand: None,
+    };
     gen.replace_body(found.sig, found.block);
     gen.visit_block(found.block);
 

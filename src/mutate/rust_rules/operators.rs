@@ -44,6 +44,9 @@ pub(super) struct Gen<'a> {
     pub(super) lines: &'a Lines,
     pub(super) skip_calls: &'a [String],
     pub(super) raw: Vec<Raw>,
+    /// Where the expression about to be visited is an operand of a binary operator written
+    /// without parentheses: that operator's precedence, and whether it is the right operand.
+    pub(super) operand: Option<(u8, bool)>,
 }
 
 impl Gen<'_> {
@@ -150,8 +153,15 @@ impl Gen<'_> {
     }
 }
 
-impl<'ast> Visit<'ast> for Gen<'_> {
-    fn visit_expr_binary(&mut self, e: &'ast syn::ExprBinary) {
+impl Gen<'_> {
+    /// The swaps of binary operator `e` (`operand`: where it stands, see [`Gen::operand`]),
+    /// then its operands. A swap to an operator that binds less tightly than its place needs is
+    /// written in parentheses: the switched build holds it as one expression, and the diff a
+    /// person reads (and a mutant built alone) must mean the same. ipnet 2.10.1's
+    /// `self.prefix_len > 0 && self.prefix_len == other.prefix_len && …`, its first `&&` made
+    /// `||`: the switch tested `(a || b) && c`, which its doc-tests let through, and the diff
+    /// read `a || b && c`, which they kill.
+    fn binary(&mut self, e: &syn::ExprBinary, operand: Option<(u8, bool)>) {
         let span = self.range(e);
         let op_text = e.op.to_token_stream().to_string();
         let op_at = self.range(&e.op).0;
@@ -170,6 +180,11 @@ impl<'ast> Visit<'ast> for Gen<'_> {
                 &self.text[left_end..op_at],
                 &self.text[op_at + op_text.len()..span.1]
             );
+            let loose = operand.is_some_and(|(outer, right)| {
+                let to = precedence_of(to);
+                to < outer || (right && to == outer)
+            });
+            let replacement = if loose { format!("({replacement})") } else { replacement };
             let what = format!("replace `{op_text}` with `{to}`");
             let peer = if peer {
                 Peer::Change(op_at, format!("replace {op_text} with {to}"))
@@ -178,7 +193,22 @@ impl<'ast> Visit<'ast> for Gen<'_> {
             };
             self.push(operator, span, replacement, &what, peer);
         }
-        visit::visit_expr_binary(self, e);
+        let outer = precedence(&e.op);
+        self.operand = Some((outer, false));
+        self.visit_expr(&e.left);
+        self.operand = Some((outer, true));
+        self.visit_expr(&e.right);
+    }
+}
+
+impl<'ast> Visit<'ast> for Gen<'_> {
+    fn visit_expr(&mut self, e: &'ast Expr) {
+        // Only a binary operand's own node reads where it stands; what it holds does not.
+        let operand = self.operand.take();
+        match e {
+            Expr::Binary(b) => self.binary(b, operand),
+            _ => visit::visit_expr(self, e),
+        }
     }
 
     fn visit_expr_unary(&mut self, e: &'ast syn::ExprUnary) {
@@ -325,6 +355,28 @@ fn swaps(op: &BinOp) -> Vec<(&'static str, Operator, bool)> {
         BinOp::ShlAssign(_) => peer(&[">>="]),
         BinOp::ShrAssign(_) => peer(&["<<="]),
         _ => Vec::new(),
+    }
+}
+
+/// How tightly binary operator `op` binds (higher binds tighter), as the Rust reference ranks
+/// them; the compound assignments lowest.
+fn precedence(op: &BinOp) -> u8 {
+    precedence_of(&op.to_token_stream().to_string())
+}
+
+/// [`precedence`] of an operator as written.
+fn precedence_of(op: &str) -> u8 {
+    match op {
+        "*" | "/" | "%" => 10,
+        "+" | "-" => 9,
+        "<<" | ">>" => 8,
+        "&" => 7,
+        "^" => 6,
+        "|" => 5,
+        "==" | "!=" | "<" | ">" | "<=" | ">=" => 4,
+        "&&" => 3,
+        "||" => 2,
+        _ => 1,
     }
 }
 
@@ -527,6 +579,37 @@ fn bound(o: Option<u8>) -> u8 {
         let r: Vec<&str> = ms.iter().map(|m| m.replacement.as_str()).collect();
         assert!(r.contains(&"(i as u128) < hi"), "{r:?}");
         assert!(r.contains(&"(i as u32) << 1"), "{r:?}");
+    }
+
+    #[test]
+    fn a_swap_that_binds_less_tightly_than_its_place_is_parenthesized() {
+        // The switched build holds a mutated operator as one expression: the diff must mean
+        // the same (ipnet 2.10.1's `is_sibling`, its first `&&` made `||`).
+        let text = "fn f(a: u8, b: u8, c: u8, d: bool) -> bool {
+    a > 0 && b == c && d || a - b * c > a * b * c && a + b - c < 3
+}
+";
+        let ms = mutants(text, "f");
+        check_well_formed(text, "f", &ms);
+        // The replacements of `from` that swap its operator for `to`.
+        let swap = |from: &str, to: &str| -> Vec<String> {
+            ms.iter()
+                .filter(|m| m.original == from && m.description.ends_with(&format!("with `{to}`")))
+                .map(|m| m.replacement.clone())
+                .collect()
+        };
+        // The left operand of `&&` made `||`, and of `*` made `+` or `/`: parenthesized where
+        // it binds less tightly than the operator it stands under.
+        assert_eq!(swap("a > 0 && b == c", "||"), ["(a > 0 || b == c)"]);
+        assert_eq!(swap("a * b", "+"), ["(a + b)"]);
+        assert_eq!(swap("a * b", "/"), ["a / b"], "as tight, on the left: no parentheses");
+        // The right operand of `-` made `+`: `a - (b + c)`, not `a - b + c`.
+        assert_eq!(swap("b * c", "+"), ["(b + c)"]);
+        // The same precedence on the left reads the same without them.
+        assert_eq!(swap("a + b", "-"), ["a - b"]);
+        // A whole condition, or an operand of a looser operator, needs none.
+        assert_eq!(swap("a > 0 && b == c && d", "||"), ["a > 0 && b == c || d"]);
+        assert_eq!(swap("b == c", "!="), ["b != c"]);
     }
 
     #[test]
