@@ -573,20 +573,23 @@ fn search_one(
         return Ok((found, None));
     };
     // A witness that does not hold when run again gives way to the archive's other ones,
-    // simplest first; the first one's reason stands when none holds.
-    let others = witness::alternatives(search.known, &found.outcomes, &first.input, ALTERNATIVES);
+    // simplest first (looked for only then); the first one's reason stands when none holds.
+    let past = || search.deadline.is_some_and(|d| std::time::Instant::now() >= d);
+    let mut to_try = vec![first];
     let mut why = None;
-    for (k, w) in std::iter::once(first).chain(others).enumerate() {
-        if k > 0 && search.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
-            break;
-        }
+    while let Some(w) = to_try.pop() {
         let until = Some(witness::search_until(search.deadline));
         let shrunk = witness::shrink(search.params, &w, original, mutant, until)?;
-        match unsteady(&shrunk.witness, original, mutant)? {
-            None => return Ok((witness::Found { witness: Some(w), ..found }, Some(shrunk))),
-            Some(u) => {
-                why.get_or_insert(u);
-            }
+        let Some(u) = unsteady(&shrunk.witness, original, mutant)? else {
+            return Ok((witness::Found { witness: Some(w), ..found }, Some(shrunk)));
+        };
+        if why.is_none() {
+            why = Some(u);
+            to_try = witness::alternatives(search.known, &found.outcomes, &w.input, ALTERNATIVES);
+            to_try.reverse();
+        }
+        if past() {
+            break;
         }
     }
     Ok((witness::Found { witness: None, unwitnessed: why, ..found }, None))

@@ -151,9 +151,7 @@ impl Gen<'_> {
             self.push(Operator::DeleteStructField, span, replacement, &what, peer);
         }
     }
-}
 
-impl Gen<'_> {
     /// The swaps of binary operator `e` (`operand`: where it stands, see [`Gen::operand`]),
     /// then its operands. A swap to an operator that binds less tightly than its place needs is
     /// written in parentheses: the switched build holds it as one expression, and the diff a
