@@ -135,8 +135,12 @@ impl syn::visit_mut::VisitMut for Absolute {
     }
 }
 
-/// The types a parameter's bounds point at, and the names of the traits it is bound by.
-fn from_bounds(bounds: &[TypeParamBound]) -> (Vec<Type>, Vec<String>) {
+/// A trait a parameter is bound by: its name and its type arguments (`AsRef<Options>`:
+/// `("AsRef", ["Options"])`), each written tight.
+type Bound = (String, Vec<String>);
+
+/// The types a parameter's bounds point at, and the traits it is bound by.
+fn from_bounds(bounds: &[TypeParamBound]) -> (Vec<Type>, Vec<Bound>) {
     let mut types = Vec::new();
     let mut traits = Vec::new();
     for b in bounds {
@@ -144,6 +148,7 @@ fn from_bounds(bounds: &[TypeParamBound]) -> (Vec<Type>, Vec<String>) {
         let Some(last) = t.path.segments.last() else { continue };
         let name = last.ident.to_string();
         let args = type_args(&last.arguments);
+        let written: Vec<String> = args.iter().map(|a| tight(*a)).collect();
         let assoc_item = match &last.arguments {
             syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|g| match g {
                 syn::GenericArgument::AssocType(at) if at.ident == "Item" => Some(at.ty.clone()),
@@ -183,7 +188,7 @@ fn from_bounds(bounds: &[TypeParamBound]) -> (Vec<Type>, Vec<String>) {
             }
             _ => {}
         }
-        traits.push(name);
+        traits.push((name, written));
     }
     (types, traits)
 }
@@ -210,16 +215,25 @@ fn may_satisfy(t: &str, traits: &[String]) -> bool {
 
 /// The candidates of one parameter, best first.
 fn candidates_of(p: &Param, table: &TypeTable<'_>) -> Vec<Type> {
-    let (found, traits) = from_bounds(&p.bounds);
+    let (found, bounds) = from_bounds(&p.bounds);
+    let traits: Vec<String> = bounds.iter().map(|(name, _)| name.clone()).collect();
     let mut out = p.preferred.clone();
     out.extend(found);
-    // Crate types (and primitives) that implement a crate trait the parameter is bound by.
+    // Crate types (and primitives) with an impl of a trait the parameter is bound by: a crate
+    // trait, or a trait with type arguments implemented for the same ones (humansize 2.1.3's
+    // `O: AsRef<FormatSizeOptions>` and its `impl AsRef<FormatSizeOptions> for
+    // FormatSizeOptions`; the short list's `i32` did not compile, so its `Display` impl went
+    // unexplored).
     for imp in &table.impls {
         let Some((_, path, _)) = &imp.item.trait_ else { continue };
         let Some(last) = path.segments.last() else { continue };
         let name = last.ident.to_string();
         let crate_trait = table.traits.iter().any(|(_, t)| *t == name);
-        if crate_trait && imp.item.generics.params.is_empty() && traits.contains(&name) {
+        let written: Vec<String> = type_args(&last.arguments).iter().map(|a| tight(*a)).collect();
+        let bound = bounds
+            .iter()
+            .any(|(n, args)| *n == name && (crate_trait || !args.is_empty() && *args == written));
+        if bound && imp.item.generics.params.is_empty() {
             out.push((*imp.item.self_ty).clone());
         }
     }
@@ -289,6 +303,7 @@ pub fn instantiations(params: &[Param], table: &TypeTable<'_>) -> Vec<BTreeMap<S
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rust::files::SourceFile;
 
     fn first(sig: &str) -> Vec<String> {
         let f: syn::ItemFn = syn::parse_str(&format!("{sig} {{}}")).unwrap();
@@ -330,6 +345,26 @@ mod tests {
         assert_eq!(first("fn f<I: IntoIterator>(it: I) -> usize")[0], "::std::vec::Vec<i32>");
         assert_eq!(first("fn f<R: std::io::Read>(r: R) -> usize")[0], "&[u8]");
         assert_eq!(first("fn f<W: Write>(w: W)")[0], "::std::vec::Vec<u8>");
+    }
+
+    #[test]
+    fn a_crate_type_that_implements_a_bound_with_its_arguments_comes_before_the_short_list() {
+        let text = "pub struct Options { pub k: u64 }\n\
+                    impl AsRef<Options> for Options { fn as_ref(&self) -> &Options { self } }\n\
+                    pub struct Other;\n\
+                    impl AsRef<str> for Other { fn as_ref(&self) -> &str { \"\" } }";
+        let file = SourceFile { path: "lib.rs".into(), module: vec![], text: text.into() };
+        let files = vec![(file, syn::parse_file(text).unwrap())];
+        let table = TypeTable::new(&files, &[]);
+        let f: syn::ItemFn =
+            syn::parse_str("fn show<T: Copy, O: AsRef<Options>>(v: T, o: O) {}").unwrap();
+        let v: Vec<String> = instantiations(&params_of(&f.sig.generics), &table)
+            .into_iter()
+            .map(|m| tight(&m["O"]))
+            .collect();
+        // Not `Other`: its `AsRef` is of another type.
+        assert_eq!(v[0], "Options", "{v:?}");
+        assert!(!v.contains(&"Other".to_string()), "{v:?}");
     }
 
     #[test]
