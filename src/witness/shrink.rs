@@ -82,24 +82,61 @@ pub(super) fn shrink_within(
 ) -> Result<Shrunk, ExecError> {
     let mut best = w.clone();
     let mut spent = 0;
-    let mut settled = false;
-    'rounds: while spent < budget && !past(until) {
+    let mut settled = greedy(params, &mut best, original, mutant, (&mut spent, budget), until)?;
+    // A character outside ASCII stays only where no ASCII text of its bytes tells them apart:
+    // Rust's `str::len` counts bytes, so where `"ß"` (one character, two bytes) is a witness,
+    // `"ab"` often is one too, and it is the one a person writes (strsim 0.11.1's
+    // `sorensen_dice("", "ß")`). The measure ranks fewer characters first, so this move is
+    // made once, outside it, and shrinking goes on from there.
+    if let Some(plainer) = in_ascii_bytes(&best.input) {
+        if spent < budget && !past(until) {
+            spent += 1;
+            let batch = std::slice::from_ref(&plainer);
+            let m = mutant.evaluate(batch)?.pop();
+            let o = original.evaluate(batch)?.pop();
+            if let (Some(o), Some(m)) = (o, m) {
+                if keeps(&best, &o, &m) {
+                    best = Witness { input: plainer, original: o, mutant: m, ..best };
+                    let budget = (&mut spent, budget);
+                    settled = greedy(params, &mut best, original, mutant, budget, until)?;
+                }
+            }
+        }
+    }
+    if best.input != w.input {
+        best.shrunk_from = Some(w.shrunk_from.clone().unwrap_or_else(|| w.input.clone()));
+    }
+    Ok(Shrunk { witness: best, settled })
+}
+
+/// The greedy rounds of [`shrink_within`] from `best`: each keeps the first candidate, in
+/// batches, that is simpler and still a witness, until none is (true: settled) or the budget
+/// (`spent` of it so far) or the deadline ends them.
+fn greedy(
+    params: &[Ty],
+    best: &mut Witness,
+    original: &mut dyn Evaluate,
+    mutant: &mut dyn Evaluate,
+    (spent, budget): (&mut usize, usize),
+    until: Option<Instant>,
+) -> Result<bool, ExecError> {
+    'rounds: while *spent < budget && !past(until) {
         let current = Measure::of_args(&best.input);
         let cands: Vec<Args> = candidates(params, &best.input)
             .into_iter()
             .filter(|c| Measure::of_args(c) < current)
             .collect();
         for chunk in cands.chunks(BATCH) {
-            let room = budget - spent;
+            let room = budget - *spent;
             if room == 0 || past(until) {
                 break 'rounds;
             }
             let whole = chunk.len() <= room;
             let chunk = &chunk[..chunk.len().min(room)];
-            spent += chunk.len();
+            *spent += chunk.len();
             let ms = mutant.evaluate(chunk)?;
             let os = original.evaluate(chunk)?;
-            let kept = (0..chunk.len()).find(|&k| keeps(&best, &os[k], &ms[k]));
+            let kept = (0..chunk.len()).find(|&k| keeps(best, &os[k], &ms[k]));
             if let Some(k) = kept {
                 best.input = chunk[k].clone();
                 best.original = os[k].clone();
@@ -110,13 +147,31 @@ pub(super) fn shrink_within(
                 break 'rounds;
             }
         }
-        settled = true;
-        break;
+        return Ok(true);
     }
-    if best.input != w.input {
-        best.shrunk_from = Some(w.shrunk_from.clone().unwrap_or_else(|| w.input.clone()));
+    Ok(false)
+}
+
+/// `args` with each character of its strings outside printable ASCII written as as many `a`s
+/// as it has UTF-8 bytes (`"ß"` → `"aa"`), or `None` when there is none.
+fn in_ascii_bytes(args: &Args) -> Option<Args> {
+    fn plainer(v: &Value) -> Value {
+        match v {
+            Value::Str(s) => Value::Str(
+                s.chars()
+                    .map(|c| if plain(c) { c.to_string() } else { "a".repeat(c.len_utf8()) })
+                    .collect(),
+            ),
+            Value::List(xs) => Value::List(xs.iter().map(plainer).collect()),
+            Value::Map(es) => Value::Map(es.iter().map(|(k, x)| (k.clone(), plainer(x))).collect()),
+            Value::Built { ctor, args } => {
+                Value::Built { ctor: ctor.clone(), args: args.iter().map(plainer).collect() }
+            }
+            _ => v.clone(),
+        }
     }
-    Ok(Shrunk { witness: best, settled })
+    let out: Args = args.iter().map(plainer).collect();
+    (out != *args).then_some(out)
 }
 
 /// Up to `n` other witnesses among the archive's inputs than one on `tried`: the `known` inputs

@@ -399,3 +399,35 @@ fn strings_that_share_characters_are_renamed_together() {
     let w = shrunk(&[Ty::Str, Ty::Str], &w, sorensen_dice(false), sorensen_dice(true));
     assert_eq!((text(&w.input, 0), text(&w.input, 1)), ("aa".into(), "aaa".into()));
 }
+
+/// strsim 0.11.1's `sorensen_dice` with `a.len() < 2 || b.len() < 2` made `&&`: the mutant
+/// divides 0 by 0 where one string is empty and the other has two bytes. Counted in characters,
+/// `["", "ß"]` is simpler than `["", "ab"]`, and the suggested test said no simpler input told
+/// them apart; a person writes the ASCII one, which has the same bytes.
+#[test]
+fn a_character_outside_ascii_gives_way_to_ascii_of_its_bytes() {
+    let dice = |mutant: bool| {
+        move |args: &Args| {
+            let (a, b) = (text(args, 0), text(args, 1));
+            let short =
+                if mutant { a.len() < 2 && b.len() < 2 } else { a.len() < 2 || b.len() < 2 };
+            match (a == b, short) {
+                (true, _) => ok(1.0),
+                (false, true) => ok(0.0),
+                // Neither has a bigram the other shares.
+                (false, false) => ok(0.0 / (a.len() + b.len() - 2) as f64),
+            }
+        }
+    };
+    let input = vec![Value::Str(String::new()), Value::Str("ß".into())];
+    let w = witness(input.clone(), dice(false)(&input), dice(true)(&input));
+    assert!(tells_apart(&w.original, &w.mutant));
+    let w = shrunk(&[Ty::Str, Ty::Str], &w, dice(false), dice(true));
+    assert_eq!(text(&w.input, 1), "aa", "{:?}", w.input);
+    assert!(unusual(&w.input).is_empty());
+    // Where the character itself matters, it stays.
+    let upper = |a: &Args| ok(text(a, 0).to_uppercase() == "SS");
+    let w = witness(vec![Value::Str("ß".into())], ok(true), ok(false));
+    let w = shrunk(&[Ty::Str], &w, upper, |_: &Args| ok(false));
+    assert_eq!(text(&w.input, 0), "ß");
+}
