@@ -290,6 +290,32 @@ fn an_overflow_panic_gives_way_to_a_plain_value() {
     assert_eq!(w.input[0], Value::Int(6));
 }
 
+/// A precision beyond what `core::fmt` takes is an artefact of a huge input too: a size written
+/// with `{:.*}` and `places` from the input panics on the original's side of the boundary
+/// `bytes >= 1000` (made `> 1000`) where the mutant writes bytes; with `0` places both write.
+#[test]
+fn a_formatting_panic_gives_way_to_a_plain_value() {
+    let size = |strict: bool| {
+        move |a: &Args| {
+            let (bytes, places) = (a[0].as_int().unwrap(), a[1].as_int().unwrap());
+            let kilo = if strict { bytes > 1000 } else { bytes >= 1000 };
+            match (kilo, places > i128::from(u16::MAX)) {
+                (true, true) => {
+                    Outcome::Panic { message: "Formatting argument out of range".into() }
+                }
+                (true, false) => ok(format!("{:.*}kB", places as usize, bytes as f64 / 1000.0)),
+                (false, _) => ok(format!("{bytes}B")),
+            }
+        }
+    };
+    let params = [Ty::Int { bits: 64, signed: false }, Ty::Int { bits: 64, signed: false }];
+    let input = vec![Value::Int(1000), Value::Int(5_000_000_000_000)];
+    let w = witness(input.clone(), size(false)(&input), size(true)(&input));
+    let w = shrunk(&params, &w, size(false), size(true));
+    assert_eq!(w.input, vec![Value::Int(1000), Value::Int(0)]);
+    assert_eq!((w.original, w.mutant), (ok("1kB"), ok("1000B")));
+}
+
 /// A character a person would not type stays only when nothing simpler tells the mutant apart,
 /// and [`untypable`] names it for the suggested test's comment.
 #[test]
