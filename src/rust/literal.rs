@@ -57,9 +57,25 @@ fn float_name(bits: u8, x: f64) -> Option<&'static str> {
 
 /// A literal of a primitive value type.
 fn primitive(ty: &Ty, v: &Value) -> Option<String> {
+    primitive_as(ty, v, None)
+}
+
+/// The pointer-sized integer type `owned` names (`usize`, `isize`), which a value type holds as
+/// 64 bits: its literals need that suffix, not `u64`'s.
+fn pointer_sized(owned: &Type) -> Option<&'static str> {
+    let Type::Path(p) = owned else { return None };
+    match p.path.get_ident()?.to_string().as_str() {
+        "usize" => Some("usize"),
+        "isize" => Some("isize"),
+        _ => None,
+    }
+}
+
+/// [`primitive`], an integer suffixed `suffix` when given (`0usize`, `usize::MAX`).
+fn primitive_as(ty: &Ty, v: &Value, suffix: Option<&str>) -> Option<String> {
     Some(match (ty, v) {
         (Ty::Int { bits, signed }, Value::Int(i)) => {
-            let suffix = int_suffix(*bits, *signed);
+            let suffix = suffix.unwrap_or(int_suffix(*bits, *signed));
             // The bounds of a wide type by name (`i32::MAX`, not `2147483647i32`).
             let (min, max) = Ty::int_range(*bits, *signed);
             let is_max = u128::try_from(*i).is_ok_and(|u| u == max);
@@ -112,7 +128,9 @@ impl Cx<'_> {
         if let Some(b) = placeholder_of(ty) {
             return self.built(b, v);
         }
-        if let Some(p) = primitive(ty, v) {
+        // A struct's `usize` field takes `0usize` (`0u64` does not compile: humansize 2.1.3's
+        // `decimal_places`, whose gaps went without a test).
+        if let Some(p) = primitive_as(ty, v, pointer_sized(owned)) {
             return Some(p);
         }
         let (name, args) = head(owned).unwrap_or_default();
@@ -340,6 +358,14 @@ mod tests {
         assert_eq!(int(32, false, 0), "0u32");
         // Narrow types keep their digits: `255u8` reads as well as `u8::MAX`.
         assert_eq!(int(8, false, 255), "255u8");
+        let sized = |owned: &str, i| {
+            let cx = Cx { book: &Book::default(), module: &[] };
+            cx.expr(&Ty::int(64, owned == "isize"), &parse(owned), &Value::Int(i)).unwrap()
+        };
+        assert_eq!(sized("usize", 0), "0usize");
+        assert_eq!(sized("usize", i128::from(u64::MAX)), "usize::MAX");
+        assert_eq!(sized("isize", -5), "(-5isize)");
+        assert_eq!(sized("u64", 7), "7u64");
         let float = |bits, x| primitive(&Ty::Float { bits }, &Value::Float(x)).unwrap();
         assert_eq!(float(64, f64::EPSILON), "f64::EPSILON");
         assert_eq!(float(32, f64::from(f32::MAX)), "f32::MAX");

@@ -146,6 +146,45 @@ fn a_no_std_helper_behind_a_generic_display_wrapper_is_driven_and_proven() {
     assert_eq!(support::snapshot(&dir), before, "the project was changed");
 }
 
+/// A formatter generic over its options, humansize 2.1.3's shape (`O: AsRef<Options>`, a
+/// `usize` field read as a precision): the harness instantiates `O` with the crate's
+/// `Options` (its `impl AsRef<Options>`; the short list's `i32` did not compile, and the
+/// `Display` impl went unexplored). The untested `>= 1000` boundary is proven with a witness
+/// where neither side panics (a huge precision panics in `core::fmt` on one side: an artefact
+/// of the input that shrinking lets go), and its test writes the `usize` field as `0usize`
+/// (it wrote `0u64`, which does not compile, so the gap had no test; textwrap 0.16.1's
+/// `Word::break_apart` gap too).
+#[test]
+fn a_display_generic_over_its_options_is_explored_proven_and_tested() {
+    let (_tmp, dir) = support::project("options");
+    let before = support::snapshot(&dir);
+    let bin = env!("CARGO_BIN_EXE_cargo-abex");
+    let (r, text) = support::abex_report(bin, &dir, &["--offline", "--all", "--seed", "1"]);
+    let t = find(&r, "Size<O>::fmt");
+    assert!(t["exploration"]["pairs_evaluated"].as_u64().unwrap() > 0, "{text}");
+    assert!(inputs(t).iter().any(|i| i.contains("Size<crate::Options>(")), "{:?}", inputs(t));
+    let (tests, witnessed) = proven(t);
+    let gap = witnessed
+        .iter()
+        .find(|m| m["replacement"] == "self.bytes > 1000")
+        .unwrap_or_else(|| panic!("`>=` -> `>` is not proven: {text}"));
+    let w = &gap["witness"];
+    assert_eq!(
+        (w["original"]["kind"].as_str(), w["mutant"]["kind"].as_str()),
+        (Some("ok"), Some("ok")),
+        "{w}"
+    );
+    let id = gap["id"].as_str().unwrap();
+    let kills = t["mutation"]["suggested_tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["kills"].as_array().unwrap().iter().any(|k| k == id));
+    let code = kills.unwrap_or_else(|| panic!("no test kills {id}: {tests:?}"))["code"].as_str();
+    assert!(code.unwrap().contains("places: 0usize"), "{code:?}");
+    assert_eq!(support::snapshot(&dir), before, "the project was changed");
+}
+
 /// A `#![no_std]` crate whose API takes `core::net` addresses: the harness builds (it brings
 /// its own `extern crate std;`), the functions are explored with addresses built as recipes
 /// (one returning a `Result`, whose error's type name the wrapper renders without the std
