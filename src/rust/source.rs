@@ -117,6 +117,9 @@ struct Pending {
     index: usize,
     sig: Signature,
     head: Option<ImplHead>,
+    /// The trait whose default method it is (its `head` is then found at planning: an impl of
+    /// the trait that does not override it).
+    default_of: Option<String>,
 }
 
 fn doc_of(attrs: &[Attribute]) -> String {
@@ -191,7 +194,19 @@ fn plan_all(
     let recipes = Recipes::new(&table);
     for p in pending {
         let f = &mut out.fns[p.index];
-        let planned = fnplan::plan(&recipes, &f.module, &p.sig, p.head.as_ref());
+        let head = match &p.default_of {
+            None => p.head,
+            Some(name) => match implementor(&table, name, &f.name, &f.module) {
+                Some(head) => Some(head),
+                None => {
+                    f.plan = Err(format!(
+                        "a default method of trait `{name}`, and the crate has no impl of `{name}` to call it through (one without generics that does not override it)"
+                    ));
+                    continue;
+                }
+            },
+        };
+        let planned = fnplan::plan(&recipes, &f.module, &p.sig, head.as_ref());
         f.params = planned.params;
         f.plan = planned.plan;
         f.alternatives = planned.alternatives;
@@ -209,6 +224,30 @@ fn plan_all(
     }
     let modules: Vec<Vec<String>> = table.modules.keys().cloned().collect();
     out.book = recipes.finish(&modules);
+}
+
+/// The impl a default method `method` of trait `name` is called through: an impl of the trait,
+/// without generics, that does not override it, one in the trait's `module` first.
+fn implementor(
+    table: &TypeTable<'_>,
+    name: &str,
+    method: &str,
+    module: &[String],
+) -> Option<ImplHead> {
+    let fits = |imp: &&crate::rust::types::table::ImplDef<'_>| {
+        let Some((_, path, _)) = &imp.item.trait_ else { return false };
+        let overrides =
+            imp.item.items.iter().any(|i| matches!(i, ImplItem::Fn(f) if f.sig.ident == method));
+        path.segments.last().is_some_and(|s| s.ident == name)
+            && imp.item.generics.params.is_empty()
+            && !overrides
+    };
+    let imp = table.impls.iter().filter(fits).min_by_key(|imp| imp.module != module)?;
+    Some(ImplHead {
+        generics: imp.item.generics.clone(),
+        self_ty: (*imp.item.self_ty).clone(),
+        trait_: imp.item.trait_.as_ref().map(|(_, p, _)| p.clone()),
+    })
 }
 
 /// Where `mod x;` declared in `file` looks for `x.rs`: next to a `mod.rs`/crate root, or in a
@@ -259,11 +298,15 @@ impl Walker<'_> {
                         index: self.out.fns.len(),
                         sig: f.sig.clone(),
                         head: None,
+                        default_of: None,
                     });
                     self.out.fns.push(found);
                 }
                 Item::Impl(imp) if !is_cfg_test(&imp.attrs) => {
                     self.impl_block(imp, module, inject_at)
+                }
+                Item::Trait(t) if !is_cfg_test(&t.attrs) => {
+                    self.trait_defaults(t, module, inject_at)
                 }
                 Item::Mod(m) if !is_cfg_test(&m.attrs) => self.module(m, module, dir),
                 // Test code: kept as text, so that a change to the tests changes cache keys.
@@ -366,6 +409,36 @@ impl Walker<'_> {
                 index: self.out.fns.len(),
                 sig: f.sig.clone(),
                 head: Some(head.clone()),
+                default_of: None,
+            });
+            self.out.fns.push(found);
+        }
+    }
+
+    /// The default methods of trait `t` (those with a body): functions of their own, owned by
+    /// the trait, called through a type that implements it ([`plan_all`]).
+    fn trait_defaults(&mut self, t: &syn::ItemTrait, module: &[String], inject_at: usize) {
+        let name = t.ident.to_string();
+        for it in &t.items {
+            let syn::TraitItem::Fn(f) = it else { continue };
+            let Some(body) = &f.default else { continue };
+            if is_test_fn(&f.attrs) || is_cfg_test(&f.attrs) {
+                continue;
+            }
+            let found = self.function(
+                &f.attrs,
+                &f.sig,
+                body.span(),
+                it.span(),
+                module,
+                Some(&name),
+                inject_at,
+            );
+            self.pending.push(Pending {
+                index: self.out.fns.len(),
+                sig: f.sig.clone(),
+                head: None,
+                default_of: Some(name.clone()),
             });
             self.out.fns.push(found);
         }

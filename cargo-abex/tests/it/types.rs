@@ -185,6 +185,37 @@ fn a_display_generic_over_its_options_is_explored_proven_and_tested() {
     assert_eq!(support::snapshot(&dir), before, "the project was changed");
 }
 
+/// A trait's default method (num-integer 0.1.46's `Integer::next_multiple_of` shape) is a
+/// function of its own: abex called it nothing and said nothing of it (a pull request that
+/// changed one got no word). Now it is explored through a type of the crate that implements
+/// the trait without overriding it (`File`, not `Folder`), its untested `block == 0` branch is
+/// proven, and the test calls it as `<File as Blocks>::rounded`; a default method no type of
+/// the crate implements says why it is not explored.
+#[test]
+fn a_traits_default_method_is_called_through_a_type_that_implements_it() {
+    let (_tmp, dir) = support::project("traitdefault");
+    let before = support::snapshot(&dir);
+    let bin = env!("CARGO_BIN_EXE_cargo-abex");
+    let (r, text) = support::abex_report(bin, &dir, &["--offline", "--all", "--seed", "1"]);
+    let t = find(&r, "Blocks::rounded");
+    assert!(t["exploration"]["pairs_evaluated"].as_u64().unwrap() > 0, "{text}");
+    assert!(inputs(t).iter().all(|i| i.starts_with("[File(")), "{:?}", inputs(t).first());
+    let (tests, witnessed) = proven(t);
+    let gap = witnessed
+        .iter()
+        .find(|m| m["line"] == 13 && m["original"] == "0")
+        .unwrap_or_else(|| panic!("`block == 0` is not proven: {text}"));
+    assert_eq!(gap["witness"]["input"][1], 0, "{}", gap["witness"]);
+    assert!(
+        tests.iter().any(|c| c.contains("<File as Blocks>::rounded(&receiver, 0)")),
+        "{tests:?}"
+    );
+    let named = find(&r, "Named::greeting");
+    let why = named["drive"]["reason"].as_str().unwrap_or_default();
+    assert!(why.contains("default method of trait `Named`"), "{:#}", named["drive"]);
+    assert_eq!(support::snapshot(&dir), before, "the project was changed");
+}
+
 /// A `#![no_std]` crate whose API takes `core::net` addresses: the harness builds (it brings
 /// its own `extern crate std;`), the functions are explored with addresses built as recipes
 /// (one returning a `Result`, whose error's type name the wrapper renders without the std
