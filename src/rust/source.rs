@@ -116,10 +116,18 @@ pub struct CrateSources {
 struct Pending {
     index: usize,
     sig: Signature,
-    head: Option<ImplHead>,
-    /// The trait whose default method it is (its `head` is then found at planning: an impl of
-    /// the trait that does not override it).
-    default_of: Option<String>,
+    home: Home,
+}
+
+/// Where a function to plan is written.
+enum Home {
+    /// At a module's top level.
+    Free,
+    /// In an impl block, with its head.
+    Impl(Box<ImplHead>),
+    /// In trait `0`, as its default method: planned through an impl of the trait that does not
+    /// override it, found once every impl is known.
+    Default(String),
 }
 
 fn doc_of(attrs: &[Attribute]) -> String {
@@ -194,9 +202,10 @@ fn plan_all(
     let recipes = Recipes::new(&table);
     for p in pending {
         let f = &mut out.fns[p.index];
-        let head = match &p.default_of {
-            None => p.head,
-            Some(name) => match implementor(&table, name, &f.name, &f.module) {
+        let head = match p.home {
+            Home::Free => None,
+            Home::Impl(head) => Some(*head),
+            Home::Default(name) => match implementor(&table, &name, &f.name, &f.module) {
                 Some(head) => Some(head),
                 None => {
                     f.plan = Err(format!(
@@ -297,8 +306,7 @@ impl Walker<'_> {
                     self.pending.push(Pending {
                         index: self.out.fns.len(),
                         sig: f.sig.clone(),
-                        head: None,
-                        default_of: None,
+                        home: Home::Free,
                     });
                     self.out.fns.push(found);
                 }
@@ -408,8 +416,7 @@ impl Walker<'_> {
             self.pending.push(Pending {
                 index: self.out.fns.len(),
                 sig: f.sig.clone(),
-                head: Some(head.clone()),
-                default_of: None,
+                home: Home::Impl(Box::new(head.clone())),
             });
             self.out.fns.push(found);
         }
@@ -437,8 +444,7 @@ impl Walker<'_> {
             self.pending.push(Pending {
                 index: self.out.fns.len(),
                 sig: f.sig.clone(),
-                head: None,
-                default_of: Some(name.clone()),
+                home: Home::Default(name.clone()),
             });
             self.out.fns.push(found);
         }

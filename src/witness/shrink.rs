@@ -92,14 +92,8 @@ pub(super) fn shrink_within(
         if spent < budget && !past(until) {
             spent += 1;
             let batch = std::slice::from_ref(&plainer);
-            let m = mutant.evaluate(batch)?.pop();
-            let o = original.evaluate(batch)?.pop();
-            if let (Some(o), Some(m)) = (o, m) {
-                if keeps(&best, &o, &m) {
-                    best = Witness { input: plainer, original: o, mutant: m, ..best };
-                    let budget = (&mut spent, budget);
-                    settled = greedy(params, &mut best, original, mutant, budget, until)?;
-                }
+            if first_kept(batch, &mut best, original, mutant)? {
+                settled = greedy(params, &mut best, original, mutant, (&mut spent, budget), until)?;
             }
         }
     }
@@ -134,13 +128,7 @@ fn greedy(
             let whole = chunk.len() <= room;
             let chunk = &chunk[..chunk.len().min(room)];
             *spent += chunk.len();
-            let ms = mutant.evaluate(chunk)?;
-            let os = original.evaluate(chunk)?;
-            let kept = (0..chunk.len()).find(|&k| keeps(best, &os[k], &ms[k]));
-            if let Some(k) = kept {
-                best.input = chunk[k].clone();
-                best.original = os[k].clone();
-                best.mutant = ms[k].clone();
+            if first_kept(chunk, best, original, mutant)? {
                 continue 'rounds;
             }
             if !whole {
@@ -150,6 +138,27 @@ fn greedy(
         return Ok(true);
     }
     Ok(false)
+}
+
+/// Runs `batch` on both sides and makes the first input that still witnesses what `best`
+/// witnessed ([`keeps`]) the new `best`; whether one did.
+fn first_kept(
+    batch: &[Args],
+    best: &mut Witness,
+    original: &mut dyn Evaluate,
+    mutant: &mut dyn Evaluate,
+) -> Result<bool, ExecError> {
+    let ms = mutant.evaluate(batch)?;
+    let os = original.evaluate(batch)?;
+    let Some(k) =
+        (0..batch.len().min(ms.len()).min(os.len())).find(|&k| keeps(best, &os[k], &ms[k]))
+    else {
+        return Ok(false);
+    };
+    best.input = batch[k].clone();
+    best.original = os[k].clone();
+    best.mutant = ms[k].clone();
+    Ok(true)
 }
 
 /// `args` with each character of its strings outside printable ASCII written as as many `a`s

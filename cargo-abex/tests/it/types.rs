@@ -35,6 +35,17 @@ fn proven(t: &Value) -> (Vec<String>, Vec<&Value>) {
     (codes, witnessed)
 }
 
+/// Runs `cargo abex --offline --all --seed 1` on a copy of `fixture`, gives its report (and
+/// its text) to `check`, then checks the project was not changed.
+fn analysed(fixture: &str, check: impl FnOnce(&Value, &str)) {
+    let (_tmp, dir) = support::project(fixture);
+    let before = support::snapshot(&dir);
+    let bin = env!("CARGO_BIN_EXE_cargo-abex");
+    let (r, text) = support::abex_report(bin, &dir, &["--offline", "--all", "--seed", "1"]);
+    check(&r, &text);
+    assert_eq!(support::snapshot(&dir), before, "the project was changed");
+}
+
 #[test]
 fn functions_taking_structs_enums_generics_receivers_and_durations_are_explored_and_proven() {
     let (_tmp, dir) = support::project("types");
@@ -128,22 +139,19 @@ fn functions_taking_structs_enums_generics_receivers_and_durations_are_explored_
 /// three letters.
 #[test]
 fn a_no_std_helper_behind_a_generic_display_wrapper_is_driven_and_proven() {
-    let (_tmp, dir) = support::project("nostdalloc");
-    let before = support::snapshot(&dir);
-    let bin = env!("CARGO_BIN_EXE_cargo-abex");
-    let (r, text) = support::abex_report(bin, &dir, &["--offline", "--all", "--seed", "1"]);
-    let t = find(&r, "shout");
-    assert_eq!(t["drive"]["status"], "via", "{:#}: {text}", t["drive"]);
-    assert!(t["exploration"]["pairs_evaluated"].as_u64().unwrap() > 0, "{text}");
-    assert!(inputs(t).iter().any(|i| i.contains("AsShout<String>(")), "{:?}", inputs(t));
-    let (_, witnessed) = proven(t);
-    let gap = witnessed
-        .iter()
-        .find(|m| m["replacement"] == "s.len() >= 3")
-        .unwrap_or_else(|| panic!("`>` -> `>=` is not proven: {text}"));
-    let input = gap["witness"]["input"][0].to_string();
-    assert!(input.contains("AsShout<String>"), "{input}");
-    assert_eq!(support::snapshot(&dir), before, "the project was changed");
+    analysed("nostdalloc", |r, text| {
+        let t = find(r, "shout");
+        assert_eq!(t["drive"]["status"], "via", "{:#}: {text}", t["drive"]);
+        assert!(t["exploration"]["pairs_evaluated"].as_u64().unwrap() > 0, "{text}");
+        assert!(inputs(t).iter().any(|i| i.contains("AsShout<String>(")), "{:?}", inputs(t));
+        let (_, witnessed) = proven(t);
+        let gap = witnessed
+            .iter()
+            .find(|m| m["replacement"] == "s.len() >= 3")
+            .unwrap_or_else(|| panic!("`>` -> `>=` is not proven: {text}"));
+        let input = gap["witness"]["input"][0].to_string();
+        assert!(input.contains("AsShout<String>"), "{input}");
+    });
 }
 
 /// A formatter generic over its options, humansize 2.1.3's shape (`O: AsRef<Options>`, a
@@ -156,33 +164,31 @@ fn a_no_std_helper_behind_a_generic_display_wrapper_is_driven_and_proven() {
 /// `Word::break_apart` gap too).
 #[test]
 fn a_display_generic_over_its_options_is_explored_proven_and_tested() {
-    let (_tmp, dir) = support::project("options");
-    let before = support::snapshot(&dir);
-    let bin = env!("CARGO_BIN_EXE_cargo-abex");
-    let (r, text) = support::abex_report(bin, &dir, &["--offline", "--all", "--seed", "1"]);
-    let t = find(&r, "Size<O>::fmt");
-    assert!(t["exploration"]["pairs_evaluated"].as_u64().unwrap() > 0, "{text}");
-    assert!(inputs(t).iter().any(|i| i.contains("Size<crate::Options>(")), "{:?}", inputs(t));
-    let (tests, witnessed) = proven(t);
-    let gap = witnessed
-        .iter()
-        .find(|m| m["replacement"] == "self.bytes > 1000")
-        .unwrap_or_else(|| panic!("`>=` -> `>` is not proven: {text}"));
-    let w = &gap["witness"];
-    assert_eq!(
-        (w["original"]["kind"].as_str(), w["mutant"]["kind"].as_str()),
-        (Some("ok"), Some("ok")),
-        "{w}"
-    );
-    let id = gap["id"].as_str().unwrap();
-    let kills = t["mutation"]["suggested_tests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["kills"].as_array().unwrap().iter().any(|k| k == id));
-    let code = kills.unwrap_or_else(|| panic!("no test kills {id}: {tests:?}"))["code"].as_str();
-    assert!(code.unwrap().contains("places: 0usize"), "{code:?}");
-    assert_eq!(support::snapshot(&dir), before, "the project was changed");
+    analysed("options", |r, text| {
+        let t = find(r, "Size<O>::fmt");
+        assert!(t["exploration"]["pairs_evaluated"].as_u64().unwrap() > 0, "{text}");
+        assert!(inputs(t).iter().any(|i| i.contains("Size<crate::Options>(")), "{:?}", inputs(t));
+        let (tests, witnessed) = proven(t);
+        let gap = witnessed
+            .iter()
+            .find(|m| m["replacement"] == "self.bytes > 1000")
+            .unwrap_or_else(|| panic!("`>=` -> `>` is not proven: {text}"));
+        let w = &gap["witness"];
+        assert_eq!(
+            (w["original"]["kind"].as_str(), w["mutant"]["kind"].as_str()),
+            (Some("ok"), Some("ok")),
+            "{w}"
+        );
+        let id = gap["id"].as_str().unwrap();
+        let kills = t["mutation"]["suggested_tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["kills"].as_array().unwrap().iter().any(|k| k == id));
+        let code =
+            kills.unwrap_or_else(|| panic!("no test kills {id}: {tests:?}"))["code"].as_str();
+        assert!(code.unwrap().contains("places: 0usize"), "{code:?}");
+    });
 }
 
 /// A trait's default method (num-integer 0.1.46's `Integer::next_multiple_of` shape) is a
@@ -193,27 +199,24 @@ fn a_display_generic_over_its_options_is_explored_proven_and_tested() {
 /// the crate implements says why it is not explored.
 #[test]
 fn a_traits_default_method_is_called_through_a_type_that_implements_it() {
-    let (_tmp, dir) = support::project("traitdefault");
-    let before = support::snapshot(&dir);
-    let bin = env!("CARGO_BIN_EXE_cargo-abex");
-    let (r, text) = support::abex_report(bin, &dir, &["--offline", "--all", "--seed", "1"]);
-    let t = find(&r, "Blocks::rounded");
-    assert!(t["exploration"]["pairs_evaluated"].as_u64().unwrap() > 0, "{text}");
-    assert!(inputs(t).iter().all(|i| i.starts_with("[File(")), "{:?}", inputs(t).first());
-    let (tests, witnessed) = proven(t);
-    let gap = witnessed
-        .iter()
-        .find(|m| m["line"] == 13 && m["original"] == "0")
-        .unwrap_or_else(|| panic!("`block == 0` is not proven: {text}"));
-    assert_eq!(gap["witness"]["input"][1], 0, "{}", gap["witness"]);
-    assert!(
-        tests.iter().any(|c| c.contains("<File as Blocks>::rounded(&receiver, 0)")),
-        "{tests:?}"
-    );
-    let named = find(&r, "Named::greeting");
-    let why = named["drive"]["reason"].as_str().unwrap_or_default();
-    assert!(why.contains("default method of trait `Named`"), "{:#}", named["drive"]);
-    assert_eq!(support::snapshot(&dir), before, "the project was changed");
+    analysed("traitdefault", |r, text| {
+        let t = find(r, "Blocks::rounded");
+        assert!(t["exploration"]["pairs_evaluated"].as_u64().unwrap() > 0, "{text}");
+        assert!(inputs(t).iter().all(|i| i.starts_with("[File(")), "{:?}", inputs(t).first());
+        let (tests, witnessed) = proven(t);
+        let gap = witnessed
+            .iter()
+            .find(|m| m["line"] == 13 && m["original"] == "0")
+            .unwrap_or_else(|| panic!("`block == 0` is not proven: {text}"));
+        assert_eq!(gap["witness"]["input"][1], 0, "{}", gap["witness"]);
+        assert!(
+            tests.iter().any(|c| c.contains("<File as Blocks>::rounded(&receiver, 0)")),
+            "{tests:?}"
+        );
+        let named = find(r, "Named::greeting");
+        let why = named["drive"]["reason"].as_str().unwrap_or_default();
+        assert!(why.contains("default method of trait `Named`"), "{:#}", named["drive"]);
+    });
 }
 
 /// A `#![no_std]` crate whose API takes `core::net` addresses: the harness builds (it brings
@@ -223,21 +226,18 @@ fn a_traits_default_method_is_called_through_a_type_that_implements_it() {
 /// proven with a witness written as a person writes it.
 #[test]
 fn a_no_std_crate_taking_net_addresses_is_explored_and_proven() {
-    let (_tmp, dir) = support::project("nostd");
-    let before = support::snapshot(&dir);
-    let bin = env!("CARGO_BIN_EXE_cargo-abex");
-    let (r, text) = support::abex_report(bin, &dir, &["--offline", "--all", "--seed", "1"]);
-    for f in ["is_private_ten", "privileged", "netmask"] {
-        let t = find(&r, f);
-        assert_eq!(t["drive"]["status"], "supported", "{f}: {text}");
-        assert!(t["exploration"]["pairs_evaluated"].as_u64().unwrap() > 0, "{f}: {text}");
-    }
-    let (_, witnessed) = proven(find(&r, "privileged"));
-    let port = witnessed
-        .iter()
-        .find(|m| m["replacement"] == "addr.port() <= 1024")
-        .unwrap_or_else(|| panic!("`<` -> `<=` is not proven: {text}"));
-    let input = port["witness"]["input"][0].to_string();
-    assert!(input.contains("SocketAddr::V4") && input.contains("1024"), "{input}");
-    assert_eq!(support::snapshot(&dir), before, "the project was changed");
+    analysed("nostd", |r, text| {
+        for f in ["is_private_ten", "privileged", "netmask"] {
+            let t = find(r, f);
+            assert_eq!(t["drive"]["status"], "supported", "{f}: {text}");
+            assert!(t["exploration"]["pairs_evaluated"].as_u64().unwrap() > 0, "{f}: {text}");
+        }
+        let (_, witnessed) = proven(find(r, "privileged"));
+        let port = witnessed
+            .iter()
+            .find(|m| m["replacement"] == "addr.port() <= 1024")
+            .unwrap_or_else(|| panic!("`<` -> `<=` is not proven: {text}"));
+        let input = port["witness"]["input"][0].to_string();
+        assert!(input.contains("SocketAddr::V4") && input.contains("1024"), "{input}");
+    });
 }

@@ -139,6 +139,11 @@ impl syn::visit_mut::VisitMut for Absolute {
 /// `("AsRef", ["Options"])`), each written tight.
 type Bound = (String, Vec<String>);
 
+/// The type arguments of a trait path's last segment, each written tight.
+fn written_args(args: &syn::PathArguments) -> Vec<String> {
+    type_args(args).iter().map(|a| tight(*a)).collect()
+}
+
 /// The types a parameter's bounds point at, and the traits it is bound by.
 fn from_bounds(bounds: &[TypeParamBound]) -> (Vec<Type>, Vec<Bound>) {
     let mut types = Vec::new();
@@ -148,7 +153,7 @@ fn from_bounds(bounds: &[TypeParamBound]) -> (Vec<Type>, Vec<Bound>) {
         let Some(last) = t.path.segments.last() else { continue };
         let name = last.ident.to_string();
         let args = type_args(&last.arguments);
-        let written: Vec<String> = args.iter().map(|a| tight(*a)).collect();
+        let written = written_args(&last.arguments);
         let assoc_item = match &last.arguments {
             syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|g| match g {
                 syn::GenericArgument::AssocType(at) if at.ident == "Item" => Some(at.ty.clone()),
@@ -229,7 +234,7 @@ fn candidates_of(p: &Param, table: &TypeTable<'_>) -> Vec<Type> {
         let Some(last) = path.segments.last() else { continue };
         let name = last.ident.to_string();
         let crate_trait = table.traits.iter().any(|(_, t)| *t == name);
-        let written: Vec<String> = type_args(&last.arguments).iter().map(|a| tight(*a)).collect();
+        let written = written_args(&last.arguments);
         let bound = bounds
             .iter()
             .any(|(n, args)| *n == name && (crate_trait || !args.is_empty() && *args == written));
