@@ -265,3 +265,117 @@ def test_a_function_with_an_entry_hook_keeps_its_signature_name_lines_and_behavi
     mod.hook = lambda: calls.append("box")
     mod.Box.width.__code__ = _patch.entry_hooked(mod.Box.width, "Box.width", "hook")
     assert mod.Box().width(3) == 6 and calls[-1] == "box"
+
+
+CHECKED = '''\
+import functools
+
+LIMIT = [10]
+
+
+def cap(x):
+    if x > LIMIT[0]:
+        return LIMIT[0]
+    return x
+
+
+@functools.lru_cache(maxsize=None)
+def square(x):
+    return x * x
+'''
+
+# Suggested tests as abex writes them: plain functions that import what they call. Each notes
+# the process it ran in.
+SUGGESTED = '''\
+import os
+
+
+def _note():
+    with open("pids", "a") as f:
+        f.write(f"{os.getpid()}\\n")
+
+
+def test_edge():
+    _note()
+    from checked_mod import cap
+    assert cap(11) == 10
+
+
+def test_small():
+    _note()
+    from checked_mod import cap
+    assert cap(3) == 3
+
+
+def test_square():
+    _note()
+    from checked_mod import square
+    assert square(3) == 9
+'''
+
+
+def _checks(tmp_path, suggested, checks):
+    """The runner's answer to one `checks` request on `suggested`, and the processes its tests
+    ran in (those of the run on the original excluded)."""
+    (tmp_path / "checked_mod.py").write_text(CHECKED)
+    (tmp_path / "test_suggested.py").write_text(suggested)
+    (tmp_path / "test_none.py").write_text("def test_nothing():\n    pass\n")
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"tests": ["test_none.py"], "sys_path": [str(tmp_path)]}))
+    patch = lambda qualname, old, new: _function_patch("checked_mod", CHECKED, qualname, old, new)  # noqa: E731
+    requests = [
+        {"patch": None, "timeout": 60, "all": True, "collect": ["test_suggested.py"]},
+        {"collect": ["test_suggested.py"], "timeout": 60,
+         "checks": [{"n": n, "patch": patch(*p), "only": only} for n, p, only in checks]},
+    ]
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest_abex.runner", str(spec)],
+        input="".join(json.dumps(r) + "\n" for r in requests), capture_output=True, text=True,
+        cwd=tmp_path, timeout=120,
+    )
+    answers = [json.loads(line.split("@abex@", 1)[1]) for line in out.stdout.splitlines() if "@abex@" in line]
+    assert answers[1]["status"] == "pass", out.stdout + out.stderr
+    pids = (tmp_path / "pids").read_text().split()
+    return answers[2], set(pids[3:])
+
+
+def test_suggested_tests_are_checked_against_several_mutants_in_one_process(tmp_path):
+    answer, processes = _checks(tmp_path, SUGGESTED, [
+        (1, ("cap", "x > LIMIT[0]", "x > LIMIT[0] + 1"), None),
+        (2, ("cap", "return x", "return x + 1"), ["test_small", "test_edge"]),
+        (3, ("cap", "x > LIMIT[0]", "x >"), None),  # does not parse: it fails no test
+        # The original's `square(3)` is cached when the mutant runs: the cache is emptied.
+        (4, ("square", "x * x", "x + x"), ["test_square"]),
+    ])
+    assert answer == {"failed_by": {
+        "1": ["test_suggested.py::test_edge"],
+        "2": ["test_suggested.py::test_small"],
+        "3": [],
+        "4": ["test_suggested.py::test_square"],
+    }}
+    assert len(processes) == 1
+
+
+def test_a_mutant_that_leaves_state_behind_gets_the_check_of_its_own_that_each_mutant_gets(tmp_path):
+    # The first mutant sets the limit to 0: in one process the second would fail `test_edge`
+    # (cap(11) is 0); on its own it fails no test.
+    answer, processes = _checks(tmp_path, SUGGESTED, [
+        (1, ("cap", "return x", "LIMIT[0] = 0; return x"), ["test_small", "test_edge"]),
+        (2, ("cap", "x > LIMIT[0]", "x >= LIMIT[0]"), ["test_small", "test_edge"]),
+    ])
+    assert answer == {"failed_by": {"1": [], "2": []}}
+    # The batch, then one process per mutant.
+    assert len(processes) == 3
+
+
+def test_suggested_tests_that_take_fixtures_run_through_pytest_one_mutant_at_a_time(tmp_path):
+    with_fixture = SUGGESTED.replace("def test_small():", "def test_small(tmp_path):")
+    answer, processes = _checks(tmp_path, with_fixture, [
+        (1, ("cap", "x > LIMIT[0]", "x > LIMIT[0] + 1"), None),
+        (2, ("cap", "return x", "return x + 1"), None),
+    ])
+    assert answer == {"failed_by": {
+        "1": ["test_suggested.py::test_edge"],
+        "2": ["test_suggested.py::test_small"],
+    }}
+    assert len(processes) == 2

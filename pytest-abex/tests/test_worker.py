@@ -276,3 +276,21 @@ def test_a_value_of_millions_of_items_is_shown_by_its_size_at_once(tmp_path):
     assert answers[2] == {"ok": "<list of more than 65536 items>"}
     assert answers[3] == {"ok": "[[0], [0], [0]]"}
     assert answers[4] == {"ok": "[7, [...]]"}, "a list that holds itself is counted once"
+
+
+def test_an_outcome_only_request_runs_the_mutant_as_it_is_not_its_probed_copy(tmp_path):
+    # The probed copy watches the mutated site with calls of its own (the names its code uses
+    # show them); an answer without a probe comes from the mutant's own code, which is also
+    # what runs in the tests.
+    (tmp_path / "m.py").write_text(
+        "import sys\n\n\ndef f(x: int) -> int:\n"
+        "    return len(sys._getframe().f_code.co_names) if x > 10 else 0\n"
+    )
+    mutant = "def f(x: int) -> int:\n    return len(sys._getframe().f_code.co_names) if x >= 10 else 0\n"
+    patch = {"module": "m", "qualname": "f", "file": str(tmp_path / "m.py"), "source": mutant, "line": 4}
+    target = {"module": "m", "qualname": "f", "kind": "function", "params": [{"ty": INT}], "patch": patch}
+    spec = {"targets": [{**target, "probe": True}, target], "sys_path": [str(tmp_path)]}
+    answers = _answers(tmp_path, spec, "[0,[10],0]\n[0,[10]]\n[1,[10]]\n")
+    plain = answers[3]
+    assert answers[1] == plain, "the mutant as it is"
+    assert answers[2]["ok"] != plain["ok"], "the probed copy is another code"

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use super::error::PythonError;
 use super::flaky::Flaky;
 use super::project::Selected;
-use super::runner::{Interpreter, Patch, RunResult, Runner, RunnerError, Traced};
+use super::runner::{Interpreter, Patch, RunResult, Runner, RunnerError, SurvivorCheck, Traced};
 use super::seeds;
 use super::selection::{self, RunnerPlace, BASELINE_LIMIT};
 use super::suggest::{self, Callee};
@@ -667,10 +667,6 @@ struct CheckPlan {
     patches: Vec<(u32, SurvivorCheck)>,
 }
 
-/// A survivor's part of a check: its patch, and the names of the tests it runs when not all
-/// of them (the others spare it, see [`Suggestion::spared`]).
-type SurvivorCheck = (Patch, Option<Vec<String>>);
-
 impl CheckPlan {
     /// Whether `other` checks the same tests against the same survivors.
     fn same(&self, other: &CheckPlan) -> bool {
@@ -693,14 +689,19 @@ impl CheckPlan {
     /// limit, on each survivor, the survivors shared among `pool` as the mutants are.
     fn run_written(&self, pool: &mut [Runner]) -> Found {
         let files = std::slice::from_ref(&self.file);
-        let base = pool[0].run_files(None, self.timeout, files, None)?;
+        let base = pool[0].run_files(None, self.timeout, files)?;
         let mut killed_by = BTreeMap::new();
         if !uncollected(&base) && base.status != "timeout" {
-            let job = |r: &mut Runner, (patch, only): &SurvivorCheck| {
-                Ok(Some(r.run_files(Some(patch), self.timeout, files, only.as_deref())?.failed))
+            // One batch per runner, the survivors dealt out in turn.
+            let lanes = pool.len().clamp(1, self.patches.len().max(1));
+            let batches: Vec<(u32, Vec<(u32, SurvivorCheck)>)> = (0..lanes)
+                .map(|k| (k as u32, self.patches.iter().skip(k).step_by(lanes).cloned().collect()))
+                .collect();
+            let job = |r: &mut Runner, batch: &Vec<(u32, SurvivorCheck)>| {
+                Ok(Some(r.run_checks(self.timeout, files, batch)?))
             };
-            spread(pool, &self.patches, &job, &|| false, &mut |n, failed| {
-                killed_by.insert(n, failed);
+            spread(pool, &batches, &job, &|| false, &mut |_, failed_by| {
+                killed_by.extend(failed_by);
             })?;
         }
         Ok((base, killed_by))

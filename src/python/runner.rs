@@ -79,6 +79,10 @@ pub struct Interpreter {
 }
 
 /// What a test run of one mutant gave.
+/// A survivor's part of a check of suggested tests: its patch, and the names of the tests it
+/// runs when not all of them (the others spare it).
+pub type SurvivorCheck = (Patch, Option<Vec<String>>);
+
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 pub struct RunResult {
     /// `pass`, `fail`, `timeout` or `unviable`.
@@ -377,19 +381,46 @@ impl Runner {
         }))
     }
 
-    /// Runs every test of `files` (collected anew in the fork, e.g. suggested tests), or those
-    /// named `only` (test functions' names), with `patch` applied.
+    /// Runs every test of `files` (collected anew in the fork, e.g. suggested tests) with `patch`
+    /// applied.
     pub fn run_files(
         &mut self,
         patch: Option<&Patch>,
         timeout: Duration,
         files: &[PathBuf],
-        only: Option<&[String]>,
     ) -> Result<RunResult, RunnerError> {
         self.request(serde_json::json!({
             "patch": patch, "timeout": timeout.as_secs_f64(), "all": true, "collect": files,
-            "only": only,
         }))
+    }
+
+    /// Runs every test of `files` (suggested tests, collected in the runner) against each mutant
+    /// of `checks` (its number, its patch, and the names of the tests it runs when not all):
+    /// per mutant, the tests that failed on it. One forked run serves them all when the tests
+    /// are plain calls (see `pytest_abex.runner`'s `checks`); `timeout` is each mutant's limit.
+    pub fn run_checks(
+        &mut self,
+        timeout: Duration,
+        files: &[PathBuf],
+        checks: &[(u32, SurvivorCheck)],
+    ) -> Result<std::collections::BTreeMap<u32, Vec<String>>, RunnerError> {
+        let checks: Vec<serde_json::Value> = checks
+            .iter()
+            .map(|(n, (patch, only))| serde_json::json!({ "n": n, "patch": patch, "only": only }))
+            .collect();
+        // The batch, then (when it cannot serve) a run per mutant: the answer may take both.
+        let patience = timeout.as_secs_f64() * (2 * checks.len() + 2) as f64;
+        let answer = self.ask(serde_json::json!({
+            "collect": files, "timeout": timeout.as_secs_f64(), "checks": checks,
+            "patience": patience,
+        }))?;
+        #[derive(Deserialize)]
+        struct Checked {
+            failed_by: std::collections::BTreeMap<u32, Vec<String>>,
+        }
+        let checked: Checked = serde_json::from_str(&answer)
+            .map_err(|e| RunnerError::Broken(format!("unreadable answer `{answer}`: {e}")))?;
+        Ok(checked.failed_by)
     }
 
     /// The baseline: every test on the original, recording which ones call each of `targets`
@@ -424,7 +455,10 @@ impl Runner {
 
     /// Sends `req` and waits for the answer line, at most its `timeout` and a minute.
     fn ask(&mut self, req: serde_json::Value) -> Result<String, RunnerError> {
-        let timeout = Duration::from_secs_f64(req["timeout"].as_f64().unwrap_or(600.0));
+        let timeout = req["patience"]
+            .as_f64()
+            .or_else(|| req["timeout"].as_f64())
+            .map_or(Duration::from_secs(600), Duration::from_secs_f64);
         let line = format!("{req}\n");
         self.requests
             .write_all(line.as_bytes())

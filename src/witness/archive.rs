@@ -100,6 +100,13 @@ pub fn moved_boundaries(
 /// Inputs evaluated between two looks at the clock.
 pub(super) const CHUNK: usize = 32;
 
+/// A batch of the archive's inputs quicker than this is followed by one twice as large, up to
+/// [`MAX_CHUNK`] inputs.
+const QUICK_BATCH: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// The most inputs of the archive run between two looks at the clock.
+const MAX_CHUNK: usize = 512;
+
 pub(super) fn past(until: Option<Instant>) -> bool {
     until.is_some_and(|u| Instant::now() >= u)
 }
@@ -130,13 +137,20 @@ pub(super) fn probed(
     // one survivor's search). Those inputs count as timed out.
     let run: Vec<usize> = (0..known.len()).filter(|&k| known[k].1 != Outcome::Timeout).collect();
     let mut outs = vec![(Outcome::Timeout, None); known.len()];
-    for chunk in run.chunks(CHUNK) {
-        if past(until) {
-            break;
-        }
+    // Every input runs (pinning needs them all): batches grow while they are quick, so a small
+    // function's few hundred inputs cost a few round trips to the worker, not one per CHUNK.
+    let mut size = CHUNK;
+    let mut rest = &run[..];
+    while !rest.is_empty() && !past(until) {
+        let (chunk, after) = rest.split_at(size.min(rest.len()));
+        rest = after;
         let batch: Vec<Args> = chunk.iter().map(|&k| known[k].0.clone()).collect();
+        let started = Instant::now();
         for (&k, out) in chunk.iter().zip(mutant.evaluate_probed(&batch)?) {
             outs[k] = out;
+        }
+        if started.elapsed() < QUICK_BATCH {
+            size = (size * 2).min(MAX_CHUNK);
         }
     }
     // Where both sides return or raise an error of their own, the suggested test asserts a
@@ -174,6 +188,25 @@ mod tests {
         let outs: Vec<Outcome> = outs.into_iter().map(|(o, _)| o).collect();
         assert_eq!(outs, [ok("9"), Outcome::Timeout, ok("9")]);
         assert_eq!(witness.unwrap().input, int(1));
+    }
+
+    #[test]
+    fn quick_batches_of_the_archive_grow_so_a_large_archive_costs_few_round_trips() {
+        struct Batches(Vec<usize>);
+        impl ProbeEvaluate for Batches {
+            fn evaluate_probed(&mut self, batch: &[Args]) -> Result<Answers, ExecError> {
+                self.0.push(batch.len());
+                Ok(batch.iter().map(|_| (Outcome::Ok { value: "0".into() }, None)).collect())
+            }
+        }
+        let known: Vec<(Args, Outcome)> = (0..1000)
+            .map(|x| (vec![crate::value::Value::Int(x)], Outcome::Ok { value: "0".into() }))
+            .collect();
+        let mut mutant = Batches(Vec::new());
+        let (witness, outs) = probed(&known, &mut mutant, None).unwrap();
+        assert!(witness.is_none());
+        assert_eq!(outs.len(), 1000);
+        assert_eq!(mutant.0, [32, 64, 128, 256, 512, 8], "every input, in six batches");
     }
 
     #[test]

@@ -20,7 +20,11 @@ ids]}, "seen": {"module:qualname": [{"param": [tag, json]}, ...]}}``; ``seen`` l
 lists the tests passed to a traced function marked ``"seeds": true`` (see
 :func:`pytest_abex.values.describe`). With ``collect`` (a list of test files), the child
 collects and runs those files instead (suggested tests, without a new pytest process), with
-``only`` (test functions' names) those tests alone. Without ``all`` the child stops at the first
+``only`` (test functions' names) those tests alone; with ``checks`` (``[{"n", "patch", "only"},
+...]``) it runs them against each of those mutants and answers ``{"failed_by": {n: [node
+ids]}}``, in one forked child when they are plain calls (see ``_Runner.checks``). Suggested
+tests that take no fixture and carry no mark run against a mutant as plain calls of their
+functions, not through pytest's protocol: which of them fail is all that is asked. Without ``all`` the child stops at the first
 failing test. With ``trace`` (the baseline), the tests that call each function are recorded (see
 ``_Tracer``), and from then on a mutant runs only the tests that call its function: per-test
 call tracing selects the tests of a mutant. The tests that killed earlier mutants of the same
@@ -122,7 +126,7 @@ class _Runner:
                 # In the twin, `twin` has switched to its lane: this is its greeting there.
                 self.send(self.twin(session, req["twin"]))
                 continue
-            self.send(self.one(session, req))
+            self.send(self.checks(session, req) if "checks" in req else self.one(session, req))
 
     def twin(self, session, lane):
         """Forks a twin of this runner, collected and traced as it is, that answers on lane
@@ -229,13 +233,33 @@ class _Runner:
         session.items, session.testsfailed = items, failed
         return got
 
+    def checks(self, session, req):
+        """Runs the suggested tests of the files ``collect`` against each of several mutants
+        (``checks``: ``[{"n", "patch", "only"}]``, ``only`` naming the tests a mutant runs, all
+        when null): ``{"failed_by": {n: [node ids]}}``. When every test is a plain call
+        (:func:`_plainly_callable`), one forked child runs them all (:func:`_check_batch`);
+        when they are not, or that child is spoilt, runs past its time or dies, each mutant gets
+        a run of its own, as a ``collect`` request with its patch."""
+        items = self.items_for(session, {"collect": req["collect"]})
+        limit = float(req.get("timeout", 60))
+        checks = req["checks"]
+        batched = None
+        if items is not None and all(map(_plainly_callable, items)):
+            batched, _, _ = _forked(lambda: _check_batch(items, checks, limit), limit * (len(checks) + 2))
+        if isinstance(batched, dict):
+            return {"failed_by": batched}
+        got = {}
+        for c in checks:
+            run = {"collect": req["collect"], "all": True, "timeout": limit, "patch": c["patch"],
+                   "only": c.get("only")}
+            got[str(c["n"])] = self.one(session, run).get("failed", [])
+        return {"failed_by": got}
+
     def one(self, session, req):
         items = self.items_for(session, req)
-        read_fd, write_fd = os.pipe()
-        started = time.monotonic()
-        pid = os.fork()
-        if pid == 0:  # the child: apply, run, report, exit without cleanup
-            os.close(read_fd)
+
+        def work():  # the child: apply, run, report (it exits without cleanup)
+            nonlocal items
             result = {"status": "pass", "failed": [], "detail": "", "ran": 0}
             try:
                 if req.get("patch"):
@@ -254,6 +278,14 @@ class _Runner:
                         result = {"status": "fail", "failed": [], "ran": 0,
                                   "detail": "collection failed: " + "\n".join(self.collect_errors)}
                         raise _Done()
+                if req.get("collect") and req.get("patch") and all(map(_plainly_callable, items)):
+                    # Suggested tests against a mutant: which of them fail is all that is asked.
+                    _quiet()
+                    result["failed"] = [item.nodeid for item in items if not _passes(item)]
+                    result["ran"] = len(items)
+                    if result["failed"]:
+                        result["status"] = "fail"
+                    raise _Done()
                 tracer = _Tracer(req["trace"]) if req.get("trace") else None
                 for i, item in enumerate(items):
                     result["ran"] = i + 1
@@ -274,35 +306,12 @@ class _Runner:
                 pass
             except BaseException as e:  # noqa: BLE001 - anything the mutant does is a kill
                 result = {"status": "fail", "failed": self.failed, "detail": f"{type(e).__name__}: {e}"}
-            os.write(write_fd, json.dumps(result).encode())
-            os.close(write_fd)
-            os._exit(0)
-        os.close(write_fd)
-        data = b""
-        deadline = started + float(req.get("timeout", 60))
-        timed_out = False
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                timed_out = True
-                break
-            ready, _, _ = select.select([read_fd], [], [], left)
-            if not ready:
-                continue
-            chunk = os.read(read_fd, 1 << 16)
-            if not chunk:
-                break
-            data += chunk
-        if timed_out:
-            os.kill(pid, signal.SIGKILL)
-        _, status = os.waitpid(pid, 0)
-        os.close(read_fd)
-        elapsed = time.monotonic() - started
-        if timed_out:
+            return result
+
+        result, status, elapsed = _forked(work, float(req.get("timeout", 60)))
+        if result is _LATE:
             return {"status": "timeout", "failed": [], "detail": "", "time": elapsed}
-        try:
-            result = json.loads(data)
-        except ValueError:
+        if result is None:
             # The child died in a test (os._exit, a signal): the mutant is killed.
             result = {"status": "fail", "failed": [], "detail": f"the test process died (status {status})"}
         if result["status"] == "fail" and req.get("patch") and not req.get("collect") and not req.get("replay"):
@@ -330,6 +339,169 @@ def _short_failures():
         return excinfo.exconly()[:4000]
 
     nodes.Node._repr_failure_py = short
+
+
+def _plainly_callable(item):
+    """Whether ``item`` runs the same as a plain call of its function as through pytest's
+    protocol: a module-level test function (abex's suggested tests are) that takes no fixture
+    (none of its own, no autouse one, no parameter), carries no mark (skip, xfail, the module's
+    ``pytestmark``) and returns no coroutine or generator. Running such an item through the
+    protocol (set-up, call and tear-down hooks, capture, logging, warnings, the report) costs
+    about 3 ms in a forked child; calling it costs what the test does."""
+    obj = getattr(item, "obj", None)
+    return (
+        isinstance(item, pytest.Function)
+        and item.cls is None
+        and not item.fixturenames
+        and next(item.iter_markers(), None) is None
+        and inspect.isfunction(obj)
+        and not inspect.iscoroutinefunction(obj)
+        and not inspect.isgeneratorfunction(obj)
+        and not inspect.isasyncgenfunction(obj)
+    )
+
+
+def _passes(item, late=()):
+    """Whether the plain call of ``item`` (see :func:`_plainly_callable`) passes: it returns, or
+    skips or expects its failure as pytest counts those (``pytest.skip``, ``pytest.xfail``).
+    ``late``, a timer's exception, is raised on."""
+    try:
+        item.obj()
+    except late:
+        raise
+    except (pytest.skip.Exception, pytest.xfail.Exception):
+        return True
+    except BaseException:  # noqa: BLE001 - whatever the test raises fails it, as in pytest
+        return False
+    return True
+
+
+# What `_forked` gives for a child that ran past its time.
+_LATE = object()
+
+
+def _forked(work, limit):
+    """Runs ``work()`` in a forked child and returns ``(its result, the child's exit status,
+    seconds)``: the result ``None`` when the child died before it answered, ``_LATE`` when it
+    ran past ``limit`` seconds (it is killed)."""
+    read_fd, write_fd = os.pipe()
+    started = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(read_fd)
+            os.write(write_fd, json.dumps(work()).encode())
+            os.close(write_fd)
+        finally:  # never back into the parent's loop
+            os._exit(0)
+    os.close(write_fd)
+    data = b""
+    deadline = started + limit
+    timed_out = False
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            timed_out = True
+            break
+        ready, _, _ = select.select([read_fd], [], [], left)
+        if not ready:
+            continue
+        chunk = os.read(read_fd, 1 << 16)
+        if not chunk:
+            break
+        data += chunk
+    if timed_out:
+        os.kill(pid, signal.SIGKILL)
+    _, status = os.waitpid(pid, 0)
+    os.close(read_fd)
+    elapsed = time.monotonic() - started
+    if timed_out:
+        return _LATE, status, elapsed
+    try:
+        return json.loads(data), status, elapsed
+    except ValueError:
+        return None, status, elapsed
+
+
+def _quiet():
+    """Sends what the tests print (plain calls, outside pytest's capture) nowhere."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+
+
+class _Late(BaseException):
+    """Raised by the timer of a batch of plain calls (:func:`_check_batch`)."""
+
+
+def _check_batch(items, checks, limit):
+    """In a forked child: which of ``items`` (plain calls, :func:`_plainly_callable`) fail on
+    each mutant of ``checks`` (see :meth:`_Runner.checks`), ``{n: [node ids]}``, the mutant's
+    code swapped into the live function and swapped back after its tests, the caches of a
+    ``functools.cache``'d function emptied between mutants. ``None`` when the batch cannot be
+    trusted: the tests' verdicts on the original after every mutant are not those before (a
+    mutant left state behind), or a mutant's tests ran past ``limit`` seconds (its run of its
+    own ends it at the limit, and the state a stopped call leaves is unknown)."""
+    _quiet()
+    signal.signal(signal.SIGALRM, _on_late)
+
+    def failing(chosen):
+        signal.setitimer(signal.ITIMER_REAL, limit)
+        try:
+            return [item.nodeid for item in chosen if not _passes(item, _Late)]
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
+    try:
+        before = failing(items)
+        failed_by = {}
+        for c in checks:
+            only = c.get("only")
+            chosen = [i for i in items if only is None or getattr(i, "originalname", i.name) in only]
+            try:
+                func, clear = _swappable(c["patch"])
+                code = _patch.compiled(c["patch"], func.__code__)
+            except ValueError:
+                failed_by[str(c["n"])] = []  # unviable: it fails no test
+                continue
+            saved = func.__code__
+            clear()
+            func.__code__ = code
+            try:
+                failed_by[str(c["n"])] = failing(chosen)
+            finally:
+                func.__code__ = saved
+                clear()
+        if failing(items) != before:
+            return None
+        return failed_by
+    except _Late:
+        return None
+
+
+def _on_late(signum, frame):
+    raise _Late()
+
+
+def _swappable(patch):
+    """The live function of ``patch`` and a callable that empties the caches wrapped around it
+    (``functools.cache``, ``lru_cache``: ``cache_clear``)."""
+    mod, func = _patch.resolve(patch["module"], patch["qualname"], patch.get("role"))
+    owner = mod
+    for part in patch["qualname"].split(".")[:-1]:
+        owner = getattr(owner, part)
+    outer = getattr(owner, patch["qualname"].split(".")[-1], None)
+    clears = []
+    while outer is not None and outer is not func:
+        if callable(getattr(outer, "cache_clear", None)):
+            clears.append(outer.cache_clear)
+        outer = getattr(outer, "__wrapped__", None)
+
+    def clear():
+        for c in clears:
+            c()
+
+    return func, clear
 
 
 def _warm(items):

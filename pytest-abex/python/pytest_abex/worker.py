@@ -282,10 +282,15 @@ def main(argv):
     unloaded = {}
     for n, t in enumerate(spec["targets"]):
         try:
-            targets.append(_target(t, n))
+            call, convs, probe = _target(t, n)
+            # An outcome-only request of a probed mutant calls the mutant as it is: the probes
+            # cost a report's worth on every guard they watch, and the archive's inputs (run on
+            # every survivor, for pinning) ask for the outcome only.
+            plain = call if probe is None else _target({**t, "probe": False, "trace": False}, n)[0]
+            targets.append((call, convs, probe, plain))
         except Exception as e:  # reported in the greeting and on every call of that target
             reason = f"cannot load {t['module']}.{t['qualname']}: {type(e).__name__}: {e}"
-            targets.append((None, reason, None))
+            targets.append((None, reason, None, None))
             unloaded[str(n)] = reason
     limit = int(os.environ.get("ABEX_CALL_TIMEOUT_MS", "1000")) / 1000.0
     # Targets that ran into the limit (here, or in an earlier process of this worker:
@@ -350,7 +355,9 @@ def main(argv):
             probe = None
             try:
                 tid, args, *asked = loads(line)
-                call, convs, probe = targets[tid]
+                call, convs, probe, plain = targets[tid]
+                if asked and not asked[0]:
+                    call, probe = plain, None
                 if call is None:
                     answers.append(_answer({"bad": convs}))
                     continue
