@@ -180,10 +180,7 @@ fn read_fn(
         Some(_) => Kind::Method,
     };
     let skip = usize::from(!matches!(kind, Kind::Function | Kind::StaticMethod));
-    let raw = def
-        .child_by_field_name("parameters")
-        .map(|ps| scope::params(ps, src, skip))
-        .unwrap_or_default();
+    let raw = scope::params(def, src, skip);
     let doc = body.and_then(|b| docstring(b, src)).unwrap_or_default();
     let qualname = match class {
         Some(c) => format!("{c}.{name}"),

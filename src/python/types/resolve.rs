@@ -155,7 +155,7 @@ impl Resolver<'_> {
         Ok(match short {
             "int" | "Integral" | "SupportsInt" | "SupportsIndex" => Ty::int(64, true),
             "float" | "Real" | "SupportsFloat" | "Number" => Ty::Float { bits: 64 },
-            "str" => Ty::Str,
+            "str" | "Text" => Ty::Str,
             "bool" => Ty::Bool,
             "bytes" => Ty::Bytes,
             "Any" | "object" => Ty::Any,

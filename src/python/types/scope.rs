@@ -256,10 +256,10 @@ fn class_member(member: Node<'_>, src: &[u8], s: &mut Scope, qual: &str, info: &
                 info.is_abstract = true;
             }
             let name = def.child_by_field_name("name").map(|n| text(n, src));
-            if name.as_deref() == Some("__init__") {
-                if let Some(ps) = def.child_by_field_name("parameters") {
-                    info.init = Some(params(ps, src, 1));
-                }
+            if name.as_deref() == Some("__init__")
+                && def.child_by_field_name("parameters").is_some()
+            {
+                info.init = Some(params(def, src, 1));
             }
         }
         "expression_statement" => {
@@ -313,8 +313,95 @@ pub fn unwrap_decorated<'t>(n: Node<'t>, src: &[u8]) -> (Node<'t>, Vec<String>) 
     (n.child_by_field_name("definition").unwrap_or(n), decorators)
 }
 
-/// The parameters of a `parameters` node, the first `skip` (the receiver) left out.
-pub fn params(plist: Node<'_>, src: &[u8], skip: usize) -> Vec<RawParam> {
+/// The parameters of the function definition `def`, the first `skip` (the receiver) left out,
+/// each with its annotation: the one written in the signature, else the one a PEP 484 type
+/// comment gives, on the parameter's own line (`port=None,  # type: Optional[int]`) or for the
+/// whole signature under the `def` line (`# type: (str, int) -> bool`, the receiver's type not
+/// written): code that runs on Python 2 too types itself so (hyperlink 21.0.0's `URL`).
+pub fn params(def: Node<'_>, src: &[u8], skip: usize) -> Vec<RawParam> {
+    let Some(plist) = def.child_by_field_name("parameters") else { return Vec::new() };
+    let mut all = written_params(plist, src);
+    if let Some(types) = signature_comment(def, src) {
+        let start = match types.len() {
+            n if n + skip == all.len() => skip,
+            n if n == all.len() => 0,
+            _ => all.len(),
+        };
+        for (p, t) in all.iter_mut().skip(start).zip(types) {
+            p.ann = p.ann.take().or(Some(t));
+        }
+    }
+    all.into_iter().skip(skip).collect()
+}
+
+/// What a PEP 484 type comment says, `# type: ` taken off (`Optional[int]`, `(str) -> bool`);
+/// None for another comment and for `# type: ignore`.
+fn type_comment(n: Node<'_>, src: &[u8]) -> Option<String> {
+    if n.kind() != "comment" {
+        return None;
+    }
+    let t = text(n, src);
+    let said = t.strip_prefix('#')?.trim_start().strip_prefix("type:")?;
+    // A comment after it (`# type: int  # noqa`) is not part of it.
+    let said = said.split('#').next().unwrap_or("").trim();
+    (!said.is_empty() && !said.starts_with("ignore")).then(|| said.to_string())
+}
+
+/// The parameters' types a signature's type comment gives (`# type: (str, *int) -> bool`: `str`
+/// and `int`), in order; None without one, or for `(...)` (each parameter's own comment says).
+fn signature_comment(def: Node<'_>, src: &[u8]) -> Option<Vec<String>> {
+    let mut c = def.walk();
+    let after_params = def
+        .children(&mut c)
+        .skip_while(|n| n.kind() != "parameters")
+        .filter(|n| n.kind() == "comment")
+        .collect::<Vec<_>>();
+    let mut b = def.walk();
+    let body_first: Vec<Node<'_>> = def
+        .child_by_field_name("body")
+        .map(|body| body.children(&mut b).take_while(|n| n.kind() == "comment").collect())
+        .unwrap_or_default();
+    let said = after_params.into_iter().chain(body_first).find_map(|n| type_comment(n, src))?;
+    let rest = said.strip_prefix('(')?;
+    let mut depth = 0usize;
+    let (close, _) = rest.char_indices().find(|&(_, ch)| {
+        match ch {
+            '(' | '[' => depth += 1,
+            ')' | ']' if depth > 0 => depth -= 1,
+            ')' => return true,
+            _ => {}
+        }
+        false
+    })?;
+    let (inner, after) = (&rest[..close], &rest[close + 1..]);
+    if !after.trim_start().starts_with("->") || inner.trim() == "..." {
+        return None;
+    }
+    if inner.trim().is_empty() {
+        return Some(Vec::new());
+    }
+    let mut types = Vec::new();
+    let (mut depth, mut from) = (0usize, 0);
+    for (i, ch) in inner.char_indices() {
+        match ch {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                types.push(inner[from..i].to_string());
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    types.push(inner[from..].to_string());
+    let types: Vec<String> =
+        types.iter().map(|t| t.trim().trim_start_matches('*').trim().to_string()).collect();
+    (!types.iter().any(String::is_empty)).then_some(types)
+}
+
+/// The parameters of a `parameters` node as written, each with its annotation or, without one,
+/// the type comment on its line.
+fn written_params(plist: Node<'_>, src: &[u8]) -> Vec<RawParam> {
     let mut out = Vec::new();
     let mut keyword = false;
     let mut c = plist.walk();
@@ -363,9 +450,16 @@ pub fn params(plist: Node<'_>, src: &[u8], skip: usize) -> Vec<RawParam> {
             other => other,
         };
         let literal = p.child_by_field_name("value").and_then(|v| literal(v, src));
+        // `port=None,  # type: Optional[int]`: the comment after the comma, on its line.
+        let commented = all
+            .get(k + 1)
+            .filter(|n| n.start_position().row == p.end_position().row)
+            .and_then(|n| type_comment(*n, src))
+            .filter(|t| !t.starts_with('('));
+        let ann = ann.or(commented);
         out.push(RawParam { name, ann, default, literal, pass });
     }
-    out.into_iter().skip(skip).collect()
+    out
 }
 
 /// The value of a plain literal: an int, a float, a string without interpolation or escapes,

@@ -258,6 +258,63 @@ fn a_private_parameter_with_a_default_is_left_to_it() {
 }
 
 #[test]
+fn pep_484_type_comments_type_the_parameters_they_name() {
+    // hyperlink 21.0.0, code that runs on Python 2 too: unannotated, typed in comments. Before,
+    // `URL`'s constructor took anything (every explored receiver failed its own type checks),
+    // and `scheme_uses_netloc("", 0.0)` was a witness.
+    let fns = project(&[(
+        "hl.url",
+        concat!(
+            "from typing import Optional, Text\n\n",
+            "def uses(scheme, default=None):\n",
+            "    # type: (Text, Optional[bool]) -> Optional[bool]\n",
+            "    return default\n\n",
+            "def spread(first, *rest, **named):  # type: (int, *str, **float) -> None\n",
+            "    pass\n\n",
+            "def ignored(x):  # type: ignore\n    return x\n\n",
+            "def wrong(x, y):\n    # type: (int) -> int\n    return x\n\n",
+            "class URL:\n",
+            "    def __init__(\n",
+            "        self,\n",
+            "        scheme=None,  # type: Optional[Text]\n",
+            "        port=None,  # type: Optional[int]\n",
+            "        rooted: bool = False,  # type: int\n",
+            "        fragment=u'',\n",
+            "    ):\n",
+            "        # type: (...) -> None\n",
+            "        self.port = port\n\n",
+            "    def authority(self, with_password=False):\n",
+            "        # type: (bool) -> Text\n",
+            "        return ''\n",
+        ),
+    )]);
+    assert_eq!(
+        types_of(by(&fns, "uses")),
+        ["scheme: str Pos { only: false }", "default: option[bool] Pos { only: false }"]
+    );
+    assert_eq!(
+        types_of(by(&fns, "spread")),
+        [
+            "first: i64 Pos { only: false }",
+            "rest: list[str] Star",
+            "named: dict[str, f64] StarStar"
+        ]
+    );
+    assert_eq!(types_of(by(&fns, "ignored")), ["x: any Pos { only: false }"]);
+    // A comment that does not fit the parameters types none of them.
+    assert_eq!(
+        types_of(by(&fns, "wrong")),
+        ["x: any Pos { only: false }", "y: any Pos { only: false }"]
+    );
+    let authority = by(&fns, "URL.authority");
+    assert_eq!(types_of(authority)[1], "with_password: bool Pos { only: false }");
+    // The receiver is built from the constructor's commented types; a written annotation wins.
+    let Some(Ty::Built { ctors, .. }) = &authority.params[0].ty else { panic!("{authority:?}") };
+    let ctor: Vec<String> = ctors[0].params.iter().map(|(n, t)| format!("{n}: {t}")).collect();
+    assert_eq!(ctor, ["scheme: option[str]", "port: option[i64]", "rooted: bool", "fragment: any"]);
+}
+
+#[test]
 fn a_decorator_from_another_module_that_keeps_the_function_is_called_through() {
     // validators' shape: `@validator` is `functools.wraps` in `utils`, imported relatively.
     let fns = project(&[
