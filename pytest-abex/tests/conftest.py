@@ -81,6 +81,13 @@ def private(pytester):
 
 
 @pytest.fixture
+def typecomments(pytester):
+    """A pytester folder holding ``projects/typecomments`` (a class typed in PEP 484 comments,
+    hyperlink 21.0.0's shape), importable from its root."""
+    return _flat(pytester, "typecomments")
+
+
+@pytest.fixture
 def dictkeys(pytester):
     """A pytester folder holding ``projects/dictkeys`` (mutants behind guards on a dictionary's
     keys), importable from its root."""
