@@ -88,6 +88,13 @@ def typecomments(pytester):
 
 
 @pytest.fixture
+def platform(pytester):
+    """A pytester folder holding ``projects/platform`` (a constrained ``TypeVar`` under
+    ``Optional``, pathvalidate 3.2.0's shape), importable from its root."""
+    return _flat(pytester, "platform")
+
+
+@pytest.fixture
 def dictkeys(pytester):
     """A pytester folder holding ``projects/dictkeys`` (mutants behind guards on a dictionary's
     keys), importable from its root."""

@@ -131,13 +131,10 @@ pub(super) fn from_constants(params: &[Ty], base: &Args, hints: &Hints) -> Vec<A
         .chain(hints.ints.iter().map(i128::to_string));
     for s in texts.collect::<Vec<String>>().iter() {
         for (i, ty) in params.iter().enumerate() {
-            let fits = match ty {
-                Ty::Str | Ty::Any => true,
-                Ty::Char => s.chars().count() == 1,
-                Ty::Option { item } => matches!(**item, Ty::Str | Ty::Char),
-                _ => false,
-            };
-            if fits && out.len() < MAX_SEEDS && base.get(i) != Some(&Value::Str(s.clone())) {
+            if holds_text(ty, s)
+                && out.len() < MAX_SEEDS
+                && base.get(i) != Some(&Value::Str(s.clone()))
+            {
                 let mut a = base.clone();
                 a[i] = Value::Str(s.clone());
                 out.push(a);
@@ -145,6 +142,19 @@ pub(super) fn from_constants(params: &[Ty], base: &Args, hints: &Hints) -> Vec<A
         }
     }
     out
+}
+
+/// Whether an argument of type `ty` may be the string `s`: a string, any value, a character
+/// when `s` is one, or an option or union with such an option (`Optional[Union[str, Platform]]`:
+/// pathvalidate 3.2.0's `normalize_platform("mac")`, which no input found before).
+fn holds_text(ty: &Ty, s: &str) -> bool {
+    match ty {
+        Ty::Str | Ty::Any => true,
+        Ty::Char => s.chars().count() == 1,
+        Ty::Option { item } => holds_text(item, s),
+        Ty::Union { options } => options.iter().any(|o| holds_text(o, s)),
+        _ => false,
+    }
 }
 
 /// How many inputs [`keyed`] makes at most.
@@ -287,13 +297,9 @@ const MAX_SPELLINGS: usize = 48;
 pub(super) fn spellings(params: &[Ty], base: &Args) -> Vec<Args> {
     let mut out = Vec::new();
     for (i, (ty, v)) in params.iter().zip(base).enumerate() {
-        let is_text = match ty {
-            Ty::Str | Ty::Any => true,
-            Ty::Option { item } => matches!(**item, Ty::Str),
-            _ => false,
-        };
         let Value::Str(text) = v else { continue };
-        if !is_text {
+        // Any text, not a character alone: a number respelled is longer.
+        if !holds_text(ty, "") {
             continue;
         }
         let chars: Vec<char> = text.chars().collect();
@@ -443,6 +449,21 @@ mod tests {
         let pair = Hints { ints: vec![5], floats: vec![], strs: vec!["[".into(), "]".into()] };
         assert!(shapes(&pair).iter().any(|s| s == "[aaa]"), "{:?}", shapes(&pair));
         assert!(shapes(&pair).len() <= MAX_SHAPES);
+    }
+
+    #[test]
+    fn string_constants_go_into_an_option_or_union_that_holds_text() {
+        // pathvalidate 3.2.0: `normalize_platform(name: Optional[Union[str, Platform]])` and
+        // `if name in ["mac", "macos", "darwin"]`.
+        let hints = Hints { ints: vec![], floats: vec![], strs: vec!["mac".into()] };
+        let platform = Ty::Built { name: "Platform".into(), ctors: vec![] };
+        let union = Ty::Union { options: vec![Ty::Str, platform.clone()] };
+        let optional = Ty::Option { item: Box::new(union) };
+        let seeds = from_constants(&[optional], &vec![Value::Null], &hints);
+        assert!(seeds.contains(&vec![Value::Str("mac".into())]), "{seeds:?}");
+        // Not where no option holds text.
+        let only = Ty::Option { item: Box::new(platform) };
+        assert!(from_constants(&[only], &vec![Value::Null], &hints).is_empty());
     }
 
     #[test]

@@ -178,7 +178,7 @@ fn statement(item: Node<'_>, src: &[u8], s: &mut Scope) {
             }
             let declared = a.child_by_field_name("type").map(|t| text(t, src));
             let right_text = text(right, src);
-            if let Some(of) = new_type(right, src) {
+            if let Some(of) = new_type(right, src).or_else(|| type_var(right, src)) {
                 s.aliases.insert(text(left, src), of);
             } else if declared.as_deref().is_some_and(|d| d.ends_with("TypeAlias"))
                 || looks_like_a_type(&right_text)
@@ -505,6 +505,38 @@ fn new_type(right: Node<'_>, src: &[u8]) -> Option<String> {
     args.named_child(1).map(|a| text(a, src))
 }
 
+/// `TypeVar("T", str, Platform)`, `TypeVar("T", bound=Base)`, `TypeVar("T")`: what a value of
+/// it may be, the union of its constraints, its bound, or anything (pathvalidate 3.2.0's
+/// `normalize_platform(name: Optional[PlatformType])` was called with `None` alone).
+fn type_var(right: Node<'_>, src: &[u8]) -> Option<String> {
+    if right.kind() != "call" {
+        return None;
+    }
+    let f = text(right.child_by_field_name("function")?, src);
+    if f.rsplit('.').next()? != "TypeVar" {
+        return None;
+    }
+    let args = right.child_by_field_name("arguments")?;
+    let mut c = args.walk();
+    let all: Vec<Node<'_>> = args.named_children(&mut c).skip(1).collect();
+    let constraints: Vec<String> = all
+        .iter()
+        .filter(|a| a.kind() != "keyword_argument" && a.kind() != "comment")
+        .map(|a| annotation::unquote(&text(*a, src)).to_string())
+        .collect();
+    if !constraints.is_empty() {
+        return Some(format!("Union[{}]", constraints.join(", ")));
+    }
+    let bound = all.iter().find(|a| {
+        a.kind() == "keyword_argument"
+            && a.child_by_field_name("name").is_some_and(|n| text(n, src) == "bound")
+    });
+    Some(match bound.and_then(|b| b.child_by_field_name("value")) {
+        Some(v) => annotation::unquote(&text(v, src)).to_string(),
+        None => "Any".into(),
+    })
+}
+
 /// Whether the right side of an assignment reads as a type (`int | str`, `list[int]`, `Foo`),
 /// not as a value (`5`, `f(x)`, `"text"`).
 fn looks_like_a_type(right: &str) -> bool {
@@ -568,6 +600,9 @@ if TYPE_CHECKING:
     NumberOrString: TypeAlias = float | str
 Pair = tuple[int, int]
 UserId = NewType("UserId", int)
+PlatformType = TypeVar("PlatformType", str, "Platform")
+Shape = TypeVar("Shape", bound="Base")
+T = TypeVar("T")
 limit = other
 type Id = int
 
@@ -600,6 +635,9 @@ class Point:
         assert_eq!(s.aliases["NumberOrString"], "float | str");
         assert_eq!(s.aliases["Pair"], "tuple[int, int]");
         assert_eq!(s.aliases["UserId"], "int");
+        assert_eq!(s.aliases["PlatformType"], "Union[str, Platform]");
+        assert_eq!(s.aliases["Shape"], "Base");
+        assert_eq!(s.aliases["T"], "Any");
         assert_eq!(s.aliases["Id"], "int");
         assert!(!s.aliases.contains_key("limit"), "a lowercase name is a value");
         let color = &s.classes["Color"];
