@@ -691,9 +691,9 @@ impl CheckPlan {
         let files = std::slice::from_ref(&self.file);
         let base = pool[0].run_files(None, self.timeout, files)?;
         let mut killed_by = BTreeMap::new();
-        if !uncollected(&base) && base.status != "timeout" {
+        if !uncollected(&base) && base.status != "timeout" && !self.patches.is_empty() {
             // One batch per runner, the survivors dealt out in turn.
-            let lanes = pool.len().clamp(1, self.patches.len().max(1));
+            let lanes = pool.len().clamp(1, self.patches.len());
             let batches: Vec<(u32, Vec<(u32, SurvivorCheck)>)> = (0..lanes)
                 .map(|k| (k as u32, self.patches.iter().skip(k).step_by(lanes).cloned().collect()))
                 .collect();

@@ -24,8 +24,8 @@ collects and runs those files instead (suggested tests, without a new pytest pro
 ...]``) it runs them against each of those mutants and answers ``{"failed_by": {n: [node
 ids]}}``, in one forked child when they are plain calls (see ``_Runner.checks``). Suggested
 tests that take no fixture and carry no mark run against a mutant as plain calls of their
-functions, not through pytest's protocol: which of them fail is all that is asked. Without ``all`` the child stops at the first
-failing test. With ``trace`` (the baseline), the tests that call each function are recorded (see
+functions, not through pytest's protocol: which of them fail is all that is asked. Without
+``all`` the child stops at the first failing test. With ``trace`` (the baseline), the tests that call each function are recorded (see
 ``_Tracer``), and from then on a mutant runs only the tests that call its function: per-test
 call tracing selects the tests of a mutant. The tests that killed earlier mutants of the same
 function run first (most recent first), so that a mutant like the last one is killed by the

@@ -492,31 +492,29 @@ fn splat_name(n: Option<Node<'_>>, src: &[u8]) -> String {
     n.map(|n| text(n, src).trim_start_matches('*').to_string()).unwrap_or_default()
 }
 
-/// `NewType("UserId", int)`: the annotation it stands for.
-fn new_type(right: Node<'_>, src: &[u8]) -> Option<String> {
+/// The arguments of `right` when it calls `typing`'s `name` (`NewType(...)`,
+/// `typing.TypeVar(...)`).
+fn typing_call<'t>(right: Node<'t>, src: &[u8], name: &str) -> Option<Node<'t>> {
     if right.kind() != "call" {
         return None;
     }
     let f = text(right.child_by_field_name("function")?, src);
-    if f.rsplit('.').next()? != "NewType" {
+    if f.rsplit('.').next()? != name {
         return None;
     }
-    let args = right.child_by_field_name("arguments")?;
-    args.named_child(1).map(|a| text(a, src))
+    right.child_by_field_name("arguments")
+}
+
+/// `NewType("UserId", int)`: the annotation it stands for.
+fn new_type(right: Node<'_>, src: &[u8]) -> Option<String> {
+    typing_call(right, src, "NewType")?.named_child(1).map(|a| text(a, src))
 }
 
 /// `TypeVar("T", str, Platform)`, `TypeVar("T", bound=Base)`, `TypeVar("T")`: what a value of
 /// it may be, the union of its constraints, its bound, or anything (pathvalidate 3.2.0's
 /// `normalize_platform(name: Optional[PlatformType])` was called with `None` alone).
 fn type_var(right: Node<'_>, src: &[u8]) -> Option<String> {
-    if right.kind() != "call" {
-        return None;
-    }
-    let f = text(right.child_by_field_name("function")?, src);
-    if f.rsplit('.').next()? != "TypeVar" {
-        return None;
-    }
-    let args = right.child_by_field_name("arguments")?;
+    let args = typing_call(right, src, "TypeVar")?;
     let mut c = args.walk();
     let all: Vec<Node<'_>> = args.named_children(&mut c).skip(1).collect();
     let constraints: Vec<String> = all
