@@ -561,6 +561,44 @@ impl fmt::Display for Outcome {
     }
 }
 
+/// The items of a written list or tuple's inside (a Rust `Debug` value's, a Python type
+/// comment's parameters), split at its top-level commas, each trimmed (strings and chars kept
+/// whole; nothing after a trailing comma).
+pub fn split_top(inner: &str) -> Vec<String> {
+    let mut items = Vec::new();
+    let (mut depth, mut quote, mut escaped) = (0i32, None::<char>, false);
+    let mut current = String::new();
+    for c in inner.chars() {
+        match quote {
+            Some(q) => {
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == q {
+                    quote = None;
+                }
+            }
+            None => match c {
+                '"' | '\'' => quote = Some(c),
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    items.push(current.trim().to_string());
+                    current.clear();
+                    continue;
+                }
+                _ => {}
+            },
+        }
+        current.push(c);
+    }
+    if !current.trim().is_empty() {
+        items.push(current.trim().to_string());
+    }
+    items
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

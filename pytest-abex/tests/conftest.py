@@ -1,3 +1,4 @@
+import json
 import os
 from pathlib import Path
 
@@ -57,6 +58,24 @@ def _flat(pytester, name):
             pytester.makepyfile(**{f.stem: f.read_text()})
     pytester.makeini("[pytest]\npythonpath = .\n")
     return pytester
+
+
+@pytest.fixture
+def abex_target():
+    """``analyse(folder, "FILE::NAME")``: ``pytest --abex`` offline (seed 1) on that one function
+    in a pytester ``folder`` whose own single test passes; the report's one target."""
+
+    def analyse(folder, function):
+        result = folder.runpytest(
+            "-p", "no:cacheprovider", "--abex", "--abex-offline", "--abex-seed", "1",
+            "--abex-function", function,
+        )
+        result.assert_outcomes(passed=1)
+        rep = json.loads((folder.path / ".abex" / "out" / "report.json").read_text())
+        (target,) = rep["targets"]
+        return target
+
+    return analyse
 
 
 @pytest.fixture

@@ -4,17 +4,9 @@ bind globals for speed). abex leaves them to their defaults: a witness that set 
 what no caller can, and its test pinned an implementation detail
 (``fast_int(" 0", _first_char=frozenset(["0"]))``)."""
 
-import json
 
-
-def test_a_private_parameter_is_left_to_its_default_and_the_gap_is_proven_through_the_public_one(private):
-    result = private.runpytest(
-        "-p", "no:cacheprovider", "--abex", "--abex-offline", "--abex-seed", "1",
-        "--abex-function", "fastnum.py::fast_int",
-    )
-    result.assert_outcomes(passed=1)
-    rep = json.loads((private.path / ".abex" / "out" / "report.json").read_text())
-    (target,) = rep["targets"]
+def test_a_private_parameter_is_left_to_its_default_and_the_gap_is_proven_through_the_public_one(private, abex_target):
+    target = abex_target(private, "fastnum.py::fast_int")
     mutants = target["mutation"]["mutants"]
     gaps = [m for m in mutants if m.get("witness")]
     # `x[0]` made `x[-1]` is a real gap a caller reaches: `fast_int(" 1")` is " 1", and 1 on

@@ -3,17 +3,9 @@
 built to call `authority` on failed the constructor's own type checks, and no survivor of
 `authority` was witnessed."""
 
-import json
 
-
-def test_a_method_of_a_class_typed_in_comments_is_called_on_instances_it_accepts(typecomments):
-    result = typecomments.runpytest(
-        "-p", "no:cacheprovider", "--abex", "--abex-offline", "--abex-seed", "1",
-        "--abex-function", "link.py::Link.authority",
-    )
-    result.assert_outcomes(passed=1)
-    rep = json.loads((typecomments.path / ".abex" / "out" / "report.json").read_text())
-    (target,) = rep["targets"]
+def test_a_method_of_a_class_typed_in_comments_is_called_on_instances_it_accepts(typecomments, abex_target):
+    target = abex_target(typecomments, "link.py::Link.authority")
     assert [p["ty"]["kind"] for p in target["params"]] == ["built", "bool"], target["params"]
     ctor = target["params"][0]["ty"]["ctors"][0]["params"]
     assert [ty["kind"] for _, ty in ctor] == ["str", "option", "str", "str", "bool", "str"], ctor

@@ -5,17 +5,9 @@ the ``TypeVar`` was a name abex could not build, so the function was called with
 alone; and a string constant was never put into an argument whose type is an option or a
 union holding strings, so ``"mac"`` and ``"darwin"`` were never tried."""
 
-import json
 
-
-def test_a_constrained_type_var_takes_its_constraints_and_string_constants_reach_it(platform):
-    result = platform.runpytest(
-        "-p", "no:cacheprovider", "--abex", "--abex-offline", "--abex-seed", "1",
-        "--abex-function", "plat.py::normalize",
-    )
-    result.assert_outcomes(passed=1)
-    rep = json.loads((platform.path / ".abex" / "out" / "report.json").read_text())
-    (target,) = rep["targets"]
+def test_a_constrained_type_var_takes_its_constraints_and_string_constants_reach_it(platform, abex_target):
+    target = abex_target(platform, "plat.py::normalize")
     (param,) = target["params"]
     options = [o["kind"] for o in param["ty"]["item"]["options"]]
     assert options == ["str", "built"], param

@@ -348,7 +348,7 @@ const INTS: [&str; 12] =
 fn literal_of(ty: &syn::Type, value: &str, nested: bool) -> Option<String> {
     if let syn::Type::Tuple(t) = ty {
         let inner = value.trim().strip_prefix('(')?.strip_suffix(')')?;
-        let items = split_top(inner);
+        let items = crate::value::split_top(inner);
         if t.elems.is_empty() || items.len() != t.elems.len() {
             return None;
         }
@@ -372,7 +372,7 @@ fn literal_of(ty: &syn::Type, value: &str, nested: bool) -> Option<String> {
         }
         "Vec" => {
             let inner = value.strip_prefix('[')?.strip_suffix(']')?;
-            let items = split_top(inner);
+            let items = crate::value::split_top(inner);
             if items.is_empty() {
                 return None; // `vec![]` needs its type
             }
@@ -387,43 +387,6 @@ fn literal_of(ty: &syn::Type, value: &str, nested: bool) -> Option<String> {
         }
         _ => None,
     }
-}
-
-/// The items of a `Debug` list or tuple's inside, split at its top-level commas (strings and
-/// chars kept whole).
-fn split_top(inner: &str) -> Vec<String> {
-    let mut items = Vec::new();
-    let (mut depth, mut quote, mut escaped) = (0i32, None::<char>, false);
-    let mut current = String::new();
-    for c in inner.chars() {
-        match quote {
-            Some(q) => {
-                if escaped {
-                    escaped = false;
-                } else if c == '\\' {
-                    escaped = true;
-                } else if c == q {
-                    quote = None;
-                }
-            }
-            None => match c {
-                '"' | '\'' => quote = Some(c),
-                '(' | '[' | '{' => depth += 1,
-                ')' | ']' | '}' => depth -= 1,
-                ',' if depth == 0 => {
-                    items.push(current.trim().to_string());
-                    current.clear();
-                    continue;
-                }
-                _ => {}
-            },
-        }
-        current.push(c);
-    }
-    if !current.trim().is_empty() {
-        items.push(current.trim().to_string());
-    }
-    items
 }
 
 /// Whether values of `ty` compare with `==` for sure (so a `Result` with it as error does).

@@ -362,40 +362,16 @@ fn signature_comment(def: Node<'_>, src: &[u8]) -> Option<Vec<String>> {
         .map(|body| body.children(&mut b).take_while(|n| n.kind() == "comment").collect())
         .unwrap_or_default();
     let said = after_params.into_iter().chain(body_first).find_map(|n| type_comment(n, src))?;
-    let rest = said.strip_prefix('(')?;
-    let mut depth = 0usize;
-    let (close, _) = rest.char_indices().find(|&(_, ch)| {
-        match ch {
-            '(' | '[' => depth += 1,
-            ')' | ']' if depth > 0 => depth -= 1,
-            ')' => return true,
-            _ => {}
-        }
-        false
-    })?;
-    let (inner, after) = (&rest[..close], &rest[close + 1..]);
-    if !after.trim_start().starts_with("->") || inner.trim() == "..." {
+    // No `->` is written inside a type: the first is the signature's.
+    let (args, _) = said.split_once("->")?;
+    let inner = args.trim().strip_prefix('(')?.strip_suffix(')')?;
+    if inner.trim() == "..." {
         return None;
     }
-    if inner.trim().is_empty() {
-        return Some(Vec::new());
-    }
-    let mut types = Vec::new();
-    let (mut depth, mut from) = (0usize, 0);
-    for (i, ch) in inner.char_indices() {
-        match ch {
-            '(' | '[' => depth += 1,
-            ')' | ']' => depth = depth.saturating_sub(1),
-            ',' if depth == 0 => {
-                types.push(inner[from..i].to_string());
-                from = i + 1;
-            }
-            _ => {}
-        }
-    }
-    types.push(inner[from..].to_string());
-    let types: Vec<String> =
-        types.iter().map(|t| t.trim().trim_start_matches('*').trim().to_string()).collect();
+    let types: Vec<String> = crate::value::split_top(inner)
+        .iter()
+        .map(|t| t.trim_start_matches('*').trim().to_string())
+        .collect();
     (!types.iter().any(String::is_empty)).then_some(types)
 }
 
