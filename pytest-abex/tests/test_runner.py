@@ -314,20 +314,11 @@ def test_square():
 '''
 
 
-def _checks(tmp_path, suggested, checks):
-    """The runner's answer to one `checks` request on `suggested`, and the processes its tests
-    ran in (those of the run on the original excluded)."""
-    (tmp_path / "checked_mod.py").write_text(CHECKED)
-    (tmp_path / "test_suggested.py").write_text(suggested)
-    (tmp_path / "test_none.py").write_text("def test_nothing():\n    pass\n")
+def _served(tmp_path, tests, requests):
+    """The answers of a runner of the test file `tests` in `tmp_path` to `requests`, its
+    greeting first; the first request must pass."""
     spec = tmp_path / "spec.json"
-    spec.write_text(json.dumps({"tests": ["test_none.py"], "sys_path": [str(tmp_path)]}))
-    patch = lambda qualname, old, new: _function_patch("checked_mod", CHECKED, qualname, old, new)  # noqa: E731
-    requests = [
-        {"patch": None, "timeout": 60, "all": True, "collect": ["test_suggested.py"]},
-        {"collect": ["test_suggested.py"], "timeout": 60,
-         "checks": [{"n": n, "patch": patch(*p), "only": only} for n, p, only in checks]},
-    ]
+    spec.write_text(json.dumps({"tests": [tests], "sys_path": [str(tmp_path)]}))
     out = subprocess.run(
         [sys.executable, "-m", "pytest_abex.runner", str(spec)],
         input="".join(json.dumps(r) + "\n" for r in requests), capture_output=True, text=True,
@@ -335,6 +326,22 @@ def _checks(tmp_path, suggested, checks):
     )
     answers = [json.loads(line.split("@abex@", 1)[1]) for line in out.stdout.splitlines() if "@abex@" in line]
     assert answers[1]["status"] == "pass", out.stdout + out.stderr
+    return answers
+
+
+def _checks(tmp_path, suggested, checks):
+    """The runner's answer to one `checks` request on `suggested`, and the processes its tests
+    ran in (those of the run on the original excluded)."""
+    (tmp_path / "checked_mod.py").write_text(CHECKED)
+    (tmp_path / "test_suggested.py").write_text(suggested)
+    (tmp_path / "test_none.py").write_text("def test_nothing():\n    pass\n")
+    patch = lambda qualname, old, new: _function_patch("checked_mod", CHECKED, qualname, old, new)  # noqa: E731
+    requests = [
+        {"patch": None, "timeout": 60, "all": True, "collect": ["test_suggested.py"]},
+        {"collect": ["test_suggested.py"], "timeout": 60,
+         "checks": [{"n": n, "patch": patch(*p), "only": only} for n, p, only in checks]},
+    ]
+    answers = _served(tmp_path, "test_none.py", requests)
     pids = (tmp_path / "pids").read_text().split()
     return answers[2], set(pids[3:])
 
@@ -379,3 +386,113 @@ def test_suggested_tests_that_take_fixtures_run_through_pytest_one_mutant_at_a_t
         "2": ["test_suggested.py::test_small"],
     }}
     assert len(processes) == 2
+
+
+WARNED = '''\
+import warnings
+
+
+class Handle:
+    def __init__(self, leaks):
+        self.leaks = leaks
+
+    def __del__(self):
+        if self.leaks:
+            raise RuntimeError("leaked")
+
+
+def clamp(x):
+    if x > 10:
+        warnings.warn("clamped", UserWarning)
+    return min(x, 10)
+
+
+def opened(x):
+    Handle(x > 10)
+    return x
+'''
+
+# Each test notes how it ran: through pytest's protocol (the frames of pytest's own runner,
+# `_pytest/runner.py`, are on the stack) or as a plain call.
+HOW = '''\
+import inspect
+import os
+
+from warned_mod import clamp, opened
+
+
+def _note():
+    protocol = any(f.filename.endswith(os.path.join("_pytest", "runner.py")) for f in inspect.stack())
+    with open("how", "a") as f:
+        f.write(("protocol" if protocol else "plain") + "\\n")
+
+
+def test_small():
+    _note()
+    assert clamp(3) == 3
+
+
+def test_opened():
+    _note()
+    assert opened(3) == 3
+'''
+
+
+def _runs(tmp_path, requests, ini="", conftest=None):
+    """The runner's answers to a baseline and then `requests` on `WARNED` and `HOW`, and how
+    each run of a test went (`protocol` or `plain`, the baseline's excluded)."""
+    (tmp_path / "warned_mod.py").write_text(WARNED)
+    (tmp_path / "test_how.py").write_text(HOW)
+    (tmp_path / "how").unlink(missing_ok=True)
+    (tmp_path / "pytest.ini").write_text("[pytest]\n" + ini)
+    if conftest is not None:
+        (tmp_path / "conftest.py").write_text(conftest)
+    base = {"patch": None, "timeout": 60, "all": True,
+            "trace": [{"module": "warned_mod", "qualname": q} for q in ("clamp", "opened")]}
+    answers = _served(tmp_path, "test_how.py", [base, *requests])
+    return answers[2:], (tmp_path / "how").read_text().split()[2:]
+
+
+def _warned(old, new, qualname="clamp"):
+    return _function_patch("warned_mod", WARNED, qualname, old, new)
+
+
+def test_a_mutants_run_calls_plain_tests_without_pytests_protocol(tmp_path):
+    answers, how = _runs(tmp_path, [
+        {"patch": _warned("min(x, 10)", "min(x, 10) + 1"), "timeout": 60, "all": False},
+        {"patch": _warned("min(x, 10)", "min(x, 11)"), "timeout": 60, "all": False},
+        # The check of the killer on the original: the same kind of run.
+        {"patch": _warned("min(x, 10)", "min(x, 10) + 1"), "timeout": 60, "all": True, "replay": True},
+    ])
+    ran = [(a["status"], a["failed"], a["ran"]) for a in answers]
+    assert ran == [("fail", ["test_how.py::test_small"], 1), ("pass", [], 1), ("fail", ["test_how.py::test_small"], 1)]
+    # The failure as pytest's report gives it.
+    assert answers[0]["message"].startswith("AssertionError: assert 4 == 3"), answers[0]["message"]
+    assert how == ["plain", "plain", "plain"]
+
+
+def test_a_test_that_warns_fails_a_plain_run_as_the_ini_makes_it_fail_under_pytest(tmp_path):
+    mutant = _warned("x > 10", "x > 1")  # clamp(3) warns, and returns 3 as before
+    answers, how = _runs(tmp_path, [{"patch": mutant, "timeout": 60, "all": False}])
+    assert (answers[0]["status"], how) == ("pass", ["plain"]), answers[0]["message"]
+    answers, how = _runs(tmp_path, [{"patch": mutant, "timeout": 60, "all": False}],
+                         ini="filterwarnings =\n    error\n")
+    assert (answers[0]["status"], answers[0]["failed"], how) == ("fail", ["test_how.py::test_small"], ["plain"])
+    assert answers[0]["message"].startswith("UserWarning: clamped"), answers[0]["message"]
+
+
+def test_what_only_pytests_protocol_judges_sends_the_run_through_it(tmp_path):
+    # An exception in a finaliser is pytest's to judge (a warning; an error here): the plain run
+    # that saw one runs again through the protocol, which fails the test.
+    mutant = _warned("Handle(x > 10)", "Handle(x > 1)", "opened")
+    answers, how = _runs(tmp_path, [{"patch": mutant, "timeout": 60, "all": False}],
+                         ini="filterwarnings =\n    error\n")
+    assert (answers[0]["status"], answers[0]["failed"]) == ("fail", ["test_how.py::test_opened"])
+    assert how == ["plain", "protocol"]
+
+
+def test_a_plugin_that_hooks_into_running_tests_keeps_them_on_pytests_protocol(tmp_path):
+    conftest = "def pytest_runtest_call(item):\n    pass\n"
+    answers, how = _runs(tmp_path, [{"patch": _warned("min(x, 10)", "min(x, 10) + 1"), "timeout": 60, "all": False}],
+                         conftest=conftest)
+    assert (answers[0]["status"], how) == ("fail", ["protocol"])

@@ -24,7 +24,10 @@ collects and runs those files instead (suggested tests, without a new pytest pro
 ...]``) it runs them against each of those mutants and answers ``{"failed_by": {n: [node
 ids]}}``, in one forked child when they are plain calls (see ``_Runner.checks``). Suggested
 tests that take no fixture and carry no mark run against a mutant as plain calls of their
-functions, not through pytest's protocol: which of them fail is all that is asked. Without
+functions, not through pytest's protocol: which of them fail is all that is asked. So do the
+session's own tests in a mutant's run (and a ``replay``) when each is such a test that no plugin
+but pytest's own hooks into (see ``_plainly_runnable``, ``_run_plainly``); the baseline's run
+stays on the protocol. Without
 ``all`` the child stops at the first failing test. With ``trace`` (the baseline), the tests that call each function are recorded (see
 ``_Tracer``), and from then on a mutant runs only the tests that call its function: per-test
 call tracing selects the tests of a mutant. The tests that killed earlier mutants of the same
@@ -59,6 +62,7 @@ import signal
 import sys
 import threading
 import time
+import traceback
 
 import pytest
 
@@ -90,6 +94,7 @@ class _Runner:
         self.messages = {}  # node id -> its failure's text, for the tests of a `collect` request
         self.collect_errors = []  # why the files of a `collect` request failed to collect
         self.replay = None  # the tests the last failing mutant ran, in its order, killer last
+        self.plain = {}  # node id -> whether a mutant's run may call it plainly (`_plainly_runnable`)
 
     def send(self, obj):
         self.out.write(MARKER + json.dumps(obj).encode() + b"\n")
@@ -255,8 +260,25 @@ class _Runner:
             got[str(c["n"])] = self.one(session, run).get("failed", [])
         return {"failed_by": got}
 
+    def plainly(self, req, items):
+        """Whether a mutant's request runs ``items`` as plain calls (:func:`_run_plainly`):
+        a mutant's run of the session's tests (or the replay of its killer), every one of them
+        a plain call under pytest's own hooks alone (:func:`_plainly_runnable`), decided in
+        the parent once per test."""
+        if not req.get("patch") or req.get("collect") or req.get("trace") or req.get("protocol"):
+            return False
+        if items is None:
+            return False
+        for item in items:
+            if item.nodeid not in self.plain:
+                self.plain[item.nodeid] = _plainly_runnable(item)
+            if not self.plain[item.nodeid]:
+                return False
+        return True
+
     def one(self, session, req):
         items = self.items_for(session, req)
+        plainly = self.plainly(req, items)
 
         def work():  # the child: apply, run, report (it exits without cleanup)
             nonlocal items
@@ -278,6 +300,16 @@ class _Runner:
                         result = {"status": "fail", "failed": [], "ran": 0,
                                   "detail": "collection failed: " + "\n".join(self.collect_errors)}
                         raise _Done()
+                if plainly:
+                    ran = _run_plainly(items, req.get("all"))
+                    if ran is None:
+                        result = {"status": "unsure"}
+                        raise _Done()
+                    result["ran"], self.failed, self.message = ran
+                    if self.failed:
+                        result = {"status": "fail", "failed": self.failed, "detail": "", "ran": result["ran"],
+                                  "message": self.message, "messages": {}}
+                    raise _Done()
                 if req.get("collect") and req.get("patch") and all(map(_plainly_callable, items)):
                     # Suggested tests against a mutant: which of them fail is all that is asked.
                     _quiet()
@@ -309,6 +341,9 @@ class _Runner:
             return result
 
         result, status, elapsed = _forked(work, float(req.get("timeout", 60)))
+        if isinstance(result, dict) and result.get("status") == "unsure":
+            # The plain calls saw what only pytest's protocol judges: it runs them again.
+            return self.one(session, {**req, "protocol": True})
         if result is _LATE:
             return {"status": "timeout", "failed": [], "detail": "", "time": elapsed}
         if result is None:
@@ -361,19 +396,106 @@ def _plainly_callable(item):
     )
 
 
+# The hooks that run a test (pytest's protocol); a plugin other than pytest's own that
+# implements one may change what a test does, and its tests run through the protocol.
+_RUN_HOOKS = (
+    "pytest_runtest_protocol", "pytest_runtest_setup", "pytest_runtest_call",
+    "pytest_runtest_teardown", "pytest_pyfunc_call", "pytest_runtest_makereport",
+)
+
+
+def _plainly_runnable(item):
+    """Whether a mutant's run of ``item`` may be a plain call of its function
+    (:func:`_run_plainly`) instead of pytest's protocol: it is plainly callable
+    (:func:`_plainly_callable`), no plugin but pytest's own implements a hook that runs tests
+    (a ``conftest.py`` or a third-party plugin may skip, wrap or fail a test there;
+    hypothesis's plugin does nothing to a test without ``@given``), and it has no nose-style
+    ``setup``/``teardown`` attribute (pytest 7 calls those)."""
+    if not _plainly_callable(item) or _catch_warnings is None:
+        return False
+    if any(callable(getattr(item.obj, name, None)) for name in ("setup", "teardown")):
+        return False
+    for name in _RUN_HOOKS:
+        caller = getattr(item.ihook, name, None)
+        if caller is None:
+            return False
+        for impl in caller.get_hookimpls():
+            plugin = impl.plugin
+            home = plugin.__name__ if inspect.ismodule(plugin) else type(plugin).__module__
+            if home.startswith("_pytest.") or home.startswith("pytest_abex"):
+                continue
+            if home == "_hypothesis_pytestplugin" and not getattr(item.obj, "is_hypothesis_test", False):
+                continue
+            return False
+    return True
+
+
+try:  # pytest's own warning filters for a test (its ini's `filterwarnings`, `-W`)
+    from _pytest.warnings import catch_warnings_for_item as _catch_warnings
+except ImportError:  # pragma: no cover - another pytest: every test runs through its protocol
+    _catch_warnings = None
+
+
+def _run_plainly(items, every):
+    """In a forked child: runs ``items`` (:func:`_plainly_runnable`) as plain calls, each under
+    the warning filters pytest gives it (an ini's ``filterwarnings = error`` fails a test that
+    warns) and with ``PYTEST_CURRENT_TEST`` set as pytest sets it, up to the first failure
+    unless ``every``. Returns ``(tests run, failed node ids, the first failure's exception
+    line)``, or ``None`` when a call saw what only the protocol judges (an exception no one
+    caught in a thread or a finaliser, a test that returned a value): the request then runs
+    through the protocol. A fork's run of one test through the protocol costs about 7 ms on
+    the kit demo (its set-up, call and tear-down hooks, capture, logging, the report, and the
+    pages of the parent's memory all that touches); a plain call, what the test does."""
+    _quiet()
+    odd = []
+    sys.unraisablehook = odd.append
+    threading.excepthook = odd.append
+    failed, message, ran = [], "", 0
+    for item in items:
+        ran += 1
+        os.environ["PYTEST_CURRENT_TEST"] = f"{item.nodeid} (call)"
+        with _catch_warnings(item.config, item.ihook, "runtest", item):
+            error, returned = _plain_call(item)
+        if returned is not None or odd:
+            return None
+        if error is not None:
+            if not failed:
+                message = _exception_line(error)
+            failed.append(item.nodeid)
+            if not every:
+                break
+    return ran, failed, message
+
+
+def _plain_call(item, late=()):
+    """Calls ``item``'s function: ``(what failed it or None, what it returned)``. A skip or an
+    expected failure (``pytest.skip``, ``pytest.xfail``) fails nothing, as in pytest; ``late``,
+    a timer's exception, is raised on."""
+    try:
+        return None, item.obj()
+    except late:
+        raise
+    except (pytest.skip.Exception, pytest.xfail.Exception):
+        return None, None
+    except BaseException as e:  # noqa: BLE001 - whatever the test raises fails it, as in pytest
+        return e, None
+
+
+def _exception_line(error):
+    """A failure's exception as pytest's report gives it (see :func:`_short_failures`)."""
+    try:
+        from _pytest._code import ExceptionInfo
+
+        return ExceptionInfo.from_exception(error).exconly()[:4000]
+    except Exception:  # noqa: BLE001 - an older pytest: Python's own line
+        return "".join(traceback.format_exception_only(type(error), error)).strip()[:4000]
+
+
 def _passes(item, late=()):
     """Whether the plain call of ``item`` (see :func:`_plainly_callable`) passes: it returns, or
     skips or expects its failure as pytest counts those (``pytest.skip``, ``pytest.xfail``).
     ``late``, a timer's exception, is raised on."""
-    try:
-        item.obj()
-    except late:
-        raise
-    except (pytest.skip.Exception, pytest.xfail.Exception):
-        return True
-    except BaseException:  # noqa: BLE001 - whatever the test raises fails it, as in pytest
-        return False
-    return True
+    return _plain_call(item, late)[0] is None
 
 
 # What `_forked` gives for a child that ran past its time.
@@ -424,10 +546,14 @@ def _forked(work, limit):
 
 
 def _quiet():
-    """Sends what the tests print (plain calls, outside pytest's capture) nowhere."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
+    """Sends what the tests print (plain calls, outside pytest's capture) nowhere, and gives
+    them an empty input (as pytest's capture does): a test that reads its standard input never
+    reads the runner's requests."""
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
+    sys.stdin = open(os.devnull)  # noqa: SIM115 - the child's to the end
 
 
 class _Late(BaseException):
