@@ -438,11 +438,11 @@ def test_opened():
 '''
 
 
-def _runs(tmp_path, requests, ini="", conftest=None):
-    """The runner's answers to a baseline and then `requests` on `WARNED` and `HOW`, and how
-    each run of a test went (`protocol` or `plain`, the baseline's excluded)."""
+def _runs(tmp_path, requests, ini="", conftest=None, tests=HOW):
+    """The runner's answers to a baseline and then `requests` on `WARNED` and `tests` (`HOW`),
+    and how each run of a test went (`protocol` or `plain`, the baseline's excluded)."""
     (tmp_path / "warned_mod.py").write_text(WARNED)
-    (tmp_path / "test_how.py").write_text(HOW)
+    (tmp_path / "test_how.py").write_text(tests)
     (tmp_path / "how").unlink(missing_ok=True)
     (tmp_path / "pytest.ini").write_text("[pytest]\n" + ini)
     if conftest is not None:
@@ -450,7 +450,7 @@ def _runs(tmp_path, requests, ini="", conftest=None):
     base = {"patch": None, "timeout": 60, "all": True,
             "trace": [{"module": "warned_mod", "qualname": q} for q in ("clamp", "opened")]}
     answers = _served(tmp_path, "test_how.py", [base, *requests])
-    return answers[2:], (tmp_path / "how").read_text().split()[2:]
+    return answers[2:], (tmp_path / "how").read_text().split()[answers[1]["ran"]:]
 
 
 def _warned(old, new, qualname="clamp"):
@@ -496,3 +496,47 @@ def test_a_plugin_that_hooks_into_running_tests_keeps_them_on_pytests_protocol(t
     answers, how = _runs(tmp_path, [{"patch": _warned("min(x, 10)", "min(x, 10) + 1"), "timeout": 60, "all": False}],
                          conftest=conftest)
     assert (answers[0]["status"], how) == ("fail", ["protocol"])
+
+
+def test_a_test_parametrised_directly_or_a_plain_class_s_is_called_plainly(tmp_path):
+    cases = HOW + '''
+
+import pytest
+
+
+@pytest.mark.parametrize("x, want", [(20, 10), (5, 5)], ids=["big", "small"])
+def test_cases(x, want):
+    _note()
+    assert clamp(x) == want
+
+
+class TestClamp:
+    def test_method(self):
+        _note()
+        assert clamp(4) == 4
+
+
+@pytest.fixture(params=[5])
+def five(request):
+    return request.param
+
+
+@pytest.mark.parametrize("five", [7], indirect=True)
+def test_indirect(five):
+    _note()
+    assert clamp(five) == 7
+'''
+    answers, how = _runs(tmp_path, [
+        # test_small passes; of the cases, the big one fails.
+        {"patch": _warned("min(x, 10)", "min(x, 11)"), "timeout": 60, "all": True},
+    ], tests=cases)
+    assert (answers[0]["status"], answers[0]["failed"]) == ("fail", ["test_how.py::test_cases[big]"])
+    assert answers[0]["message"].startswith("AssertionError: assert 11 == 10"), answers[0]["message"]
+    # An indirect parameter is a fixture's: that test keeps the request on pytest's protocol.
+    assert how == ["protocol"] * 5
+    answers, how = _runs(tmp_path, [
+        {"patch": _warned("min(x, 10)", "min(x, 11)"), "timeout": 60, "all": True},
+    ], tests=cases.split("\n\n@pytest.fixture")[0] + "\n")
+    assert (answers[0]["status"], answers[0]["failed"]) == ("fail", ["test_how.py::test_cases[big]"])
+    assert answers[0]["message"].startswith("AssertionError: assert 11 == 10"), answers[0]["message"]
+    assert how == ["plain"] * 4

@@ -378,22 +378,47 @@ def _short_failures():
 
 def _plainly_callable(item):
     """Whether ``item`` runs the same as a plain call of its function as through pytest's
-    protocol: a module-level test function (abex's suggested tests are) that takes no fixture
-    (none of its own, no autouse one, no parameter), carries no mark (skip, xfail, the module's
-    ``pytestmark``) and returns no coroutine or generator. Running such an item through the
-    protocol (set-up, call and tear-down hooks, capture, logging, warnings, the report) costs
-    about 3 ms in a forked child; calling it costs what the test does."""
+    protocol: a test function of a module or of a plain class (abex's suggested tests are
+    module-level; a ``unittest.TestCase``'s are not plain, nor a plugin's own kinds of item)
+    that takes no fixture (none of its own, no autouse one, no ``setup_method``) but the
+    parameters of its ``@pytest.mark.parametrize`` marks (not ``indirect``), carries no other
+    mark (skip, xfail, the module's or class's ``pytestmark``, a case's ``marks=``) and
+    returns no coroutine or generator. A method is bound to the instance pytest made for that
+    test alone. Running such an item through the protocol (set-up, call and tear-down hooks,
+    capture, logging, warnings, the report) costs about 3 ms in a forked child; calling it
+    costs what the test does."""
     obj = getattr(item, "obj", None)
+    func = getattr(obj, "__func__", obj)
     return (
-        isinstance(item, pytest.Function)
-        and item.cls is None
-        and not item.fixturenames
-        and next(item.iter_markers(), None) is None
-        and inspect.isfunction(obj)
-        and not inspect.iscoroutinefunction(obj)
-        and not inspect.isgeneratorfunction(obj)
-        and not inspect.isasyncgenfunction(obj)
+        type(item) is pytest.Function
+        and _plain_arguments(item) is not None
+        and inspect.isfunction(func)
+        and not inspect.iscoroutinefunction(func)
+        and not inspect.isgeneratorfunction(func)
+        and not inspect.isasyncgenfunction(func)
     )
+
+
+def _plain_arguments(item):
+    """The arguments of a plain call of ``item``'s function: none for a test that takes no
+    fixture and carries no mark; the values of its case for a test whose every parameter comes
+    from its ``@pytest.mark.parametrize`` marks (given directly: neither ``indirect`` nor
+    ``scope``, which make fixtures of them) and that carries no other mark. ``None`` for any
+    other test."""
+    names = set()
+    for mark in item.iter_markers():
+        if mark.name != "parametrize" or len(mark.args) > 2 or set(mark.kwargs) - {"ids", "argvalues", "argnames"}:
+            return None
+        argnames = mark.args[0] if mark.args else mark.kwargs.get("argnames")
+        if isinstance(argnames, str):
+            argnames = [a.strip() for a in argnames.split(",")]
+        names.update(argnames or ())
+    if not item.fixturenames:
+        return {}
+    params = getattr(getattr(item, "callspec", None), "params", None)
+    if params is None or not set(item.fixturenames) <= names or not names <= set(params):
+        return None
+    return {name: params[name] for name in item.fixturenames}
 
 
 # The hooks that run a test (pytest's protocol); a plugin other than pytest's own that
@@ -413,7 +438,7 @@ def _plainly_runnable(item):
     ``setup``/``teardown`` attribute (pytest 7 calls those)."""
     if not _plainly_callable(item) or _catch_warnings is None:
         return False
-    if any(callable(getattr(item.obj, name, None)) for name in ("setup", "teardown")):
+    if any(callable(getattr(getattr(item.obj, "__func__", item.obj), name, None)) for name in ("setup", "teardown")):
         return False
     for name in _RUN_HOOKS:
         caller = getattr(item.ihook, name, None)
@@ -472,7 +497,7 @@ def _plain_call(item, late=()):
     expected failure (``pytest.skip``, ``pytest.xfail``) fails nothing, as in pytest; ``late``,
     a timer's exception, is raised on."""
     try:
-        return None, item.obj()
+        return None, item.obj(**_plain_arguments(item))
     except late:
         raise
     except (pytest.skip.Exception, pytest.xfail.Exception):
