@@ -137,9 +137,9 @@ pub fn load(
         let mut seen_roots: Vec<PathBuf> = Vec::new();
         let mut kinds: Vec<_> = pkg.targets.iter().collect();
         // Libraries first, so a file shared by a library and a binary is driven through the library.
-        kinds.sort_by_key(|t| !t.is_lib());
+        kinds.sort_by_key(|t| !linkable(t));
         for t in kinds {
-            let host = if t.is_lib() {
+            let host = if linkable(t) {
                 harness::Host::Lib { crate_name: t.name.replace('-', "_") }
             } else if t.is_bin() {
                 harness::Host::Bin { name: t.name.clone() }
@@ -298,7 +298,9 @@ impl Workspace {
             .collect();
         if in_file.is_empty() {
             return Err(format!(
-                "`{file}` is not part of a library or binary target, or has no functions"
+                "`{file}` is not part of a library or binary target, or has no functions (a \
+                 library's `crate-type` must name `lib` or `rlib`: a `cdylib` or `staticlib` \
+                 alone cannot be linked by Rust code)"
             ));
         }
         let chosen: Vec<Chosen> = in_file
@@ -419,4 +421,10 @@ pub fn uses_rstest(package_dir: &Path) -> bool {
     let targets = manifest.get("target").and_then(toml::Value::as_table);
     has(&manifest)
         || targets.is_some_and(|ts| ts.values().filter_map(toml::Value::as_table).any(has))
+}
+
+/// Whether a target is a library Rust code links: `crate-type` names `lib` or `rlib` (slug
+/// 0.1.6's `["cdylib", "rlib"]`, a library for WebAssembly and for Rust alike, is one).
+fn linkable(t: &cargo_metadata::Target) -> bool {
+    t.is_lib() || t.is_rlib()
 }

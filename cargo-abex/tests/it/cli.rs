@@ -201,6 +201,31 @@ fn binary_crates_and_workspace_members_are_targets_too() {
 }
 
 #[test]
+fn a_library_built_as_cdylib_and_rlib_is_a_target() {
+    // slug 0.1.6's `crate-type = ["cdylib", "rlib"]`: its function was "no function" before.
+    let (_tmp, dir) = support::project("cdylib");
+    support::git(&dir, &["checkout", "-q", "-b", "feature"]);
+    let path = dir.join("src/lib.rs");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let text =
+        text.replace("    let mut dash = true;\n", "    // reviewed\n    let mut dash = true;\n");
+    std::fs::write(&path, text).unwrap();
+    let o = abex(&dir, &["--offline", "--pairs", "200"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = report(&dir);
+    let t = target(&r, "slug");
+    assert!(t["exploration"]["bc_count"].as_u64().unwrap() >= 1, "{t:#}");
+    // A string exactly `limit` bytes long: no test tries one.
+    let gaps: Vec<&serde_json::Value> = t["mutation"]["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["status"] == "survived" && !m["witness"].is_null())
+        .collect();
+    assert!(gaps.iter().any(|m| m["description"] == "replace `>` with `>=`"), "{t:#}");
+}
+
+#[test]
 fn bad_input_is_a_clear_error_with_exit_code_2() {
     let empty = tempfile::tempdir().unwrap();
     let o = abex(empty.path(), &["--offline"]);
