@@ -432,7 +432,7 @@ def _parsed(report_json):
     """The report, parsed once with the garbage collector off: parsing makes hundreds of
     thousands of containers, each of which counts towards a collection of the session's whole
     heap (pytest's, its plugins', the user's modules'); none of them is in a cycle. On the kit
-    demo three parses cost 60 ms at the end of the run; one with the collector off, 8 ms."""
+    demo three parses cost 45-80 ms at the end of the run; one with the collector off, 7 ms."""
     enabled = gc.isenabled()
     gc.disable()
     try:
