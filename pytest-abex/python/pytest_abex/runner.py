@@ -278,7 +278,7 @@ class _Runner:
 
     def one(self, session, req):
         items = self.items_for(session, req)
-        plainly = self.plainly(req, items)
+        as_calls = self.plainly(req, items)
 
         def work():  # the child: apply, run, report (it exits without cleanup)
             nonlocal items
@@ -300,7 +300,7 @@ class _Runner:
                         result = {"status": "fail", "failed": [], "ran": 0,
                                   "detail": "collection failed: " + "\n".join(self.collect_errors)}
                         raise _Done()
-                if plainly:
+                if as_calls:
                     ran = _run_plainly(items, req.get("all"))
                     if ran is None:
                         result = {"status": "unsure"}
