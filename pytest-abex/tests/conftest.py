@@ -107,6 +107,13 @@ def typecomments(pytester):
 
 
 @pytest.fixture
+def defaults(pytester):
+    """A pytester folder holding ``projects/defaults`` (parameters with literal defaults),
+    importable from its root."""
+    return _flat(pytester, "defaults")
+
+
+@pytest.fixture
 def platform(pytester):
     """A pytester folder holding ``projects/platform`` (a constrained ``TypeVar`` under
     ``Optional``, pathvalidate 3.2.0's shape), importable from its root."""

@@ -326,6 +326,8 @@ impl<'a> PythonLab<'a> {
         let own = learnt.as_ref().unwrap_or(&f.params);
         let params: Vec<_> = own.iter().filter_map(|p| p.ty.clone()).collect();
         let names: Vec<String> = own.iter().map(|p| p.name.clone()).collect();
+        let defaults: Vec<(String, Value)> =
+            f.raw.iter().filter_map(|p| Some((p.name.clone(), p.literal.clone()?))).collect();
         let callee = Callee {
             module: &pf.module,
             qualname: &f.qualname,
@@ -336,6 +338,7 @@ impl<'a> PythonLab<'a> {
             passes: &f.passes,
             receiver: f.receiver,
             is_async: f.is_async,
+            defaults: &defaults,
         };
         with(&callee)
     }
@@ -929,9 +932,25 @@ impl Lab for PythonLab<'_> {
         let c = &self.front.chosen[i];
         let f = &self.front.project.files[c.file].fns[c.func];
         let function = format!("test_{}", crate::testname::snake(&f.qualname));
-        let args = match w.input.get(1..) {
+        // The arguments the call writes: those at the end that equal their parameter's
+        // literal default are left out of it (see [`suggest::Callee::defaults`]), and so of the
+        // name.
+        let learnt = self.learnt.get(&i).cloned().flatten();
+        let own = learnt.as_ref().unwrap_or(&f.params);
+        let default = |k: usize| {
+            let (Some(p), Some(v)) = (own.get(k), w.input.get(k)) else { return false };
+            f.raw.iter().any(|r| {
+                r.name == p.name
+                    && r.literal.as_ref().is_some_and(|d| suggest::is_default_value(v, d))
+            })
+        };
+        let mut end = w.input.len();
+        while end > usize::from(f.receiver) && default(end - 1) {
+            end -= 1;
+        }
+        let args = match w.input.get(1..end) {
             Some(rest) if f.receiver && !rest.is_empty() => rest,
-            _ => &w.input,
+            _ => &w.input[..end],
         };
         (function, args)
     }

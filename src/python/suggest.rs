@@ -30,6 +30,10 @@ pub struct Callee<'a> {
     pub receiver: bool,
     /// Whether it is `async def`.
     pub is_async: bool,
+    /// The parameters whose default is a plain literal, by name, with it: an argument equal to
+    /// it is left out of the call where the call reads the same without it (a trailing
+    /// positional one, or one passed by name).
+    pub defaults: &'a [(String, Value)],
 }
 
 impl Callee<'_> {
@@ -45,7 +49,22 @@ impl Callee<'_> {
             passes: &[],
             receiver: false,
             is_async: false,
+            defaults: &[],
         }
+    }
+
+    /// Whether `v`, the argument of parameter `name`, is that parameter's literal default.
+    fn is_default(&self, name: &str, v: &Value) -> bool {
+        self.defaults.iter().any(|(n, d)| n == name && is_default_value(v, d))
+    }
+}
+
+/// Whether the argument `v` is the literal default `d` (a float bit for bit: `-0.0` is not
+/// `0.0`), so that a call without it reads the same.
+pub fn is_default_value(v: &Value, d: &Value) -> bool {
+    match (v, d) {
+        (Value::Float(a), Value::Float(b)) => a.to_bits() == b.to_bits(),
+        _ => v == d,
     }
 }
 
@@ -209,18 +228,22 @@ struct Call {
 }
 
 fn call_of(f: &Callee<'_>, input: &[Value]) -> Call {
-    let mut positional: Vec<String> = Vec::new();
+    // Each positional argument, and whether the call reads the same without it (its
+    // parameter's default): those at the end are left out.
+    let mut positional: Vec<(String, bool)> = Vec::new();
     let mut named: Vec<String> = Vec::new();
     let mut receiver = None;
     for (i, v) in input.iter().enumerate() {
         let ty = f.params.get(i).cloned().unwrap_or(Ty::Any);
         let lit = |v: &Value, t: &Ty| literal(v, t, f.tuples.get(i).copied().unwrap_or(false));
         let name = f.names.get(i).map(String::as_str).unwrap_or("");
+        let default = f.is_default(name, v);
         match (f.passes.get(i).copied().unwrap_or(Pass::Pos { only: false }), v, &ty) {
             _ if i == 0 && f.receiver => receiver = Some(literal(v, &ty, false)),
+            (Pass::Kw, _, _) if default => {}
             (Pass::Kw, _, _) => named.push(format!("{name}={}", lit(v, &ty))),
             (Pass::Star, Value::List(items), Ty::List { item }) => {
-                positional.extend(items.iter().map(|x| literal(x, item, false)))
+                positional.extend(items.iter().map(|x| (literal(x, item, false), false)))
             }
             (Pass::StarStar, Value::Map(entries), Ty::Map { value, .. }) => {
                 for (k, x) in entries {
@@ -231,10 +254,14 @@ fn call_of(f: &Callee<'_>, input: &[Value]) -> Call {
                     }
                 }
             }
-            _ => positional.push(lit(v, &ty)),
+            _ => positional.push((lit(v, &ty), default)),
         }
     }
-    let args = positional.into_iter().chain(named).collect::<Vec<_>>().join(", ");
+    while positional.last().is_some_and(|(_, default)| *default) {
+        positional.pop();
+    }
+    let positional = positional.into_iter().map(|(text, _)| text);
+    let args = positional.chain(named).collect::<Vec<_>>().join(", ");
     let (owner, name_in) = match f.qualname.rsplit_once('.') {
         Some((c, n)) => (c, n),
         None => (f.qualname, f.qualname),
@@ -834,6 +861,49 @@ mod tests {
         let cut =
             Witness { original: Outcome::Ok { value: crate::value::cut("x".repeat(10_000)) }, ..e };
         assert!(candidates(&f, &cut, "test_abex_grade_4", "why").is_empty());
+    }
+
+    #[test]
+    fn arguments_equal_to_their_literal_defaults_are_left_out_where_the_call_reads_the_same() {
+        // `bytes2human(nbytes, ndigits=0, unit="B", *, exact=False)`: boltons 24.1.0's
+        // `bytes2human(1073741824, 0)` reads `bytes2human(1073741824)`.
+        let int = Ty::int(64, true);
+        let params = [int.clone(), int.clone(), Ty::Str, Ty::Bool];
+        let names: Vec<String> = ["nbytes", "ndigits", "unit", "exact"].map(String::from).to_vec();
+        let passes = [
+            Pass::Pos { only: false },
+            Pass::Pos { only: false },
+            Pass::Pos { only: false },
+            Pass::Kw,
+        ];
+        let defaults = [
+            ("ndigits".to_string(), Value::Int(0)),
+            ("unit".to_string(), Value::Str("B".into())),
+            ("exact".to_string(), Value::Bool(false)),
+        ];
+        let f = Callee {
+            names: &names,
+            passes: &passes,
+            defaults: &defaults,
+            ..Callee::function("boltons.strutils", "bytes2human", &params)
+        };
+        let call = |input: Vec<Value>| call_of(&f, &input).expr;
+        let (n, s) = (|x| Value::Int(x), |x: &str| Value::Str(x.into()));
+        let no = Value::Bool(false);
+        assert_eq!(call(vec![n(1 << 30), n(0), s("B"), no.clone()]), "bytes2human(1073741824)");
+        // A default before an argument that is not one stays: the call needs it in its place.
+        assert_eq!(call(vec![n(7), n(0), s("K"), no.clone()]), "bytes2human(7, 0, \"K\")");
+        assert_eq!(
+            call(vec![n(7), n(2), s("B"), Value::Bool(true)]),
+            "bytes2human(7, 2, exact=True)"
+        );
+        // A float is its default bit for bit only: -0.0 is not 0.0.
+        let floats = [Ty::Float { bits: 64 }];
+        let zero = [("x".to_string(), Value::Float(0.0))];
+        let x = vec!["x".to_string()];
+        let g = Callee { names: &x, defaults: &zero, ..Callee::function("m", "g", &floats) };
+        assert_eq!(call_of(&g, &[Value::Float(-0.0)]).expr, "g(-0.0)");
+        assert_eq!(call_of(&g, &[Value::Float(0.0)]).expr, "g()");
     }
 
     #[test]

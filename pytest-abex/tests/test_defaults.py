@@ -1,0 +1,16 @@
+"""Suggested tests end to end on ``projects/defaults``: an argument at the end of the call that
+equals its parameter's literal default is left out of the call and of the test's name
+(boltons 24.1.0's ``bytes2human(1073741824, 0)`` was written so)."""
+
+
+def test_a_suggested_call_leaves_out_the_defaults_at_its_end(defaults, abex_target):
+    target = abex_target(defaults, "grades.py::grade")
+    tests = {t["name"]: t["code"] for t in target["mutation"]["suggested_tests"]}
+    code = "\n".join(tests.values())
+    # `50` made `49`: 49 points, the bonus and the strictness at their defaults.
+    assert "assert grade(49) == 'fail'" in code, code
+    assert "test_grade_is_fail_for_49" in tests, tests
+    # `+` made `-`: the bonus is not the default; the strictness after it is.
+    assert "assert grade(40, 10) == 'pass'" in code, code
+    # Where the last argument is not its default, every one before it is written.
+    assert "grade(0, 1, True)" in code, code
