@@ -932,22 +932,8 @@ impl Lab for PythonLab<'_> {
         let c = &self.front.chosen[i];
         let f = &self.front.project.files[c.file].fns[c.func];
         let function = format!("test_{}", crate::testname::snake(&f.qualname));
-        // The arguments the call writes: those at the end that equal their parameter's
-        // literal default are left out of it (see [`suggest::Callee::defaults`]), and so of the
-        // name.
-        let learnt = self.learnt.get(&i).cloned().flatten();
-        let own = learnt.as_ref().unwrap_or(&f.params);
-        let default = |k: usize| {
-            let (Some(p), Some(v)) = (own.get(k), w.input.get(k)) else { return false };
-            f.raw.iter().any(|r| {
-                r.name == p.name
-                    && r.literal.as_ref().is_some_and(|d| suggest::is_default_value(v, d))
-            })
-        };
-        let mut end = w.input.len();
-        while end > usize::from(f.receiver) && default(end - 1) {
-            end -= 1;
-        }
+        // The arguments the call writes (defaults at the end left out), and so the name.
+        let end = self.with_callee(i, |callee| callee.written(&w.input));
         let args = match w.input.get(1..end) {
             Some(rest) if f.receiver && !rest.is_empty() => rest,
             _ => &w.input[..end],

@@ -57,11 +57,25 @@ impl Callee<'_> {
     fn is_default(&self, name: &str, v: &Value) -> bool {
         self.defaults.iter().any(|(n, d)| n == name && is_default_value(v, d))
     }
+
+    /// How many of `input`'s arguments a call writes, from the first: those at the end that
+    /// equal their parameters' literal defaults are left out (a receiver never is).
+    pub fn written(&self, input: &[Value]) -> usize {
+        let mut end = input.len();
+        while end > usize::from(self.receiver) {
+            let name = self.names.get(end - 1).map(String::as_str).unwrap_or("");
+            if !self.is_default(name, &input[end - 1]) {
+                break;
+            }
+            end -= 1;
+        }
+        end
+    }
 }
 
 /// Whether the argument `v` is the literal default `d` (a float bit for bit: `-0.0` is not
 /// `0.0`), so that a call without it reads the same.
-pub fn is_default_value(v: &Value, d: &Value) -> bool {
+fn is_default_value(v: &Value, d: &Value) -> bool {
     match (v, d) {
         (Value::Float(a), Value::Float(b)) => a.to_bits() == b.to_bits(),
         _ => v == d,
