@@ -114,6 +114,13 @@ def defaults(pytester):
 
 
 @pytest.fixture
+def receivers(pytester):
+    """A pytester folder holding ``projects/receivers`` (a method of a class whose constructor
+    takes unannotated arguments, semantic_version 2.10.0's shape), importable from its root."""
+    return _flat(pytester, "receivers")
+
+
+@pytest.fixture
 def platform(pytester):
     """A pytester folder holding ``projects/platform`` (a constrained ``TypeVar`` under
     ``Optional``, pathvalidate 3.2.0's shape), importable from its root."""

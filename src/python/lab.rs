@@ -271,7 +271,7 @@ impl<'a> PythonLab<'a> {
         let explorer =
             worker::start(&python, cfg.call_timeout, &scratch, &spec_file, &specs, &sys_path)
                 .map_err(|source| PythonError::Io { path: spec_file.clone(), source })?;
-        let traced = unit
+        let mut traced: Vec<Traced> = unit
             .targets
             .iter()
             .map(|&i| {
@@ -280,9 +280,28 @@ impl<'a> PythonLab<'a> {
                 let f = &pf.fns[c.func];
                 let seeds = seeds::wanted(f);
                 let role = f.role();
-                Traced { module: pf.module.clone(), qualname: f.qualname.clone(), seeds, role }
+                let (module, qualname) = (pf.module.clone(), f.qualname.clone());
+                Traced { module, qualname, seeds, role, defaults: false }
             })
             .collect();
+        // The constructors of the classes the targets take, where they take arguments of
+        // unknown type: what the tests pass them types and seeds those values.
+        for &i in &unit.targets {
+            let c = &front.chosen[i];
+            for (name, ctor) in seeds::constructors(&project.files[c.file].fns[c.func]) {
+                let Some((file, init)) = init_of(project, &name, &ctor) else { continue };
+                let (module, qualname) = (&project.files[file].module, &init.qualname);
+                if !traced.iter().any(|t| t.module == *module && t.qualname == *qualname) {
+                    traced.push(Traced {
+                        module: module.clone(),
+                        qualname: qualname.clone(),
+                        seeds: true,
+                        role: None,
+                        defaults: true,
+                    });
+                }
+            }
+        }
         let pytest_args = front.session.pytest_args.clone();
         let node_ids = front.session.node_ids.clone();
         let place = RunnerPlace { python, scratch, sys_path, traced, pytest_args, node_ids };
@@ -742,6 +761,24 @@ impl Lab for PythonLab<'_> {
             let r = super::types::Resolver { index: &front.project.index };
             got = seeds::learnt(f, &seen, &r);
         }
+        // The classes it takes, typed and seeded from what the tests pass their constructors.
+        let mut learnt = got.clone().unwrap_or_else(|| f.params.clone());
+        let mut taught = false;
+        for (name, ctor) in seeds::constructors(f) {
+            let Some((file, init)) = init_of(&front.project, &name, &ctor) else { continue };
+            self.settle_checking();
+            if let Some(h) = self.warming.take() {
+                self.runners.extend(h.join().unwrap_or_default());
+            }
+            let key = format!("{}:{}", front.project.files[file].module, init.qualname);
+            let seen =
+                seeds::seen_by(self.runners.iter().filter_map(|(_, r)| r.traced.as_ref()), &key);
+            let r = super::types::Resolver { index: &front.project.index };
+            taught |= seeds::learnt_ctor(&mut learnt, &name, &ctor, init, &seen, &r);
+        }
+        if taught {
+            got = Some(learnt);
+        }
         self.learnt.insert(i, got.clone());
         if got.is_some() && self.restart_explorer().is_err() {
             self.learnt.insert(i, None);
@@ -1042,4 +1079,19 @@ impl Lab for PythonLab<'_> {
         }
         out
     }
+}
+
+/// The `__init__` of constructor `ctor` of the built type `name` (`module.Class`) in the
+/// project, with the index of its file: a class's own, not one it inherits.
+fn init_of<'p>(
+    project: &'p super::project::Project,
+    name: &str,
+    ctor: &str,
+) -> Option<(usize, &'p super::source::PyFn)> {
+    let qualname = format!("{ctor}.__init__");
+    project.files.iter().enumerate().find_map(|(n, pf)| {
+        let own = name.strip_prefix(pf.module.as_str())?.strip_prefix('.')? == ctor;
+        let init = pf.fns.iter().find(|f| f.qualname == qualname);
+        own.then_some(init).flatten().map(|f| (n, f))
+    })
 }

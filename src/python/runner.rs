@@ -123,6 +123,9 @@ pub struct Traced {
     pub qualname: String,
     /// Whether to record the arguments the tests pass (seeds of unannotated parameters).
     pub seeds: bool,
+    /// Whether to record those left at their defaults too: a constructor's (a seed of it is a
+    /// whole argument list).
+    pub defaults: bool,
     /// Which function of a property it is, when not the getter (`setter`).
     pub role: Option<&'static str>,
 }
@@ -436,7 +439,8 @@ impl Runner {
             .iter()
             .map(|t| {
                 serde_json::json!({
-                    "module": t.module, "qualname": t.qualname, "seeds": t.seeds, "role": t.role
+                    "module": t.module, "qualname": t.qualname, "seeds": t.seeds, "role": t.role,
+                    "defaults": t.defaults
                 })
             })
             .collect();

@@ -9,7 +9,7 @@ use super::runner::Seen;
 use super::source::PyFn;
 use super::types::{self, lookup::Named, Lookup};
 use crate::targets::Param;
-use crate::value::{Ty, Value};
+use crate::value::{Ctor, CtorForm, Ty, Value};
 
 /// Plain values kept per parameter as seeds.
 const MAX_SEEDS: usize = 12;
@@ -71,62 +71,175 @@ pub fn learnt(f: &PyFn, seen: &[Seen], r: &types::Resolver<'_>) -> Option<Vec<Pa
     let mut changed = false;
     for p in params.iter_mut() {
         let Some(default) = learnable(f, p) else { continue };
-        let mut kinds: Vec<(String, Ty)> = Vec::new();
-        let mut plain: Vec<Value> = Vec::new();
-        let mut none = false;
-        for (tag, json) in seen.iter().filter_map(|s| s.get(&p.name)) {
-            if tag == "none" {
-                none = true;
-                continue;
+        if let Some(ty) = learnt_ty(&p.name, default, seen, r) {
+            p.ty = Some(ty);
+            changed = true;
+        }
+    }
+    changed.then_some(params)
+}
+
+/// The type of parameter `name` from the values `seen` passed to it (their kinds, and the plain
+/// values among them as a `one_of` beside their kind; a built value's arguments go to its
+/// constructor's seeds), with its literal `default` a value of it too; `None` when nothing
+/// seen says what it is.
+fn learnt_ty(
+    name: &str,
+    default: Option<&Value>,
+    seen: &[Seen],
+    r: &types::Resolver<'_>,
+) -> Option<Ty> {
+    let mut kinds: Vec<(String, Ty)> = Vec::new();
+    let mut plain: Vec<Value> = Vec::new();
+    let mut none = false;
+    for (tag, json) in seen.iter().filter_map(|s| s.get(name)) {
+        if tag == "none" {
+            none = true;
+            continue;
+        }
+        let value = Value::from_json(json);
+        if !kinds.iter().any(|(t, _)| t == tag) {
+            let Some(ty) = ty_of_tag(tag, r) else { continue };
+            kinds.push((tag.clone(), ty));
+        }
+        let Some((_, ty)) = kinds.iter_mut().find(|(t, _)| t == tag) else { continue };
+        match (ty, value) {
+            (Ty::Built { ctors, .. }, Value::Built { ctor, args }) => {
+                if let Some(c) = ctors.iter_mut().find(|c| c.name == ctor) {
+                    let fits = c.params.len() == args.len()
+                        && c.params
+                            .iter()
+                            .zip(&args)
+                            .all(|((_, t), x)| crate::inputs::conforms(t, x));
+                    if fits && !c.seeds.contains(&args) && c.seeds.len() < MAX_SEEDS {
+                        c.seeds.insert(0, args);
+                    }
+                }
             }
-            let value = Value::from_json(json);
-            if !kinds.iter().any(|(t, _)| t == tag) {
-                let Some(ty) = ty_of_tag(tag, r) else { continue };
-                kinds.push((tag.clone(), ty));
+            (Ty::Int { .. } | Ty::Float { .. } | Ty::Str, v)
+                if !plain.contains(&v) && plain.len() < MAX_SEEDS =>
+            {
+                plain.push(v);
             }
-            let Some((_, ty)) = kinds.iter_mut().find(|(t, _)| t == tag) else { continue };
-            match (ty, value) {
-                (Ty::Built { ctors, .. }, Value::Built { ctor, args }) => {
-                    if let Some(c) = ctors.iter_mut().find(|c| c.name == ctor) {
-                        let fits = c.params.len() == args.len()
-                            && c.params
-                                .iter()
-                                .zip(&args)
-                                .all(|((_, t), x)| crate::inputs::conforms(t, x));
-                        if fits && !c.seeds.contains(&args) && c.seeds.len() < MAX_SEEDS {
-                            c.seeds.insert(0, args);
+            _ => {}
+        }
+    }
+    if kinds.is_empty() {
+        return None;
+    }
+    // The default is a value of the parameter too.
+    if let Some(d) = default {
+        if !kinds.iter().any(|(t, _)| t == tag_of(d)) {
+            kinds.extend(ty_of_tag(tag_of(d), r).map(|ty| (tag_of(d).to_string(), ty)));
+        }
+        if !matches!(d, Value::Bool(_)) && !plain.contains(d) && plain.len() < MAX_SEEDS {
+            plain.insert(0, d.clone());
+        }
+    }
+    let mut options: Vec<Ty> = kinds.into_iter().map(|(_, t)| t).collect();
+    if !plain.is_empty() {
+        options.push(Ty::OneOf { values: plain });
+    }
+    let ty = if options.len() == 1 { options.remove(0) } else { Ty::Union { options } };
+    Some(if none { Ty::Option { item: Box::new(ty) } } else { ty })
+}
+
+/// The project classes among the types of `f`'s parameters (its receiver's first) whose
+/// constructor takes a parameter of unknown type, as `(Ty::Built name, constructor name)`: what
+/// the tests pass to their `__init__` types and seeds it ([`learnt_ctor`]).
+pub fn constructors(f: &PyFn) -> Vec<(String, String)> {
+    fn walk(t: &Ty, out: &mut Vec<(String, String)>) {
+        match t {
+            Ty::Built { name, ctors } => {
+                for c in ctors {
+                    if c.form != CtorForm::Unit && c.params.iter().any(|(_, t)| *t == Ty::Any) {
+                        let key = (name.clone(), c.name.clone());
+                        if !out.contains(&key) {
+                            out.push(key);
                         }
                     }
                 }
-                (Ty::Int { .. } | Ty::Float { .. } | Ty::Str, v)
-                    if !plain.contains(&v) && plain.len() < MAX_SEEDS =>
-                {
-                    plain.push(v);
-                }
-                _ => {}
             }
+            Ty::Option { item } | Ty::List { item } => walk(item, out),
+            Ty::Union { options } => options.iter().for_each(|o| walk(o, out)),
+            Ty::Tuple { items } => items.iter().for_each(|o| walk(o, out)),
+            _ => {}
         }
-        if kinds.is_empty() {
-            continue;
-        }
-        // The default is a value of the parameter too.
-        if let Some(d) = default {
-            if !kinds.iter().any(|(t, _)| t == tag_of(d)) {
-                kinds.extend(ty_of_tag(tag_of(d), r).map(|ty| (tag_of(d).to_string(), ty)));
-            }
-            if !matches!(d, Value::Bool(_)) && !plain.contains(d) && plain.len() < MAX_SEEDS {
-                plain.insert(0, d.clone());
-            }
-        }
-        let mut options: Vec<Ty> = kinds.into_iter().map(|(_, t)| t).collect();
-        if !plain.is_empty() {
-            options.push(Ty::OneOf { values: plain });
-        }
-        let ty = if options.len() == 1 { options.remove(0) } else { Ty::Union { options } };
-        p.ty = Some(if none { Ty::Option { item: Box::new(ty) } } else { ty });
-        changed = true;
     }
-    changed.then_some(params)
+    let mut out = Vec::new();
+    if f.unsupported.is_none() {
+        for p in &f.params {
+            if let Some(t) = &p.ty {
+                walk(t, &mut out);
+            }
+        }
+    }
+    out
+}
+
+/// Types the parameters of unknown type of constructor `ctor` of the built type `name`
+/// wherever it is in `params`, from the argument lists `seen` passed to its `__init__`
+/// (`init`), and seeds it with each whole argument list seen (defaults included); whether
+/// anything changed.
+pub fn learnt_ctor(
+    params: &mut [Param],
+    name: &str,
+    ctor: &str,
+    init: &PyFn,
+    seen: &[Seen],
+    r: &types::Resolver<'_>,
+) -> bool {
+    fn walk(t: &mut Ty, name: &str, learn: &mut dyn FnMut(&mut Ctor) -> bool) -> bool {
+        match t {
+            Ty::Built { name: n, ctors } if n == name => {
+                ctors.iter_mut().fold(false, |changed, c| learn(c) | changed)
+            }
+            Ty::Option { item } | Ty::List { item } => walk(item, name, learn),
+            Ty::Union { options } => {
+                options.iter_mut().fold(false, |changed, o| walk(o, name, learn) | changed)
+            }
+            Ty::Tuple { items } => {
+                items.iter_mut().fold(false, |changed, o| walk(o, name, learn) | changed)
+            }
+            _ => false,
+        }
+    }
+    if seen.is_empty() {
+        return false;
+    }
+    let mut learn = |c: &mut Ctor| {
+        if c.name != ctor {
+            return false;
+        }
+        let mut changed = false;
+        for (p, t) in c.params.iter_mut().filter(|(_, t)| *t == Ty::Any) {
+            let default = init.raw.iter().find(|x| x.name == *p).and_then(|x| x.literal.as_ref());
+            if let Some(ty) = learnt_ty(p, default, seen, r) {
+                *t = ty;
+                changed = true;
+            }
+        }
+        for s in seen {
+            let args: Option<Vec<Value>> = c
+                .params
+                .iter()
+                .map(|(p, t)| {
+                    let v = Value::from_json(&s.get(p)?.1);
+                    crate::inputs::conforms(t, &v).then_some(v)
+                })
+                .collect();
+            let Some(args) = args else { continue };
+            if !c.seeds.contains(&args) && c.seeds.len() < MAX_SEEDS {
+                c.seeds.push(args);
+                changed = true;
+            }
+        }
+        changed
+    };
+    params
+        .iter_mut()
+        .filter_map(|p| p.ty.as_mut())
+        .fold(false, |changed, t| walk(t, name, &mut learn) | changed)
 }
 
 /// The argument lists of `key` (`module:qualname`) seen by any of the baselines `results`.
@@ -229,6 +342,66 @@ mod tests {
             assert_eq!(ty(&ps, 8), "i64 | one of 7");
             // Nothing seen, nothing learnt: the defaults' kinds stand.
             assert!(learnt(f, &[], r).is_none());
+        });
+    }
+
+    #[test]
+    fn a_constructor_takes_the_kinds_and_argument_lists_the_tests_pass_to_its_init() {
+        // semantic_version 2.10.0's `Version(version_string=None, major=None, ..., partial=False)`
+        // and its `truncate(level='patch')`: random receivers were refused by `__init__`.
+        let src = "class Version:\n    def __init__(self, text=None, major=None, partial=False):\n        self.text = text\n\n    def truncate(self, level='patch'):\n        return self\n";
+        with_function(src, "__init__", |init, _| {
+            with_function(src, "truncate", |f, r| {
+                let wanted = constructors(f);
+                assert_eq!(wanted, [("m.Version".to_string(), "Version".to_string())]);
+                let call = |args: &[(&str, &str, serde_json::Value)]| -> Seen {
+                    args.iter()
+                        .map(|(n, t, v)| (n.to_string(), (t.to_string(), v.clone())))
+                        .collect()
+                };
+                let seen = vec![
+                    call(&[
+                        ("text", "str", serde_json::json!("1.2.3")),
+                        ("major", "none", serde_json::Value::Null),
+                        ("partial", "bool", serde_json::json!(false)),
+                    ]),
+                    call(&[
+                        ("text", "none", serde_json::Value::Null),
+                        ("major", "int", serde_json::json!(4)),
+                        ("partial", "bool", serde_json::json!(true)),
+                    ]),
+                    // An argument abex could not write: its kinds count, the list seeds nothing.
+                    call(&[
+                        ("text", "str", serde_json::json!("2.0")),
+                        ("major", "none", serde_json::Value::Null),
+                    ]),
+                ];
+                let mut params = f.params.clone();
+                assert!(learnt_ctor(&mut params, "m.Version", "Version", init, &seen, r));
+                let Some(Ty::Built { ctors, .. }) = &params[0].ty else { panic!("{params:?}") };
+                let typed: Vec<String> =
+                    ctors[0].params.iter().map(|(n, t)| format!("{n}: {t}")).collect();
+                assert_eq!(
+                    typed,
+                    [
+                        "text: option[str | one of \"1.2.3\", \"2.0\"]",
+                        "major: option[i64 | one of 4]",
+                        "partial: bool"
+                    ]
+                );
+                let s = |t: &str| Value::Str(t.into());
+                assert_eq!(
+                    ctors[0].seeds,
+                    [
+                        vec![s("1.2.3"), Value::Null, Value::Bool(false)],
+                        vec![Value::Null, Value::Int(4), Value::Bool(true)]
+                    ]
+                );
+                // Nothing seen, nothing learnt.
+                let mut again = f.params.clone();
+                assert!(!learnt_ctor(&mut again, "m.Version", "Version", init, &[], r));
+                assert_eq!(again, f.params);
+            });
         });
     }
 }

@@ -18,7 +18,9 @@ each request ``{"patch": null | {...}, "timeout": seconds, "all": bool, "trace":
 "message": "the first failure's exception", "detail": "...", "reached": {"module:qualname": [node
 ids]}, "seen": {"module:qualname": [{"param": [tag, json]}, ...]}}``; ``seen`` lists the argument
 lists the tests passed to a traced function marked ``"seeds": true`` (see
-:func:`pytest_abex.values.describe`). With ``collect`` (a list of test files), the child
+:func:`pytest_abex.values.describe`; an argument it cannot write, such as a method's receiver,
+is left out of its list; with ``"defaults": true``, a constructor's ``__init__``, those left at
+their defaults are recorded too). With ``collect`` (a list of test files), the child
 collects and runs those files instead (suggested tests, without a new pytest process), with
 ``only`` (test functions' names) those tests alone; with ``checks`` (``[{"n", "patch", "only"},
 ...]``) it runs them against each of those mutants and answers ``{"failed_by": {n: [node
@@ -697,15 +699,18 @@ class _Tracer:
             if hooked is None:
                 self.profiled[func.__code__] = key
                 continue
-            func.__globals__[tag] = self._hitter(key, func if target.get("seeds") else None)
+            func.__globals__[tag] = self._hitter(key, func if target.get("seeds") else None,
+                                                 target.get("defaults", False))
             func.__code__ = hooked
         if self.profiled:
             sys.setprofile(self._profile)
             threading.setprofile(self._profile)
 
-    def _hitter(self, key, seeds_of):
+    def _hitter(self, key, seeds_of, defaults=False):
         """The hook of one function: notes the running test, and with ``seeds_of`` (the
-        function) the arguments it was called with, read from the caller's frame at entry."""
+        function) the arguments it was called with, read from the caller's frame at entry;
+        with ``defaults`` those left at their defaults too (a constructor's: a seed of it is a
+        whole argument list)."""
         reached = self.reached[key]
         if seeds_of is None:
             return lambda: reached.add(self.current)
@@ -718,18 +723,22 @@ class _Tracer:
             no seed)."""
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
                 return len(value) > 0
-            return value is not p.default
+            return defaults or value is not p.default
 
         def hit():
             reached.add(self.current)
             if len(seen) < _SEEDS:
                 arguments = sys._getframe(1).f_locals
-                try:
-                    described = {p.name: values.describe(arguments[p.name]) for p in params
-                                 if passed(p, arguments[p.name])}
-                except Exception:  # noqa: BLE001 - a value abex cannot write is no seed
-                    return
-                if described not in seen:
+                described = {}
+                for p in params:
+                    value = arguments[p.name]
+                    if not passed(p, value):
+                        continue
+                    try:
+                        described[p.name] = values.describe(value)
+                    except Exception:  # noqa: BLE001 - a value abex cannot write is no seed
+                        continue  # (a method's receiver, an instance being initialised)
+                if described and described not in seen:
                     seen.append(described)
 
         return hit
