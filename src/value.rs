@@ -88,6 +88,11 @@ pub struct Ctor {
     /// Argument lists seen in the project (its tests and examples), tried first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub seeds: Vec<Vec<Value>>,
+    /// The literal defaults of its parameters, by name (a Python `__init__`'s): a suggested
+    /// test leaves out an argument equal to its default (by name anywhere, by position at the
+    /// end), as a person writes the call.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub defaults: Vec<(String, Value)>,
 }
 
 impl Ctor {
@@ -685,6 +690,7 @@ mod tests {
             form: CtorForm::Fields,
             params: vec![("op".into(), Ty::Bool), ("major".into(), Ty::int(64, false))],
             seeds: Vec::new(),
+            defaults: Vec::new(),
         };
         let built = [Value::Built { ctor: "Op::Caret".into(), args: vec![] }, Value::Int(1)];
         assert_eq!(ctor.display(&built), "Comparator { op: Op::Caret, major: 1 }");

@@ -14,3 +14,13 @@ def test_a_suggested_call_leaves_out_the_defaults_at_its_end(defaults, abex_targ
     assert "assert grade(40, 10) == 'pass'" in code, code
     # Where the last argument is not its default, every one before it is written.
     assert "grade(0, 1, True)" in code, code
+
+
+def test_a_none_default_is_left_out_and_an_unannotated_argument_shrinks_to_none(defaults, abex_target):
+    # `badge(score, suffix=None)`, the tests never passing a suffix: the witness of `>=` made `>`
+    # at 90 shrinks the suffix to `None` (it was `{}`, the simplest value abex had for an
+    # argument of any type), and the call leaves it out as the default it is.
+    target = abex_target(defaults, "grades.py::badge")
+    code = "\n".join(t["code"] for t in target["mutation"]["suggested_tests"])
+    assert "assert badge(90) == 'gold'" in code, code
+    assert "{}" not in code, code

@@ -119,6 +119,7 @@ mod tests {
                     .map(|n| (n.to_string(), Ty::int(64, false)))
                     .collect(),
                 seeds: vec![],
+                defaults: Vec::new(),
             }],
         };
         let params = [Ty::Str, version];

@@ -52,8 +52,20 @@ pub(super) fn built() -> Ty {
     let op = Ty::Built {
         name: "Op".into(),
         ctors: vec![
-            Ctor { name: "Op::Exact".into(), form: CtorForm::Unit, params: vec![], seeds: vec![] },
-            Ctor { name: "Op::Caret".into(), form: CtorForm::Unit, params: vec![], seeds: vec![] },
+            Ctor {
+                name: "Op::Exact".into(),
+                form: CtorForm::Unit,
+                params: vec![],
+                seeds: vec![],
+                defaults: Vec::new(),
+            },
+            Ctor {
+                name: "Op::Caret".into(),
+                form: CtorForm::Unit,
+                params: vec![],
+                seeds: vec![],
+                defaults: Vec::new(),
+            },
         ],
     };
     Ty::Built {
@@ -64,12 +76,14 @@ pub(super) fn built() -> Ty {
                 form: CtorForm::Fields,
                 params: vec![("op".into(), op), ("major".into(), Ty::int(64, false))],
                 seeds: vec![],
+                defaults: Vec::new(),
             },
             Ctor {
                 name: "Comparator::parse".into(),
                 form: CtorForm::Call,
                 params: vec![("text".into(), Ty::Str)],
                 seeds: vec![vec![s(">=1.2.3")], vec![s("^0.1")]],
+                defaults: Vec::new(),
             },
         ],
     }

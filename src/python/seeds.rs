@@ -128,7 +128,9 @@ fn learnt_ty(
         return None;
     }
     // The default is a value of the parameter too.
-    if let Some(d) = default {
+    if default == Some(&Value::Null) {
+        none = true;
+    } else if let Some(d) = default {
         if !kinds.iter().any(|(t, _)| t == tag_of(d)) {
             kinds.extend(ty_of_tag(tag_of(d), r).map(|ty| (tag_of(d).to_string(), ty)));
         }

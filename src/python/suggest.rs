@@ -127,14 +127,31 @@ pub fn literal(v: &Value, ty: &Ty, as_tuple: bool) -> String {
     match (v, ty) {
         (Value::Built { ctor, args }, Ty::Built { ctors, .. }) => {
             let Some(c) = ctors.iter().find(|c| c.name == *ctor) else { return v.display() };
+            // An argument equal to its parameter's literal default is left out: by name
+            // anywhere, by position at the end.
+            let default = |n: &str, x: &Value| {
+                c.defaults.iter().any(|(d, dv)| d == n && is_default_value(x, dv))
+            };
             let parts: Vec<String> =
                 c.params.iter().zip(args).map(|((_, t), x)| literal(x, t, false)).collect();
             match c.form {
                 CtorForm::Unit => c.name.clone(),
-                CtorForm::Call => format!("{}({})", c.name, parts.join(", ")),
+                CtorForm::Call => {
+                    let mut end = parts.len().min(args.len());
+                    while end > 0 && default(&c.params[end - 1].0, &args[end - 1]) {
+                        end -= 1;
+                    }
+                    format!("{}({})", c.name, parts[..end].join(", "))
+                }
                 CtorForm::Fields => {
-                    let named: Vec<String> =
-                        c.params.iter().zip(&parts).map(|((n, _), p)| format!("{n}={p}")).collect();
+                    let named: Vec<String> = c
+                        .params
+                        .iter()
+                        .zip(args)
+                        .zip(&parts)
+                        .filter(|(((n, _), x), _)| !default(n, x))
+                        .map(|(((n, _), _), p)| format!("{n}={p}"))
+                        .collect();
                     format!("{}({})", c.name, named.join(", "))
                 }
             }
@@ -734,6 +751,38 @@ mod tests {
     }
 
     #[test]
+    fn a_constructor_s_arguments_at_their_defaults_are_left_out() {
+        // semantic_version 2.10.0's `Version(version_string=None, major=None, ..., partial=False)`
+        // was written with all seven arguments.
+        use crate::value::Ctor;
+        let version = |form| Ty::Built {
+            name: "m.Version".into(),
+            ctors: vec![Ctor {
+                name: "Version".into(),
+                form,
+                params: ["text", "major", "partial"].map(|n| (n.to_string(), Ty::Any)).to_vec(),
+                seeds: Vec::new(),
+                defaults: vec![
+                    ("text".into(), Value::Null),
+                    ("partial".into(), Value::Bool(false)),
+                ],
+            }],
+        };
+        let v = |args: Vec<Value>| Value::Built { ctor: "Version".into(), args };
+        let whole = v(vec![Value::Null, Value::Int(1), Value::Bool(false)]);
+        assert_eq!(literal(&whole, &version(CtorForm::Fields), false), "Version(major=1)");
+        let partial = v(vec![Value::Str("1".into()), Value::Null, Value::Bool(true)]);
+        assert_eq!(
+            literal(&partial, &version(CtorForm::Fields), false),
+            "Version(text=\"1\", major=None, partial=True)"
+        );
+        // By position, only those at the end: `None` for `text` stays before `1`.
+        assert_eq!(literal(&whole, &version(CtorForm::Call), false), "Version(None, 1)");
+        let text = v(vec![Value::Str("1.2.3".into()), Value::Null, Value::Bool(false)]);
+        assert_eq!(literal(&text, &version(CtorForm::Call), false), "Version(\"1.2.3\", None)");
+    }
+
+    #[test]
     fn recipes_are_imported_and_methods_called_on_built_instances() {
         use crate::value::Ctor;
         let point = Ty::Built {
@@ -743,6 +792,7 @@ mod tests {
                 form: CtorForm::Fields,
                 params: vec![("x".into(), Ty::int(64, true)), ("y".into(), Ty::int(64, true))],
                 seeds: Vec::new(),
+                defaults: Vec::new(),
             }],
         };
         let date = crate::python::types::stdlib::ty("datetime.date", &[]).unwrap();

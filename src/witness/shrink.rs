@@ -526,7 +526,9 @@ fn simpler(ty: &Ty, v: &Value, depth: usize) -> Vec<(u8, Value)> {
     if depth > 3 {
         return out;
     }
-    if !matches!(v, Value::Null) && !matches!(ty, Ty::Any) && conforms(ty, &Value::Null) {
+    // `None` first where the type takes it: an optional value, or one of any type (a Python
+    // parameter without an annotation, whose default is most often `None`).
+    if !matches!(v, Value::Null) && conforms(ty, &Value::Null) {
         out.push((0, Value::Null));
     }
     let ty = match ty {

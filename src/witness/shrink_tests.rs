@@ -56,7 +56,13 @@ fn version_ty() -> Ty {
         .map(|n| (n.to_string(), int.clone()))
         .chain(["prerelease", "build"].into_iter().map(|n| (n.to_string(), optional.clone())))
         .collect();
-    let ctor = Ctor { name: "Version".into(), form: CtorForm::Call, params, seeds: vec![] };
+    let ctor = Ctor {
+        name: "Version".into(),
+        form: CtorForm::Call,
+        params,
+        seeds: vec![],
+        defaults: Vec::new(),
+    };
     Ty::Built { name: "Version".into(), ctors: vec![ctor] }
 }
 

@@ -128,6 +128,7 @@ pub fn ty(r: &dyn Lookup, module: &str, qual: &str, depth: usize) -> Result<Ty, 
                 form: CtorForm::Unit,
                 params: Vec::new(),
                 seeds: Vec::new(),
+                defaults: Vec::new(),
             })
             .collect();
         return Ok(Ty::Built { name, ctors });
@@ -137,7 +138,13 @@ pub fn ty(r: &dyn Lookup, module: &str, qual: &str, depth: usize) -> Result<Ty, 
     }
     let ctor = |form, params| Ty::Built {
         name: name.clone(),
-        ctors: vec![Ctor { name: qual.to_string(), form, params, seeds: Vec::new() }],
+        ctors: vec![Ctor {
+            name: qual.to_string(),
+            form,
+            params,
+            seeds: Vec::new(),
+            defaults: Vec::new(),
+        }],
     };
     if has_fields(r, module, c, 0) {
         let mut params = Vec::new();
@@ -157,7 +164,16 @@ pub fn ty(r: &dyn Lookup, module: &str, qual: &str, depth: usize) -> Result<Ty, 
     if let Some((m, ps)) = init(r, module, c, 0) {
         let (form, params) = init_params(r, &m, &ps, depth, by_position(r, module, c, 0))
             .map_err(|e| format!("`{qual}(…)`: {e}"))?;
-        return Ok(ctor(form, params));
+        let defaults = ps
+            .iter()
+            .filter(|p| params.iter().any(|(n, _)| *n == p.name))
+            .filter_map(|p| Some((p.name.clone(), p.literal.clone()?)))
+            .collect();
+        let mut t = ctor(form, params);
+        if let Ty::Built { ctors, .. } = &mut t {
+            ctors[0].defaults = defaults;
+        }
+        return Ok(t);
     }
     for b in bases(r, module, c) {
         let Named::Path(p) = b else { continue };

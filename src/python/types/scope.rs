@@ -37,7 +37,7 @@ pub struct RawParam {
     pub ann: Option<String>,
     /// Whether it has a default.
     pub default: bool,
-    /// Its default when that is a plain literal: an int, a float, a string or a bool.
+    /// Its default when that is a plain literal: an int, a float, a string, a bool or `None`.
     pub literal: Option<Value>,
     /// How it receives its argument.
     pub pass: Pass,
@@ -439,12 +439,13 @@ fn written_params(plist: Node<'_>, src: &[u8]) -> Vec<RawParam> {
 }
 
 /// The value of a plain literal: an int, a float, a string without interpolation or escapes,
-/// `True` or `False` (a leading `-` on a number kept).
+/// `True`, `False` or `None` (a leading `-` on a number kept).
 fn literal(n: Node<'_>, src: &[u8]) -> Option<Value> {
     let t = text(n, src);
     match n.kind() {
         "integer" => t.replace('_', "").parse().ok().map(Value::Int),
         "float" => t.replace('_', "").parse().ok().map(Value::Float),
+        "none" => Some(Value::Null),
         "true" => Some(Value::Bool(true)),
         "false" => Some(Value::Bool(false)),
         "unary_operator" if t.starts_with('-') => match literal(n.named_child(0)?, src)? {

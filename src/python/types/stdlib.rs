@@ -19,7 +19,7 @@ fn strs(rows: &[&str]) -> Vec<Vec<Value>> {
 
 fn call(name: &str, params: &[(&str, Ty)], seeds: Vec<Vec<Value>>) -> Ctor {
     let params = params.iter().map(|(n, t)| ((*n).to_string(), t.clone())).collect();
-    Ctor { name: name.to_string(), form: CtorForm::Call, params, seeds }
+    Ctor { name: name.to_string(), form: CtorForm::Call, params, seeds, defaults: Vec::new() }
 }
 
 fn built(name: &str, ctors: Vec<Ctor>) -> Ty {

@@ -241,7 +241,13 @@ impl Book {
                         })
                         .cloned()
                         .collect();
-                    ctors.push(Ctor { name: arm.ctor.clone(), form: arm.form, params, seeds });
+                    ctors.push(Ctor {
+                        name: arm.ctor.clone(),
+                        form: arm.form,
+                        params,
+                        seeds,
+                        defaults: Vec::new(),
+                    });
                 }
                 Err(e) => why.push(e),
             }

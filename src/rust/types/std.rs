@@ -201,6 +201,7 @@ fn built(name: &str, ctors: &[StdCtor]) -> Ty {
             form: if k.params.is_empty() { CtorForm::Unit } else { CtorForm::Call },
             params: k.params.iter().map(|(n, p)| (n.to_string(), p.ty())).collect(),
             seeds: Vec::new(),
+            defaults: Vec::new(),
         })
         .collect();
     Ty::Built { name: name.to_string(), ctors }
@@ -212,6 +213,7 @@ fn non_zero(name: &str, p: StdParam) -> (Ty, String) {
         form: CtorForm::Call,
         params: vec![("n".to_string(), p.ty())],
         seeds: Vec::new(),
+        defaults: Vec::new(),
     };
     (Ty::Built { name: name.to_string(), ctors: vec![ctor] }, format!("::std::num::{name}"))
 }
@@ -321,6 +323,7 @@ pub fn owned(name: &str, args: &[&Type], inner: &dyn Fn(&Type) -> Owned) -> Opti
                 form: CtorForm::Unit,
                 params: Vec::new(),
                 seeds: Vec::new(),
+                defaults: Vec::new(),
             };
             let ty = Ty::Built { name: "PhantomData".into(), ctors: vec![unit] };
             recipe(ty, "::std::marker::PhantomData<_>")

@@ -1,4 +1,4 @@
-"""Fixture: a function whose parameters have literal defaults (boltons 24.1.0's
+"""Fixture: functions whose parameters have literal defaults (boltons 24.1.0's
 ``bytes2human(nbytes, ndigits=0)``): a suggested test leaves out the arguments at the end that
 equal their defaults, as a person writes the call."""
 
@@ -11,3 +11,9 @@ def grade(score: int, bonus: int = 0, strict: bool = False) -> str:
     if score + bonus >= 50:
         return "pass"
     return "fail"
+
+
+def badge(score: int, suffix=None) -> str:
+    """``"gold"`` from 90 points, else ``"plain"``; with ``suffix`` after it."""
+    name = "gold" if score >= 90 else "plain"
+    return name if suffix is None else f"{name}-{suffix}"
