@@ -19,14 +19,10 @@ use crate::rust::cargo::{PendingTests, TestBinary};
 use crate::rust::doctests::Recording;
 use crate::rust::error::RustError;
 use crate::rust::reach::{BinaryTrace, Selection};
-use crate::rust::suite::{self, DocTests, TestResult, TestSuite, RUNS_OF_A_FAILURE};
+use crate::rust::suite::{self, DocTests, TestResult, TestSuite, RETRY_BELOW, RUNS_OF_A_FAILURE};
 
 /// Longest the baseline (the tests without any mutant) may take.
 pub const BASELINE_LIMIT: Duration = Duration::from_secs(600);
-
-/// How many times the baseline's duration a mutant's time limit must be for a timeout to count
-/// without a second run alone (see [`Baseline::retry_timeouts`]).
-pub const RETRY_BELOW: u32 = 20;
 
 /// Whether a mutant's timeout under `timeout` deserves a second run alone, for a baseline
 /// that took `took` (see [`Baseline::retry_timeouts`]).

@@ -337,6 +337,7 @@ impl<'a> RustLab<'a> {
             memory_limit: self.cfg.memory_limit(),
             select: None,
             reach_dir: None,
+            originals: Default::default(),
         }
     }
 

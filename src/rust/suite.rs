@@ -11,11 +11,13 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::bounded::TestOutput;
+use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::pipeline::Defaults;
 pub use crate::rust::cargo::TestBinary;
 use crate::rust::reach::{self, Run, Selection};
 
@@ -50,6 +52,81 @@ pub struct TestSuite {
     /// Where binary `i` records which test reached which mutant site (`i.tsv`; see `reach.rs`),
     /// on the runs of the original.
     pub reach_dir: Option<PathBuf>,
+    /// What the original took on the tests of mutants' runs that outlasted the floor, by
+    /// binary and libtest's arguments (`None`: it did not pass); see [`Calibration`].
+    pub originals: Originals,
+}
+
+/// How many times the baseline's duration a mutant's time limit must be for a timeout to count
+/// without a second run alone (see `early::Baseline::retry_timeouts`); also how many times the
+/// original's time on the same tests a calibrated limit is ([`Calibration`]).
+pub const RETRY_BELOW: u32 = 20;
+
+/// What the original took on a binary's tests, by the binary and libtest's arguments.
+pub type Originals = Arc<Mutex<BTreeMap<(PathBuf, Vec<String>), Option<Duration>>>>;
+
+/// A mutant's time limit brought down to what its own tests take. The limit from the baseline
+/// is the whole suite's time: a mutant that hangs one fast test waited for five times the
+/// slowest suite (wildmatch 2.4.0: a randomised test of 17 s, so a mutant that made
+/// `is_match_cat_asterisk` loop ran for minutes). Once a mutant's run outlasts the floor
+/// ([`Defaults::TEST_TIMEOUT_FLOOR`]), the same tests run on the original beside it (once per
+/// binary and arguments, remembered in [`TestSuite::originals`]); when they pass there, the
+/// limit becomes [`RETRY_BELOW`] times their time, at least the floor, never more than the
+/// baseline's.
+struct Calibration {
+    start: Instant,
+    deadline: Instant,
+    key: (PathBuf, Vec<String>),
+    original: std::cell::RefCell<Option<Command>>,
+    originals: Originals,
+}
+
+impl Calibration {
+    /// The limit a mutant's run started at `start` has now: the baseline's `deadline`, or
+    /// less once the original's time on the same tests is known; past the floor, the
+    /// original's run is started if nobody started it yet.
+    fn deadline(&self) -> Instant {
+        let known = self.originals.lock().ok().and_then(|o| o.get(&self.key).copied());
+        match known {
+            Some(Some(took)) => {
+                let limit = (took * RETRY_BELOW).max(Defaults::TEST_TIMEOUT_FLOOR);
+                self.deadline.min(self.start + limit)
+            }
+            Some(None) => self.deadline,
+            None => {
+                // Where the baseline's limit is near the floor already, nothing to gain.
+                let floor = Defaults::TEST_TIMEOUT_FLOOR;
+                let room = self.deadline.saturating_duration_since(self.start) > floor * 2;
+                if room && self.start.elapsed() >= floor {
+                    if let Some(cmd) = self.original.borrow_mut().take() {
+                        self.calibrate(cmd);
+                    }
+                }
+                self.deadline
+            }
+        }
+    }
+
+    /// Runs `cmd` (the tests on the original) on a thread of its own, then records its time
+    /// when it passed. A run already going for the same tests is left to give the answer.
+    fn calibrate(&self, mut cmd: Command) {
+        let Ok(mut originals) = self.originals.lock() else { return };
+        // A run of the same tests already started gives the answer (`None` until it passes).
+        if originals.contains_key(&self.key) {
+            return;
+        }
+        originals.insert(self.key.clone(), None);
+        drop(originals);
+        let (key, into) = (self.key.clone(), self.originals.clone());
+        let limit = self.deadline.saturating_duration_since(Instant::now());
+        std::thread::spawn(move || {
+            let t = Instant::now();
+            let passed = run_to_end(&mut cmd, limit).is_some_and(|(st, _, _)| st == Some(true));
+            if let Ok(mut o) = into.lock() {
+                o.insert(key, passed.then(|| t.elapsed()));
+            }
+        });
+    }
 }
 
 /// Reads a child's stdout and stderr on two threads (one pipe filling up while the other is read
@@ -93,7 +170,7 @@ const MESSAGE_GRACE: Duration = Duration::from_secs(5);
 /// stopped for a failed test.
 fn wait_or_stop(
     child: &mut std::process::Child,
-    deadline: Instant,
+    deadline: &dyn Fn() -> Instant,
     failed: &AtomicBool,
 ) -> (Option<std::process::ExitStatus>, bool) {
     let mut stop_at = None;
@@ -106,7 +183,7 @@ fn wait_or_stop(
                     stop_at = Some(now + FAILED_GRACE);
                 }
                 let stopped = stop_at.is_some_and(|t| now >= t);
-                if stopped || now >= deadline {
+                if stopped || now >= deadline() {
                     crate::safety::kill_group(child);
                     return (None, stopped);
                 }
@@ -203,6 +280,7 @@ impl TestSuite {
             memory_limit: None,
             select: None,
             reach_dir: None,
+            originals: Originals::default(),
         }
     }
 
@@ -388,9 +466,18 @@ impl TestSuite {
         }
         let mut child = cmd.spawn().ok()?;
         let _tracked = crate::interrupt::track(&child);
+        // A mutant's run may take a limit from the original's time on the same tests.
+        let calibration = (mutant.is_some() && stop).then(|| Calibration {
+            start: Instant::now(),
+            deadline,
+            key: (b.exe.clone(), args.iter().map(|a| a.to_string()).collect()),
+            original: std::cell::RefCell::new(Some(self.command(b, None, args))),
+            originals: self.originals.clone(),
+        });
+        let limit = || calibration.as_ref().map_or(deadline, Calibration::deadline);
         let failed = Arc::new(AtomicBool::new(false));
         let reader = drain_watching(&mut child, stop.then(|| failed.clone()));
-        let (status, stopped) = wait_or_stop(&mut child, deadline, &failed);
+        let (status, stopped) = wait_or_stop(&mut child, &limit, &failed);
         let (mut out, err) = reader();
         out.extend(err);
         let status = if stopped { Some(false) } else { status.map(|s| s.success()) };
@@ -862,6 +949,7 @@ exit 101
             memory_limit: None,
             select: None,
             reach_dir: None,
+            originals: Originals::default(),
         }
     }
 
@@ -880,6 +968,35 @@ exit 101
         let r = suite.run(None, Duration::from_secs(60), None);
         assert!(matches!(r, TestResult::Fail { ref test, .. } if test == "slow::a"), "{r:?}");
         assert!(tmp.path().join("done").exists());
+    }
+
+    #[test]
+    fn a_mutant_that_hangs_a_fast_test_is_stopped_at_the_limit_of_that_test_s_own_time() {
+        // wildmatch 2.4.0: the whole suite takes 17 s (a randomised test), its limit minutes; a
+        // mutant that made a test of milliseconds loop waited for all of it.
+        let tmp = tempfile::tempdir().unwrap();
+        let exe = tmp.path().join("tests-bin");
+        let script = r#"#!/bin/sh
+if [ -n "$ABEX_MUTANT" ]; then sleep 60; fi
+printf 'running 1 test\ntest m::fast ... ok\n\ntest result: ok. 1 passed\n'
+"#;
+        std::fs::write(&exe, script).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let b =
+            TestBinary { name: "tests".into(), exe, package: "p".into(), dir: tmp.path().into() };
+        let suite = TestSuite::alone(b);
+        let started = Instant::now();
+        let r = suite.run(Some(1), Duration::from_secs(50), Some("m::fast"));
+        assert_eq!(r, TestResult::Timeout);
+        // Stopped at the floor (the original's own run of the test took milliseconds), not at
+        // the 50 s the baseline gave.
+        assert!(started.elapsed() < Duration::from_secs(20), "{:?}", started.elapsed());
+        let originals = suite.originals.lock().unwrap();
+        let key =
+            (tmp.path().join("tests-bin"), vec!["m::fast".to_string(), "--exact".to_string()]);
+        let took = originals.get(&key).copied().flatten().expect("the original's time");
+        assert!(took < Defaults::TEST_TIMEOUT_FLOOR, "{took:?}");
     }
 
     #[test]
