@@ -436,6 +436,15 @@ pub fn stringify_input(args: &[Value]) -> String {
     }
 }
 
+/// [`stringify_input`] as a person reads it: a lone empty string is `""`, not nothing at all
+/// (a report's "on : original → …" or a test's "pins `f` on  (the tests missed …)").
+pub fn shown_input(args: &[Value]) -> String {
+    match args {
+        [Value::Str(s)] if s.is_empty() => "\"\"".into(),
+        _ => stringify_input(args),
+    }
+}
+
 /// The stringified value of one argument, for the per-argument input distance.
 pub fn stringify_arg(v: &Value) -> String {
     match v {
@@ -607,6 +616,14 @@ pub fn split_top(inner: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_empty_string_input_is_shown_as_one() {
+        // titlecase 2.4.1's `create_wordlist_filter_from_file("")`: "on : original → …".
+        assert_eq!(shown_input(&[Value::Str(String::new())]), "\"\"");
+        assert_eq!(shown_input(&[Value::Str("a/".into())]), "a/");
+        assert_eq!(stringify_input(&[Value::Str(String::new())]), "");
+    }
 
     #[test]
     fn a_long_text_is_cut_once_and_keeps_what_tells_it_apart() {

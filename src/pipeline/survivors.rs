@@ -392,7 +392,7 @@ fn prove(
         let why = format!(
             "abex: pins `{}`{through} on {} (the tests missed: {}, line {}){}",
             target.name,
-            escape_untypable(&stringify_input(&w.input)),
+            escape_untypable(&crate::value::shown_input(&w.input)),
             m.mutant.description.replace('\n', " "),
             m.mutant.line,
             unusual_note(&w.input, shrunk.settled),

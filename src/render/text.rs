@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use crate::archive::Group;
 use crate::report::{Cell, ExplorationReport, MutantStatus, MutationReport, Report, TargetReport};
 use crate::targets::Drive;
-use crate::value::{stringify_input, Outcome};
+use crate::value::{shown_input, Outcome};
 
 /// How the text is rendered.
 #[derive(Clone, Debug)]
@@ -297,7 +297,7 @@ fn mutation(out: &mut String, t: &TargetReport, m: &MutationReport, opts: &TextO
         let _ = writeln!(
             out,
             "      on {}: original → {original}, mutant → {mutant}",
-            truncate(&stringify_input(&w.input), 50),
+            truncate(&shown_input(&w.input), 50),
         );
     }
     leftovers(out, m, opts);
