@@ -114,6 +114,13 @@ def defaults(pytester):
 
 
 @pytest.fixture
+def elements(pytester):
+    """A pytester folder holding ``projects/elements`` (an unannotated list parameter the tests
+    fill with integers, croniter 2.0.5's shape), importable from its root."""
+    return _flat(pytester, "elements")
+
+
+@pytest.fixture
 def receivers(pytester):
     """A pytester folder holding ``projects/receivers`` (a method of a class whose constructor
     takes unannotated arguments, semantic_version 2.10.0's shape), importable from its root."""

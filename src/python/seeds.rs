@@ -127,6 +127,15 @@ fn learnt_ty(
     if kinds.is_empty() {
         return None;
     }
+    // A list holds the kinds of elements the tests put in theirs (croniter 2.0.5's
+    // `_get_prev_nearest_diff(x, to_check, range_val)`, always given integers, was proven on
+    // `[24.0]`, where only `0.0` against `0` told the mutant apart).
+    if let Some((_, Ty::List { item })) = kinds.iter_mut().find(|(t, _)| t == "list") {
+        let lists = seen.iter().filter_map(|s| s.get(name)).filter(|(t, _)| t == "list");
+        if let Some(t) = element_kind(lists.flat_map(|(_, j)| j.as_array().into_iter().flatten())) {
+            **item = t;
+        }
+    }
     // The default is a value of the parameter too.
     if default == Some(&Value::Null) {
         none = true;
@@ -144,6 +153,32 @@ fn learnt_ty(
     }
     let ty = if options.len() == 1 { options.remove(0) } else { Ty::Union { options } };
     Some(if none { Ty::Option { item: Box::new(ty) } } else { ty })
+}
+
+/// The one kind of plain value all `elements` are (integers and floats together: either),
+/// or `None` when they are of several, of another, or none at all.
+fn element_kind<'j>(elements: impl Iterator<Item = &'j serde_json::Value>) -> Option<Ty> {
+    let (mut int, mut float, mut text, mut truth, mut other, mut any) =
+        (false, false, false, false, false, false);
+    for e in elements {
+        any = true;
+        match e {
+            serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => int = true,
+            serde_json::Value::Number(_) => float = true,
+            serde_json::Value::String(_) => text = true,
+            serde_json::Value::Bool(_) => truth = true,
+            _ => other = true,
+        }
+    }
+    let (i, f) = (Ty::int(64, true), Ty::Float { bits: 64 });
+    match (any && !other, int, float, text, truth) {
+        (true, true, false, false, false) => Some(i),
+        (true, false, true, false, false) => Some(f),
+        (true, true, true, false, false) => Some(Ty::Union { options: vec![i, f] }),
+        (true, false, false, true, false) => Some(Ty::Str),
+        (true, false, false, false, true) => Some(Ty::Bool),
+        _ => None,
+    }
 }
 
 /// The project classes among the types of `f`'s parameters (its receiver's first) whose
@@ -404,6 +439,34 @@ mod tests {
                 assert!(!learnt_ctor(&mut again, "m.Version", "Version", init, &[], r));
                 assert_eq!(again, f.params);
             });
+        });
+    }
+
+    #[test]
+    fn a_list_holds_the_kind_of_elements_the_tests_put_in_it() {
+        let src = "def nearest(x, to_check, names, mixed, empty):\n    return x\n";
+        with_function(src, "nearest", |f, r| {
+            let arg = |t: &str, v: serde_json::Value| (t.to_string(), v);
+            let call = |a: serde_json::Value, b: serde_json::Value, c: serde_json::Value| -> Seen {
+                [
+                    ("to_check".to_string(), arg("list", a)),
+                    ("names".to_string(), arg("list", b)),
+                    ("mixed".to_string(), arg("list", c)),
+                    ("empty".to_string(), arg("list", serde_json::json!([]))),
+                ]
+                .into_iter()
+                .collect()
+            };
+            let seen = vec![
+                call(serde_json::json!([1, 31]), serde_json::json!(["a"]), serde_json::json!([1])),
+                call(serde_json::json!([0]), serde_json::json!([]), serde_json::json!(["b"])),
+            ];
+            let ps = learnt(f, &seen, r).unwrap();
+            let ty = |i: usize| ps[i].ty.as_ref().unwrap().to_string();
+            assert_eq!(ty(1), "list[i64]");
+            assert_eq!(ty(2), "list[str]");
+            assert_eq!(ty(3), "list[any]", "ints and strings: any element");
+            assert_eq!(ty(4), "list[any]", "no element seen");
         });
     }
 }
