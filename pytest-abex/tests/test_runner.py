@@ -540,3 +540,23 @@ def test_indirect(five):
     assert (answers[0]["status"], answers[0]["failed"]) == ("fail", ["test_how.py::test_cases[big]"])
     assert answers[0]["message"].startswith("AssertionError: assert 11 == 10"), answers[0]["message"]
     assert how == ["plain"] * 4
+
+
+def test_the_tracer_describes_a_function_s_arguments_on_its_first_calls_only(shapes, monkeypatch):
+    # A constructor the suite calls a million times with the same few arguments would pay for a
+    # description of each: the tracer stops describing after its first calls.
+    from pytest_abex import runner, values
+
+    described = []
+    real = values.describe
+    monkeypatch.setattr(values, "describe", lambda v, depth=0: described.append(v) or real(v, depth))
+    tracer = runner._Tracer([{"module": "shapes_mod", "qualname": "clamp", "seeds": True}])
+    try:
+        for _ in range(runner._DESCRIBED_CALLS + 500):
+            shapes.clamp(3)
+        shapes.clamp(12)
+    finally:
+        tracer.stop()
+    assert len(described) == runner._DESCRIBED_CALLS
+    assert tracer.seen["shapes_mod:clamp"] == [{"x": ("int", 3)}]
+    assert tracer.reached["shapes_mod:clamp"] == {None}

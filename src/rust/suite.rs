@@ -53,7 +53,8 @@ pub struct TestSuite {
     /// on the runs of the original.
     pub reach_dir: Option<PathBuf>,
     /// What the original took on the tests of mutants' runs that outlasted the floor, by
-    /// binary and libtest's arguments (`None`: it did not pass); see [`Calibration`].
+    /// binary and libtest's arguments (`None`: not known yet, or they did not pass there); see
+    /// [`Calibration`].
     pub originals: Originals,
 }
 
@@ -66,9 +67,9 @@ pub const RETRY_BELOW: u32 = 20;
 pub type Originals = Arc<Mutex<BTreeMap<(PathBuf, Vec<String>), Option<Duration>>>>;
 
 /// A mutant's time limit brought down to what its own tests take. The limit from the baseline
-/// is the whole suite's time: a mutant that hangs one fast test waited for five times the
-/// slowest suite (wildmatch 2.4.0: a randomised test of 17 s, so a mutant that made
-/// `is_match_cat_asterisk` loop ran for minutes). Once a mutant's run outlasts the floor
+/// is five times the whole suite's time: a mutant that hangs one fast test waited for all of it
+/// (wildmatch 2.4.0: a randomised test of 17 s, so a mutant that made `is_match_cat_asterisk`
+/// loop ran for minutes). Once a mutant's run outlasts the floor
 /// ([`Defaults::TEST_TIMEOUT_FLOOR`]), the same tests run on the original beside it (once per
 /// binary and arguments, remembered in [`TestSuite::originals`]); when they pass there, the
 /// limit becomes [`RETRY_BELOW`] times their time, at least the floor, never more than the
