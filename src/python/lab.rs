@@ -243,6 +243,16 @@ fn write(path: &Path, text: &str) -> Result<(), PythonError> {
 }
 
 impl<'a> PythonLab<'a> {
+    /// The argument lists the tests passed to the traced function `key` (`module:qualname`),
+    /// from the warmed runners' baselines (waited for).
+    fn seen(&mut self, key: &str) -> Vec<super::runner::Seen> {
+        self.settle_checking();
+        if let Some(h) = self.warming.take() {
+            self.runners.extend(h.join().unwrap_or_default());
+        }
+        seeds::seen_by(self.runners.iter().filter_map(|(_, r)| r.traced.as_ref()), key)
+    }
+
     /// Copies the project to its scratch folder, starts the worker of `unit`'s callable targets
     /// and, when mutants will be tested, the runners of their tests.
     pub fn open(
@@ -749,16 +759,9 @@ impl Lab for PythonLab<'_> {
         let pf = &front.project.files[c.file];
         let f = &pf.fns[c.func];
         let mut got = None;
+        let r = super::types::Resolver { index: &front.project.index };
         if seeds::wanted(f) {
-            // The warmed runners' baselines recorded what the tests pass.
-            self.settle_checking();
-            if let Some(h) = self.warming.take() {
-                self.runners.extend(h.join().unwrap_or_default());
-            }
-            let key = format!("{}:{}", pf.module, f.qualname);
-            let seen =
-                seeds::seen_by(self.runners.iter().filter_map(|(_, r)| r.traced.as_ref()), &key);
-            let r = super::types::Resolver { index: &front.project.index };
+            let seen = self.seen(&format!("{}:{}", pf.module, f.qualname));
             got = seeds::learnt(f, &seen, &r);
         }
         // The classes it takes, typed and seeded from what the tests pass their constructors.
@@ -766,14 +769,8 @@ impl Lab for PythonLab<'_> {
         let mut taught = false;
         for (name, ctor) in seeds::constructors(f) {
             let Some((file, init)) = init_of(&front.project, &name, &ctor) else { continue };
-            self.settle_checking();
-            if let Some(h) = self.warming.take() {
-                self.runners.extend(h.join().unwrap_or_default());
-            }
-            let key = format!("{}:{}", front.project.files[file].module, init.qualname);
             let seen =
-                seeds::seen_by(self.runners.iter().filter_map(|(_, r)| r.traced.as_ref()), &key);
-            let r = super::types::Resolver { index: &front.project.index };
+                self.seen(&format!("{}:{}", front.project.files[file].module, init.qualname));
             taught |= seeds::learnt_ctor(&mut learnt, &name, &ctor, init, &seen, &r);
         }
         if taught {

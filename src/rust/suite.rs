@@ -74,20 +74,22 @@ pub type Originals = Arc<Mutex<BTreeMap<(PathBuf, Vec<String>), Option<Duration>
 /// binary and arguments, remembered in [`TestSuite::originals`]); when they pass there, the
 /// limit becomes [`RETRY_BELOW`] times their time, at least the floor, never more than the
 /// baseline's.
-struct Calibration {
+struct Calibration<'s> {
+    suite: &'s TestSuite,
+    binary: &'s TestBinary,
+    args: &'s [&'s str],
     start: Instant,
     deadline: Instant,
     key: (PathBuf, Vec<String>),
-    original: std::cell::RefCell<Option<Command>>,
-    originals: Originals,
+    asked: std::cell::Cell<bool>,
 }
 
-impl Calibration {
+impl Calibration<'_> {
     /// The limit a mutant's run started at `start` has now: the baseline's `deadline`, or
     /// less once the original's time on the same tests is known; past the floor, the
     /// original's run is started if nobody started it yet.
     fn deadline(&self) -> Instant {
-        let known = self.originals.lock().ok().and_then(|o| o.get(&self.key).copied());
+        let known = self.suite.originals.lock().ok().and_then(|o| o.get(&self.key).copied());
         match known {
             Some(Some(took)) => {
                 let limit = (took * RETRY_BELOW).max(Defaults::TEST_TIMEOUT_FLOOR);
@@ -98,27 +100,26 @@ impl Calibration {
                 // Where the baseline's limit is near the floor already, nothing to gain.
                 let floor = Defaults::TEST_TIMEOUT_FLOOR;
                 let room = self.deadline.saturating_duration_since(self.start) > floor * 2;
-                if room && self.start.elapsed() >= floor {
-                    if let Some(cmd) = self.original.borrow_mut().take() {
-                        self.calibrate(cmd);
-                    }
+                if room && self.start.elapsed() >= floor && !self.asked.replace(true) {
+                    self.calibrate();
                 }
                 self.deadline
             }
         }
     }
 
-    /// Runs `cmd` (the tests on the original) on a thread of its own, then records its time
-    /// when it passed. A run already going for the same tests is left to give the answer.
-    fn calibrate(&self, mut cmd: Command) {
-        let Ok(mut originals) = self.originals.lock() else { return };
+    /// Runs the same tests on the original on a thread of its own, then records their time
+    /// when they passed. A run already going for the same tests is left to give the answer.
+    fn calibrate(&self) {
+        let Ok(mut originals) = self.suite.originals.lock() else { return };
         // A run of the same tests already started gives the answer (`None` until it passes).
         if originals.contains_key(&self.key) {
             return;
         }
         originals.insert(self.key.clone(), None);
         drop(originals);
-        let (key, into) = (self.key.clone(), self.originals.clone());
+        let (key, into) = (self.key.clone(), self.suite.originals.clone());
+        let mut cmd = self.suite.command(self.binary, None, self.args);
         let limit = self.deadline.saturating_duration_since(Instant::now());
         std::thread::spawn(move || {
             let t = Instant::now();
@@ -469,11 +470,13 @@ impl TestSuite {
         let _tracked = crate::interrupt::track(&child);
         // A mutant's run may take a limit from the original's time on the same tests.
         let calibration = (mutant.is_some() && stop).then(|| Calibration {
+            suite: self,
+            binary: b,
+            args,
             start: Instant::now(),
             deadline,
             key: (b.exe.clone(), args.iter().map(|a| a.to_string()).collect()),
-            original: std::cell::RefCell::new(Some(self.command(b, None, args))),
-            originals: self.originals.clone(),
+            asked: std::cell::Cell::new(false),
         });
         let limit = || calibration.as_ref().map_or(deadline, Calibration::deadline);
         let failed = Arc::new(AtomicBool::new(false));

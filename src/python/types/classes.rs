@@ -136,15 +136,9 @@ pub fn ty(r: &dyn Lookup, module: &str, qual: &str, depth: usize) -> Result<Ty, 
     if c.is_abstract {
         return Err(format!("`{qual}` is abstract"));
     }
-    let ctor = |form, params| Ty::Built {
+    let ctor = |form, params, defaults| Ty::Built {
         name: name.clone(),
-        ctors: vec![Ctor {
-            name: qual.to_string(),
-            form,
-            params,
-            seeds: Vec::new(),
-            defaults: Vec::new(),
-        }],
+        ctors: vec![Ctor { name: qual.to_string(), form, params, seeds: Vec::new(), defaults }],
     };
     if has_fields(r, module, c, 0) {
         let mut params = Vec::new();
@@ -159,7 +153,7 @@ pub fn ty(r: &dyn Lookup, module: &str, qual: &str, depth: usize) -> Result<Ty, 
                 Err(e) => return Err(format!("field `{}` of `{qual}`: {e}", f.name)),
             }
         }
-        return Ok(ctor(CtorForm::Fields, params));
+        return Ok(ctor(CtorForm::Fields, params, Vec::new()));
     }
     if let Some((m, ps)) = init(r, module, c, 0) {
         let (form, params) = init_params(r, &m, &ps, depth, by_position(r, module, c, 0))
@@ -169,23 +163,23 @@ pub fn ty(r: &dyn Lookup, module: &str, qual: &str, depth: usize) -> Result<Ty, 
             .filter(|p| params.iter().any(|(n, _)| *n == p.name))
             .filter_map(|p| Some((p.name.clone(), p.literal.clone()?)))
             .collect();
-        let mut t = ctor(form, params);
-        if let Ty::Built { ctors, .. } = &mut t {
-            ctors[0].defaults = defaults;
-        }
-        return Ok(t);
+        return Ok(ctor(form, params, defaults));
     }
     for b in bases(r, module, c) {
         let Named::Path(p) = b else { continue };
         let base = last(&p);
-        let one = |t: Ty| ctor(CtorForm::Call, vec![("value".to_string(), t)]);
+        let one = |t: Ty| ctor(CtorForm::Call, vec![("value".to_string(), t)], Vec::new());
         match base {
             "str" => return Ok(one(Ty::Str)),
             "int" => return Ok(one(Ty::int(64, true))),
             "float" => return Ok(one(Ty::Float { bits: 64 })),
             "Protocol" => return Err(format!("`{qual}` is a protocol")),
             b if b.ends_with("Error") || b.ends_with("Exception") || b == "Warning" => {
-                return Ok(ctor(CtorForm::Call, vec![("message".to_string(), Ty::Str)]));
+                return Ok(ctor(
+                    CtorForm::Call,
+                    vec![("message".to_string(), Ty::Str)],
+                    Vec::new(),
+                ));
             }
             b if NEUTRAL_BASES.contains(&b) => {}
             _ => {
@@ -195,7 +189,7 @@ pub fn ty(r: &dyn Lookup, module: &str, qual: &str, depth: usize) -> Result<Ty, 
             }
         }
     }
-    Ok(ctor(CtorForm::Call, Vec::new()))
+    Ok(ctor(CtorForm::Call, Vec::new(), Vec::new()))
 }
 
 /// The drivable parameters of an `__init__`: by name (fields form), or by position when one is
