@@ -47,7 +47,10 @@ pub(crate) fn explore(
     // Offline, a function that takes a dictionary gets pairs that hold the keys it names (a
     // caller that drives a target is not one of the targets the front end has constants of).
     let mut keyed = match &agents {
-        None if driver == i => Keyed::new(&params, &front.hints(i, &front.self_check(i)), seed),
+        None if driver == i => {
+            let hints = front.hints(i, &front.self_check(i)).and(lab.hints(i));
+            Keyed::new(&params, &hints, seed)
+        }
         _ => None,
     };
     let proposer = match agents.as_mut() {

@@ -270,6 +270,11 @@ pub trait Lab {
     fn params(&mut self, _i: usize) -> Option<Vec<crate::targets::Param>> {
         None
     }
+    /// Constants the lab's call of target `i` adds to those of its source: a Rust const generic
+    /// parameter's value (wildmatch's `'*'`, which its source names only as `MULTI_WILDCARD`).
+    fn hints(&self, _i: usize) -> Hints {
+        Hints::default()
+    }
     /// How many test binaries or files run against the unit's mutants (for progress); a lab
     /// may wait here for the tests it builds in the background.
     fn test_count(&mut self) -> usize;

@@ -352,7 +352,8 @@ fn prove(
     // Distinct explored inputs with their original outcomes, strongest boundaries first.
     let known = witness::known_inputs(elites);
     let params = super::exploration::driven_types(front, lab, d);
-    let hints: Vec<witness::Hints> = survivors.iter().map(|m| front.hints(i, &m.mutant)).collect();
+    let hints: Vec<witness::Hints> =
+        survivors.iter().map(|m| front.hints(i, &m.mutant).and(lab.hints(i))).collect();
     let search = Search {
         params: &params,
         known: &known,

@@ -26,12 +26,13 @@ use crate::rust::early::{self, BaselineSpec, Done, Early, BASELINE_LIMIT};
 use crate::rust::error::RustError;
 use crate::rust::harness::{self, Harness, HarnessRequest, Host, Part};
 use crate::rust::reach::Selection;
-use crate::rust::source::CallPlan;
+use crate::rust::source::{CallPlan, Callee};
 use crate::rust::suite::{self, DocTests, TestResult, TestSuite};
 use crate::rust::workspace::Selected;
 use crate::rust::{harness::wrapper, suggest, unviable};
 use crate::targets::Param;
 use crate::value::{Ty, Value};
+use crate::witness::Hints;
 
 /// One crate target's builds and tests.
 pub struct RustLab<'a> {
@@ -753,6 +754,15 @@ impl Lab for RustLab<'_> {
             p.ty = Some(t);
         }
         Some(params)
+    }
+
+    fn hints(&self, i: usize) -> Hints {
+        let Some((plan, _)) = self.built_plan(i) else { return Hints::default() };
+        let self_ty = match &plan.callee {
+            Callee::Assoc { self_ty } | Callee::Method { self_ty, .. } => self_ty.as_str(),
+            Callee::Free => "",
+        };
+        crate::rust::constants::of_source(&format!("{self_ty}{}", plan.turbofish))
     }
 
     fn test_count(&mut self) -> usize {

@@ -105,7 +105,7 @@ fn call_expr(
             (Some(t), _) if !PRELUDE_TRAITS.contains(&t) => {
                 format!("<{self_ty} as {}>::{name}{tf}({})", trait_?, printed.join(", "))
             }
-            _ => format!("{self_ty}::{name}{tf}({})", printed.join(", ")),
+            _ => format!("{}::{name}{tf}({})", expr_path(self_ty), printed.join(", ")),
         },
         Callee::Method { self_ty, receiver } => {
             let recv = plan.args.first()?;
@@ -209,7 +209,7 @@ pub fn table(
     let call = match (&plan.callee, &plan.trait_) {
         (Callee::Free, _) => format!("{}{}({})", f.name, plan.turbofish, names.join(", ")),
         (Callee::Assoc { self_ty }, None) => {
-            format!("{self_ty}::{}{}({})", f.name, plan.turbofish, names.join(", "))
+            format!("{}::{}{}({})", expr_path(self_ty), f.name, plan.turbofish, names.join(", "))
         }
         _ => return None,
     };
@@ -575,6 +575,16 @@ pub fn module(tests: &[String]) -> String {
         .and_then(|l| l.split('(').next());
     let name = module_of(first.unwrap_or(""));
     format!("\n#[cfg(test)]\n#[allow(non_snake_case, unused)]\nmod {name} {{\n    use super::*;\n\n{}}}\n", tests.join("\n"))
+}
+
+/// Type path `ty` as an expression writes it: its arguments after `::` (`Stack<4>` is
+/// `Stack::<4>`, `Wrapper<i32>` is `Wrapper::<i32>`), which the compiler needs where it cannot
+/// infer them (a const capacity, a type no argument names).
+fn expr_path(ty: &str) -> String {
+    match ty.find('<') {
+        Some(k) if !ty[..k].ends_with("::") => format!("{}::{}", &ty[..k], &ty[k..]),
+        _ => ty.to_string(),
+    }
 }
 
 /// Whether libtest's failing test `failed` is the suggested test at `path`, or one case of it

@@ -266,11 +266,15 @@ impl<'ast> Visit<'ast> for Items {
 }
 
 /// Whether `self_ty` (`Name` or `Name<A, B>`) names every instance of `Name`: each argument is
-/// one of the impl's own type parameters.
+/// one of the impl's own type or const parameters.
 fn fits_every_instance(self_ty: &Type, generics: &Generics) -> bool {
     let Type::Path(p) = self_ty else { return false };
     let Some(last) = p.path.segments.last() else { return false };
-    let params: BTreeSet<String> = generics.type_params().map(|t| t.ident.to_string()).collect();
+    let params: BTreeSet<String> = generics
+        .type_params()
+        .map(|t| t.ident.to_string())
+        .chain(generics.const_params().map(|c| c.ident.to_string()))
+        .collect();
     match &last.arguments {
         syn::PathArguments::None => true,
         syn::PathArguments::AngleBracketed(a) => a.args.iter().all(|g| match g {

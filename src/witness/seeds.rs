@@ -50,6 +50,14 @@ impl Hints {
         self
     }
 
+    /// These hints with those of `more` after them, each once.
+    pub fn and(mut self, more: Hints) -> Hints {
+        more.ints.into_iter().for_each(|v| self.int(v));
+        more.floats.into_iter().for_each(|v| self.float(v));
+        more.strs.iter().for_each(|v| self.str(v));
+        self
+    }
+
     /// Adds an integer constant, once.
     pub fn int(&mut self, v: i128) {
         if !self.ints.contains(&v) {

@@ -241,3 +241,46 @@ fn a_no_std_crate_taking_net_addresses_is_explored_and_proven() {
         assert!(input.contains("SocketAddr::V4") && input.contains("1024"), "{input}");
     });
 }
+
+/// Const generic parameters (wildmatch 2.4's `impl<const MULTI_WILDCARD: char, const
+/// SINGLE_WILDCARD: char> WildMatchPattern<…>`: every function of it was "generic type without
+/// its type arguments", nothing explored, no survivor proven). An impl's parameters take the
+/// values of the crate's own alias (`Glob = Pattern<'*', '?'>`), a capacity and an array length
+/// a small number; the values are constants of the witness search (`collapsed` compares with
+/// `ANY` only); the gaps are proven and the suggested tests name the values
+/// (`Stack::<4>::from_slice`, `total::<4>`), which they need to compile.
+#[test]
+fn functions_of_const_generic_impls_and_arrays_are_explored_proven_and_tested() {
+    analysed("constgenerics", |r, text| {
+        for f in ["Pattern<ANY,ONE>::matches", "Stack<CAP>::from_slice", "total"] {
+            let t = find(r, f);
+            assert_eq!(t["drive"]["status"], "supported", "{f}: {text}");
+            assert!(t["exploration"]["pairs_evaluated"].as_u64().unwrap() > 0, "{f}: {text}");
+        }
+        let matches = find(r, "Pattern<ANY,ONE>::matches");
+        assert!(
+            inputs(matches).iter().all(|i| i.starts_with("[Pattern<'*', '?'>::new(")),
+            "{:?}",
+            inputs(matches).first()
+        );
+        let (tests, witnessed) = proven(matches);
+        let one = |m: &&&Value| m["original"].as_str().is_some_and(|o| o.contains("ONE"));
+        assert!(witnessed.iter().any(|m| one(&m)), "`p == ONE` unproven: {text}");
+        assert!(tests.iter().any(|c| c.contains("Pattern::<'*', '?'>::new(")), "{tests:?}");
+        // `collapsed`'s source names `ANY`, never `'*'`: the instantiation's values are the
+        // search's constants, or no input starts with two of them.
+        let (_, witnessed) = proven(find(r, "Pattern<ANY,ONE>::collapsed"));
+        assert!(witnessed.len() >= 4, "{text}");
+        assert!(witnessed.iter().all(|m| m["witness"]["input"][0] == "**"), "{text}");
+        let (tests, witnessed) = proven(find(r, "Stack<CAP>::from_slice"));
+        let full = witnessed
+            .iter()
+            .find(|m| m["replacement"] == "items.len() < CAP")
+            .unwrap_or_else(|| panic!("`<=` -> `<` is not proven: {text}"));
+        assert_eq!(full["witness"]["input"][0].as_array().unwrap().len(), 4, "{}", full);
+        assert!(tests.iter().any(|c| c.contains("Stack::<4>::from_slice(")), "{tests:?}");
+        let (tests, witnessed) = proven(find(r, "total"));
+        assert!(witnessed.iter().any(|m| m["replacement"] == "s == N as u32"), "{text}");
+        assert!(tests.iter().any(|c| c.contains("total::<4>([0u8, 0u8, 0u8, 0u8])")), "{tests:?}");
+    });
+}

@@ -109,6 +109,7 @@ pub fn plan(
     let mut generic_params = Vec::new();
     if let Some(h) = head {
         generic_params.extend(generics::params_of(&h.generics));
+        generics::from_aliases(&mut generic_params, &h.self_ty, recipes.table);
     }
     let own = generics::params_of(&sig.generics);
     let turbofish_names: Vec<String> = own.iter().map(|p| p.name.clone()).collect();
@@ -126,7 +127,7 @@ pub fn plan(
                 generic_params.push(generics::Param {
                     name: made_up.clone(),
                     bounds: it.bounds.iter().cloned().collect(),
-                    preferred: Vec::new(),
+                    ..generics::Param::default()
                 });
                 syn::parse_str(&made_up).expect("an identifier")
             }

@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 use syn::punctuated::Punctuated;
 use syn::{GenericParam, Token, Type, TypeParamBound, WherePredicate};
 
-use super::recipes::type_args;
-use super::table::{tight, TypeTable};
+use super::recipes::{generic_args, type_args};
+use super::table::{tight, TypeKind, TypeTable};
 
 /// How many instantiations of one function are tried.
 pub const MAX_TRIES: usize = 3;
@@ -19,10 +19,16 @@ pub const MAX_TRIES: usize = 3;
 /// The short list of types tried for any parameter.
 const SHORT_LIST: [&str; 6] = ["i32", "u64", "String", "f64", "Vec<u8>", "&str"];
 
+/// The values tried for a const parameter of each type (after its default and the crate's
+/// aliases): a small capacity first, so that exploring can fill it.
+const CONST_VALUES: [(&str, &[&str]); 3] =
+    [("bool", &["false", "true"]), ("char", &["'a'", "'*'"]), ("", &["4", "1", "16"])];
+
 /// num-traits' float traits: a parameter bound by one is a float, never an integer or a string.
 const FLOAT_TRAITS: [&str; 3] = ["Float", "FloatCore", "Real"];
 
 /// One generic parameter to instantiate: its name and bounds.
+#[derive(Default)]
 pub struct Param {
     /// Its name (`T`, or a made-up name for an `impl Trait` argument).
     pub name: String,
@@ -31,6 +37,9 @@ pub struct Param {
     /// Candidates its bounds on a reference point at, tried first (`&'a T: IntoIterator<Item =
     /// E>` → `T = Vec<i32>`, `E = &i32`).
     pub preferred: Vec<Type>,
+    /// A const parameter's type (`usize` of `const CAP: usize`); its candidates are values,
+    /// written as [`Type::Verbatim`] (`4`, `'*'`).
+    pub konst: Option<Type>,
 }
 
 /// The type parameters of `generics` with their bounds.
@@ -42,9 +51,15 @@ pub fn params_of(generics: &syn::Generics) -> Vec<Param> {
             GenericParam::Type(t) => Some(Param {
                 name: t.ident.to_string(),
                 bounds: t.bounds.iter().cloned().collect(),
-                preferred: Vec::new(),
+                ..Param::default()
             }),
-            _ => None,
+            GenericParam::Const(c) => Some(Param {
+                name: c.ident.to_string(),
+                preferred: c.default.iter().map(value).collect(),
+                konst: Some(c.ty.clone()),
+                ..Param::default()
+            }),
+            GenericParam::Lifetime(_) => None,
         })
         .collect();
     if let Some(w) = &generics.where_clause {
@@ -64,6 +79,39 @@ pub fn params_of(generics: &syn::Generics) -> Vec<Param> {
         }
     }
     out
+}
+
+/// Const value `e` as a generic argument (a [`Type::Verbatim`] that prints as written).
+pub fn value(e: &syn::Expr) -> Type {
+    Type::Verbatim(quote::ToTokens::to_token_stream(e))
+}
+
+/// Prefers for `params` (an impl's, whose self type is `self_ty`) the const values the crate's
+/// own type aliases give its self type: wildmatch 2.4's `impl<const MULTI_WILDCARD: char, const
+/// SINGLE_WILDCARD: char> WildMatchPattern<MULTI_WILDCARD, SINGLE_WILDCARD>` is called on
+/// `WildMatch = WildMatchPattern<'*', '?'>`, its users' type.
+pub fn from_aliases(params: &mut [Param], self_ty: &Type, table: &TypeTable<'_>) {
+    let Type::Path(own) = self_ty else { return };
+    let Some(own) = own.path.segments.last() else { return };
+    let written = generic_args(&own.arguments);
+    for def in &table.types {
+        let TypeKind::Alias(Type::Path(target)) = def.kind else { continue };
+        let Some(last) = target.path.segments.last() else { continue };
+        if last.ident != own.ident || !def.generics.params.is_empty() {
+            continue;
+        }
+        let given = generic_args(&last.arguments);
+        if given.len() != written.len() {
+            continue;
+        }
+        for (w, g) in written.iter().zip(given) {
+            if let Some(p) = param_named(params, w).filter(|p| p.konst.is_some()) {
+                if !p.preferred.iter().any(|x| tight(x) == tight(&g)) {
+                    p.preferred.push(g);
+                }
+            }
+        }
+    }
 }
 
 /// The name of the generic parameter `t` is, if it is one of `params`.
@@ -220,6 +268,19 @@ fn may_satisfy(t: &str, traits: &[String]) -> bool {
 
 /// The candidates of one parameter, best first.
 fn candidates_of(p: &Param, table: &TypeTable<'_>) -> Vec<Type> {
+    if let Some(ty) = &p.konst {
+        let ty = tight(ty);
+        let mut out = p.preferred.clone();
+        let (_, values) =
+            CONST_VALUES.iter().find(|(t, _)| *t == ty || t.is_empty()).expect("a row");
+        for v in *values {
+            let v = value(&syn::parse_str(v).expect("a literal"));
+            if !out.iter().any(|x| tight(x) == tight(&v)) {
+                out.push(v);
+            }
+        }
+        return out;
+    }
     let (found, bounds) = from_bounds(&p.bounds);
     let traits: Vec<String> = bounds.iter().map(|(name, _)| name.clone()).collect();
     let mut out = p.preferred.clone();
@@ -261,6 +322,14 @@ fn candidates_of(p: &Param, table: &TypeTable<'_>) -> Vec<Type> {
 struct SubstParams<'m>(&'m BTreeMap<String, Type>);
 
 impl syn::visit_mut::VisitMut for SubstParams<'_> {
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        if let Some(v) = const_value(self.0, e) {
+            *e = v;
+            return;
+        }
+        syn::visit_mut::visit_expr_mut(self, e);
+    }
+
     fn visit_type_mut(&mut self, t: &mut Type) {
         if let Type::Path(p) = t {
             if let Some(s) = p.path.get_ident().and_then(|i| self.0.get(&i.to_string())) {
@@ -270,6 +339,14 @@ impl syn::visit_mut::VisitMut for SubstParams<'_> {
         }
         syn::visit_mut::visit_type_mut(self, t);
     }
+}
+
+/// The value expression `e` (a bare const parameter's name, `N` in `[u8; N]`) stands for in
+/// `subst`, when it is one.
+pub fn const_value(subst: &BTreeMap<String, Type>, e: &syn::Expr) -> Option<syn::Expr> {
+    let syn::Expr::Path(p) = e else { return None };
+    let Some(Type::Verbatim(v)) = subst.get(&p.path.get_ident()?.to_string()) else { return None };
+    syn::parse2(v.clone()).ok()
 }
 
 /// Up to [`MAX_TRIES`] instantiations of `params`: the first candidate of each, then the
@@ -396,5 +473,40 @@ mod tests {
         // An iterator's element type keeps its own path; only the prelude's names change.
         let v = first("fn f<I: Iterator<Item = String>>(it: I) -> usize");
         assert_eq!(v[0], "std::vec::IntoIter<::std::string::String>");
+    }
+
+    #[test]
+    fn a_const_parameter_takes_its_default_then_values_of_its_type() {
+        assert_eq!(first("fn f<const N: usize>(xs: [u8; N])"), ["4", "1", "16"]);
+        assert_eq!(first("fn f<const N: usize = 8>(xs: [u8; N])"), ["8", "4", "1"]);
+        assert_eq!(first("fn f<const B: bool>()"), ["false", "true"]);
+        assert_eq!(
+            first("fn f<T: Copy, const C: char>(x: T)"),
+            ["'a', i32", "'*', u64", "'*', f64"]
+        );
+    }
+
+    #[test]
+    fn an_impl_s_const_parameters_take_the_values_the_crate_s_aliases_give_its_type() {
+        let src = "pub struct Pattern<const ANY: char, const ONE: char> { t: String }\n\
+                   pub type Glob = Pattern<'*', '?'>;\n\
+                   pub type Unrelated = Vec<u8>;";
+        let file = SourceFile { path: "lib.rs".into(), module: vec![], text: src.into() };
+        let files = vec![(file, syn::parse_file(src).unwrap())];
+        let table = TypeTable::new(&files, &[]);
+        let imp: syn::ItemImpl =
+            syn::parse_str("impl<const ANY: char, const ONE: char> Pattern<ANY, ONE> {}").unwrap();
+        let mut params = params_of(&imp.generics);
+        from_aliases(&mut params, &imp.self_ty, &table);
+        let tries: Vec<String> = instantiations(&params, &table)
+            .into_iter()
+            .map(|m| format!("{} {}", tight(&m["ANY"]), tight(&m["ONE"])))
+            .collect();
+        assert_eq!(tries, ["'*' '?'", "'a' 'a'", "'a' '*'"]);
+        // Substituted into a type and an array length, they read as written.
+        let mut ty: Type = syn::parse_str("(Pattern<ANY, ONE>, [u8; ANY])").unwrap();
+        let first = instantiations(&params, &table).remove(0);
+        syn::visit_mut::VisitMut::visit_type_mut(&mut SubstParams(&first), &mut ty);
+        assert_eq!(tight(&ty), "(Pattern<'*', '?'>, [u8;'*'])");
     }
 }

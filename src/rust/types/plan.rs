@@ -113,7 +113,17 @@ pub fn owned(ty: &Type, cx: &dyn Resolve) -> Result<(Ty, String), String> {
             Ok((Ty::Tuple { items }, format!("({}{comma})", texts.join(", "))))
         }
         Type::Array(a) => {
-            let len: usize = match &a.len {
+            // A const parameter's name (`[u8; N]`) stands for the value it is instantiated with.
+            let given = match &a.len {
+                syn::Expr::Path(p) if p.qself.is_none() => {
+                    match cx.substitute(&syn::TypePath { qself: None, path: p.path.clone() }) {
+                        Some(Type::Verbatim(v)) => syn::parse2(v).ok(),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            let len: usize = match given.as_ref().unwrap_or(&a.len) {
                 syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => {
                     i.base10_parse().map_err(|e| e.to_string())?
                 }

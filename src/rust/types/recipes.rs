@@ -100,6 +100,14 @@ impl VisitMut for Subst<'_> {
         }
         syn::visit_mut::visit_type_mut(self, t);
     }
+
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        if let Some(v) = super::generics::const_value(self.subst, e) {
+            *e = v;
+            return;
+        }
+        syn::visit_mut::visit_expr_mut(self, e);
+    }
 }
 
 /// Replaces every lifetime by `'static` (`static_`) or `'_`.
@@ -132,6 +140,37 @@ pub fn type_args(args: &PathArguments) -> Vec<&Type> {
             .collect(),
         _ => Vec::new(),
     }
+}
+
+/// The type and const arguments of a path segment, in order; a const argument (`'*'`, `4`,
+/// `{ N }`) is written as a [`Type::Verbatim`] (see `generics::value`). syn reads a bare name
+/// (`N`) as a type either way.
+pub fn generic_args(args: &PathArguments) -> Vec<Type> {
+    match args {
+        PathArguments::AngleBracketed(a) => a
+            .args
+            .iter()
+            .filter_map(|g| match g {
+                GenericArgument::Type(t) => Some(t.clone()),
+                GenericArgument::Const(e) => Some(super::generics::value(e)),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The names of `generics`' type and const parameters, in order (what [`generic_args`] fills).
+pub fn value_params(generics: &syn::Generics) -> Vec<String> {
+    generics
+        .params
+        .iter()
+        .filter_map(|g| match g {
+            syn::GenericParam::Type(t) => Some(t.ident.to_string()),
+            syn::GenericParam::Const(c) => Some(c.ident.to_string()),
+            syn::GenericParam::Lifetime(_) => None,
+        })
+        .collect()
 }
 
 /// Whether a type mentions a lifetime.
@@ -256,19 +295,17 @@ impl Resolve for Place<'_, '_, '_> {
             // The alias's value type; the owned type keeps the alias's name, which resolves here.
             return Some(owned(target, &at).map(|(ty, _)| (ty, with_lifetimes(&written, false))));
         }
-        let args: Vec<&Type> = match &written {
+        let args: Vec<Type> = match &written {
             Type::Path(w) => {
-                w.path.segments.last().map(|s| type_args(&s.arguments)).unwrap_or_default()
+                w.path.segments.last().map(|s| generic_args(&s.arguments)).unwrap_or_default()
             }
             _ => Vec::new(),
         };
-        let params =
-            def.generics.params.iter().filter(|g| matches!(g, syn::GenericParam::Type(_))).count();
-        if args.len() != params {
+        if args.len() != value_params(def.generics).len() {
             return Some(Err(format!("generic type `{}` without its type arguments", def.name)));
         }
         let mut portable = Vec::new();
-        for a in args {
+        for a in &args {
             match self.portable(a) {
                 Some(t) => portable.push(t),
                 None => {
@@ -312,20 +349,9 @@ fn returns_self(place: &Place<'_, '_, '_>, out: &ReturnType, ty: usize) -> Optio
 /// Binds an impl's generic parameters by matching its self type's arguments against `args`
 /// (the instantiation asked for); `None` when they do not match.
 fn bind(imp: &syn::ItemImpl, args: &[Type]) -> Option<BTreeMap<String, Type>> {
-    let params: Vec<String> = imp
-        .generics
-        .params
-        .iter()
-        .filter_map(|g| {
-            if let syn::GenericParam::Type(t) = g {
-                Some(t.ident.to_string())
-            } else {
-                None
-            }
-        })
-        .collect();
+    let params = value_params(&imp.generics);
     let Type::Path(p) = &*imp.self_ty else { return None };
-    let written = type_args(&p.path.segments.last()?.arguments);
+    let written = generic_args(&p.path.segments.last()?.arguments);
     if written.len() != args.len() {
         return None;
     }
@@ -339,7 +365,7 @@ fn bind(imp: &syn::ItemImpl, args: &[Type]) -> Option<BTreeMap<String, Type>> {
             Some(n) if params.contains(&n) => {
                 map.insert(n, a.clone());
             }
-            _ if tight(*w) == tight(a) => {}
+            _ if tight(w) == tight(a) => {}
             _ => return None,
         }
     }
@@ -463,7 +489,7 @@ impl<'t, 'a> Recipes<'t, 'a> {
     ) -> (Vec<Arm>, Vec<String>) {
         let def = &self.table.types[ty];
         let self_ty: Option<Type> = syn::parse_str(self_text).ok();
-        let params: Vec<String> = def.generics.type_params().map(|p| p.ident.to_string()).collect();
+        let params = value_params(def.generics);
         let place = Place {
             recipes: self,
             module: def.module.clone(),
