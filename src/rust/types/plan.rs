@@ -4,7 +4,7 @@
 //! generic parameters (substituted), then the std types of [`super::std`].
 
 use quote::ToTokens;
-use syn::{GenericArgument, PathArguments, ReturnType, Type};
+use syn::{ReturnType, Type};
 
 use super::std as std_types;
 use crate::value::Ty;
@@ -80,20 +80,6 @@ pub(crate) fn text(t: &impl ToTokens) -> String {
     t.to_token_stream().to_string()
 }
 
-fn generic_args(args: &PathArguments) -> Vec<&Type> {
-    match args {
-        PathArguments::AngleBracketed(a) => a
-            .args
-            .iter()
-            .filter_map(|g| match g {
-                GenericArgument::Type(t) => Some(t),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
 /// The value type and owned Rust type of a type with no references in it.
 pub fn owned(ty: &Type, cx: &dyn Resolve) -> Result<(Ty, String), String> {
     let owned = |t: &Type| owned(t, cx);
@@ -138,7 +124,9 @@ pub fn owned(ty: &Type, cx: &dyn Resolve) -> Result<(Ty, String), String> {
             }
             let seg = p.path.segments.last().ok_or("an empty path")?;
             let name = seg.ident.to_string();
-            let args = generic_args(&seg.arguments);
+            // Const arguments count: heapless 0.8's `String<4>` and `Vec<u8, 4>` are not std's.
+            let args = super::recipes::generic_args(&seg.arguments);
+            let args: Vec<&Type> = args.iter().collect();
             let prim = |ty: Ty| Ok((ty, name.clone()));
             match (name.as_str(), args.as_slice()) {
                 ("i8", []) => prim(Ty::int(8, true)),
@@ -221,7 +209,9 @@ pub fn plan(ty: &Type, cx: &dyn Resolve) -> Result<ArgPlan, String> {
         }
         Type::Path(p) if p.qself.is_none() => {
             let seg = p.path.segments.last().ok_or("an empty path")?;
-            let args = generic_args(&seg.arguments);
+            // Const arguments count: heapless 0.8's `String<4>` and `Vec<u8, 4>` are not std's.
+            let args = super::recipes::generic_args(&seg.arguments);
+            let args: Vec<&Type> = args.iter().collect();
             match (seg.ident.to_string().as_str(), args.as_slice()) {
                 ("Option", [Type::Reference(r)]) if r.mutability.is_none() => {
                     let (t, o, pass) = match &*r.elem {
