@@ -69,10 +69,11 @@ fn ty_of_tag(tag: &str, r: &types::Resolver<'_>) -> Option<Ty> {
 pub fn learnt(f: &PyFn, seen: &[Seen], r: &types::Resolver<'_>) -> Option<Vec<Param>> {
     let mut params = f.params.clone();
     let mut changed = false;
-    for p in params.iter_mut() {
+    for (p, pass) in params.iter_mut().zip(&f.passes) {
         let Some(default) = learnable(f, p) else { continue };
         if let Some(ty) = learnt_ty(&p.name, default, seen, r) {
-            p.ty = Some(ty);
+            let unset = *pass == types::scope::Pass::Unset;
+            p.ty = Some(if unset { types::function::unset(ty) } else { ty });
             changed = true;
         }
     }

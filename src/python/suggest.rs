@@ -53,9 +53,12 @@ impl Callee<'_> {
         }
     }
 
-    /// Whether `v`, the argument of parameter `name`, is that parameter's literal default.
+    /// Whether `v`, the argument of parameter `name`, is that parameter's literal default, or
+    /// stands for its default (`None` of a [`Pass::Unset`] parameter).
     fn is_default(&self, name: &str, v: &Value) -> bool {
+        let unset = |k: usize| self.passes.get(k) == Some(&Pass::Unset);
         self.defaults.iter().any(|(n, d)| n == name && is_default_value(v, d))
+            || *v == Value::Null && self.names.iter().position(|n| n == name).is_some_and(unset)
     }
 
     /// How many of `input`'s arguments a call writes, from the first: those at the end that
@@ -272,6 +275,8 @@ fn call_of(f: &Callee<'_>, input: &[Value]) -> Call {
         match (f.passes.get(i).copied().unwrap_or(Pass::Pos { only: false }), v, &ty) {
             _ if i == 0 && f.receiver => receiver = Some(literal(v, &ty, false)),
             (Pass::Kw, _, _) if default => {}
+            (Pass::Unset, Value::Null, _) => {}
+            (Pass::Unset, _, _) => named.push(format!("{name}={}", lit(v, &ty))),
             (Pass::Kw, _, _) => named.push(format!("{name}={}", lit(v, &ty))),
             (Pass::Star, Value::List(items), Ty::List { item }) => {
                 positional.extend(items.iter().map(|x| (literal(x, item, false), false)))
@@ -516,7 +521,8 @@ fn parametrized(f: &Callee<'_>, cases: &[&Witness], name: &str, why: &str) -> Op
         match f.passes.get(i).copied().unwrap_or(Pass::Pos { only: false }) {
             Pass::Pos { .. } => args.push(n.to_string()),
             Pass::Kw => args.push(format!("{n}={n}")),
-            Pass::Star | Pass::StarStar => return None,
+            // An `Unset` one's `None` means "not given", which a table's column cannot say.
+            Pass::Unset | Pass::Star | Pass::StarStar => return None,
         }
     }
     let call = format!("{}({})", f.qualname, args.join(", "));

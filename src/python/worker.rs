@@ -37,11 +37,13 @@ pub fn target(project: &Project, c: &Chosen, learnt: Option<&[Param]>) -> serde_
     })
 }
 
-/// How the worker passes a parameter: `pos`, `kw`, `star` or `starstar`.
+/// How the worker passes a parameter: `pos`, `kw`, `unset` (by name unless `None`), `star` or
+/// `starstar`.
 fn pass_name(p: Pass) -> &'static str {
     match p {
         Pass::Pos { .. } => "pos",
         Pass::Kw => "kw",
+        Pass::Unset => "unset",
         Pass::Star => "star",
         Pass::StarStar => "starstar",
     }

@@ -2,7 +2,8 @@
 
 A target (``src/python/worker.rs``) names its module, qualified name and kind (``function``,
 ``method``, ``staticmethod``, ``classmethod``, ``property``, ``setter``, ``init``) and lists its parameters
-with their types and how each is passed: ``pos``, ``kw`` (by name), ``star`` (a list spread as
+with their types and how each is passed: ``pos``, ``kw`` (by name), ``unset`` (by name, left
+out when ``None``: a parameter whose default is not a literal), ``star`` (a list spread as
 ``*args``) or ``starstar`` (a dictionary spread as ``**kwargs``). With ``receiver``, the first
 argument is the instance a method is called on (a built value); without, a method is called on
 a fresh ``Class()``. ``decorated``: the function is called through its decorator (one that
@@ -35,6 +36,9 @@ def _spread(params, vals):
             args.append(v)
         elif way == "kw":
             kwargs[p["name"]] = v
+        elif way == "unset":
+            if v is not None:
+                kwargs[p["name"]] = v
         elif way == "star":
             args.extend(v)
         else:

@@ -42,6 +42,15 @@ pub fn of_default(literal: Option<&Value>) -> Ty {
     Ty::Union { options: vec![kind, Ty::OneOf { values }] }
 }
 
+/// The type of a [`Pass::Unset`] parameter: `None` among its values (it stands for "not
+/// given").
+pub fn unset(t: Ty) -> Ty {
+    match t {
+        Ty::Any | Ty::Option { .. } => t,
+        t => Ty::Option { item: Box::new(t) },
+    }
+}
+
 /// Decorators that keep the function they decorate reachable (`__wrapped__`) and callable.
 const KEEPING: &[&str] =
     &["lru_cache", "cache", "wraps", "deprecated", "final", "override", "no_type_check"];
@@ -160,6 +169,12 @@ pub fn resolve(f: &mut PyFn, module: &str, r: &Resolver<'_>) {
             (Pass::Pos { only: true }, Ok(_)) if left_out => {
                 note(format!("parameter `{}` follows one abex leaves to its default", p.name));
                 continue;
+            }
+            // A default that is no literal: `None` stands for "not given" (and the parameters
+            // after it are passed by name, since it may be left out).
+            (Pass::Pos { only: false } | Pass::Kw, Ok(t)) if p.default && p.literal.is_none() => {
+                left_out = true;
+                (unset(t), Pass::Unset)
             }
             (Pass::Pos { .. }, Ok(t)) if left_out => (t, Pass::Kw),
             (pass, Ok(t)) => (t, pass),

@@ -22,6 +22,11 @@ pub enum Pass {
     },
     /// By name (after `*` or `*args`, or when an earlier parameter is left to its default).
     Kw,
+    /// By name when given, left out of the call when its value is `None`: a parameter whose
+    /// default is not a literal (`default=__marker`, `timer=time.monotonic`), whose "not
+    /// given" branch no value can reach (cachetools 5.5's `Cache.pop(key, default=__marker)`
+    /// raises `KeyError(key)` only when `default` is not passed).
+    Unset,
     /// `*args`: a list spread as positional arguments.
     Star,
     /// `**kwargs`: a dictionary spread as keyword arguments.

@@ -17,3 +17,17 @@ def badge(score: int, suffix=None) -> str:
     """``"gold"`` from 90 points, else ``"plain"``; with ``suffix`` after it."""
     name = "gold" if score >= 90 else "plain"
     return name if suffix is None else f"{name}-{suffix}"
+
+
+_MISSING = object()
+
+
+def lookup(table: dict, key: str, default=_MISSING):
+    """``table[key]``; ``default`` when it has none, else a ``KeyError`` that names the key
+    (cachetools 5.5's ``Cache.pop(key, default=__marker)``: a default that is no literal, whose
+    "not given" branch no argument reaches)."""
+    if key in table:
+        return table[key]
+    if default is _MISSING:
+        raise KeyError(f"no {key}")
+    return default
