@@ -258,10 +258,58 @@ struct Call {
     statement: String,
     expr: String,
     /// For a method: the instance's expression and the call on it (`Point(x=1)`, `norm()`).
-    method: Option<(String, String)>,
+    method: Option<(String, On)>,
+    /// Whether `expr` has the call's value (`cache[0] = 1` has none: a statement).
+    valued: bool,
 }
 
-fn call_of(f: &Callee<'_>, input: &[Value]) -> Call {
+/// How a method is called on its instance: by name, or by the operator its dunder name stands
+/// for, as a person writes it (`cache[key]`, not `cache.__getitem__(key)`).
+#[derive(Clone, Debug, PartialEq)]
+enum On {
+    /// `name(args)`.
+    Call(String),
+    /// `__getitem__(key)`: `recv[key]`.
+    Item(String),
+    /// `__setitem__(key, value)`: `recv[key] = value` (a statement).
+    SetItem(String, String),
+    /// `__delitem__(key)`: `del recv[key]` (a statement).
+    DelItem(String),
+    /// `__contains__(x)`: `x in recv`.
+    Contains(String),
+    /// `__len__()`: `len(recv)`.
+    Len,
+}
+
+impl On {
+    /// The method `name` called with `args` (positional only, as written), by its operator
+    /// when it has one.
+    fn of(name: &str, args: &[String], named: bool, all: &str) -> On {
+        match (name, args, named) {
+            ("__getitem__", [k], false) => On::Item(k.clone()),
+            ("__setitem__", [k, v], false) => On::SetItem(k.clone(), v.clone()),
+            ("__delitem__", [k], false) => On::DelItem(k.clone()),
+            ("__contains__", [x], false) => On::Contains(x.clone()),
+            ("__len__", [], false) => On::Len,
+            _ => On::Call(format!("{name}({all})")),
+        }
+    }
+
+    /// The code that calls it on `recv`, and whether that is an expression with its value.
+    fn on(&self, recv: &str) -> (String, bool) {
+        match self {
+            On::Call(call) => (format!("{recv}.{call}"), true),
+            On::Item(k) => (format!("{recv}[{k}]"), true),
+            On::SetItem(k, v) => (format!("{recv}[{k}] = {v}"), false),
+            On::DelItem(k) => (format!("del {recv}[{k}]"), false),
+            On::Contains(x) => (format!("({x} in {recv})"), true),
+            On::Len => (format!("len({recv})"), true),
+        }
+    }
+}
+
+/// The call of `f` on `input`; a dunder method by its operator when `operators`.
+fn call_of(f: &Callee<'_>, input: &[Value], operators: bool) -> Call {
     // Each positional argument, and whether the call reads the same without it (its
     // parameter's default): those at the end are left out.
     let mut positional: Vec<(String, bool)> = Vec::new();
@@ -296,16 +344,21 @@ fn call_of(f: &Callee<'_>, input: &[Value]) -> Call {
     while positional.last().is_some_and(|(_, default)| *default) {
         positional.pop();
     }
-    let positional = positional.into_iter().map(|(text, _)| text);
-    let args = positional.chain(named).collect::<Vec<_>>().join(", ");
+    let positional: Vec<String> = positional.into_iter().map(|(text, _)| text).collect();
+    let args = positional.iter().chain(&named).cloned().collect::<Vec<_>>().join(", ");
     let (owner, name_in) = match f.qualname.rsplit_once('.') {
         Some((c, n)) => (c, n),
         None => (f.qualname, f.qualname),
     };
     let instance = receiver.unwrap_or_else(|| format!("{owner}()"));
+    let on = match operators && !f.is_async {
+        true => On::of(name_in, &positional, !named.is_empty(), &args),
+        false => On::Call(format!("{name_in}({args})")),
+    };
+    let (on_instance, valued) = on.on(&instance);
     let expr = match f.kind {
         Kind::Function => format!("{}({args})", f.qualname),
-        Kind::Method => format!("{instance}.{name_in}({args})"),
+        Kind::Method => on_instance,
         Kind::Property => format!("{instance}.{name_in}"),
         Kind::StaticMethod | Kind::ClassMethod => format!("{owner}.{name_in}({args})"),
         Kind::Init => format!("vars({owner}({args}))"),
@@ -315,12 +368,14 @@ fn call_of(f: &Callee<'_>, input: &[Value]) -> Call {
                 statement: format!("obj.{name_in} = {args}"),
                 expr: format!("obj.{name_in}"),
                 method: None,
+                valued: true,
             }
         }
     };
     let expr = if f.is_async { format!("asyncio.run({expr})") } else { expr };
-    let method = (f.kind == Kind::Method).then(|| (instance, format!("{name_in}({args})")));
-    Call { setup: Vec::new(), statement: expr.clone(), expr, method }
+    let method = (f.kind == Kind::Method).then_some((instance, on));
+    let valued = valued || f.kind != Kind::Method;
+    Call { setup: Vec::new(), statement: expr.clone(), expr, method, valued }
 }
 
 /// Whether `text` (a `repr`) is a Python literal that reads back as an equal value: numbers,
@@ -631,18 +686,27 @@ fn case(f: &Callee<'_>, w: &Witness, readable: bool) -> Option<Case> {
     // A method that changed its receiver: its state after the call follows the value (see
     // `value::AFTER`), and the test binds the receiver to assert it.
     let (original, states) = w.original.split_after();
-    let mut call = call_of(f, &w.input);
+    let mut call = call_of(f, &w.input, true);
     let receiver_state = match states.as_slice() {
         [] => None,
-        [(name, state)] if name == "receiver" && f.receiver && !f.is_async => {
-            let (instance, method) = call.method.clone()?;
-            call.setup.push(format!("receiver = {instance}"));
-            call.statement = format!("receiver.{method}");
-            call.expr = call.statement.clone();
-            Some(state.clone())
-        }
+        [(name, state)] if name == "receiver" && f.receiver && !f.is_async => Some(state.clone()),
         _ => return None,
     };
+    // A statement (`cache[0] = 1`) asserts no value: where the value is asserted, the method is
+    // called by its name.
+    let asserted = match &original {
+        Outcome::Ok { value } => !(receiver_state.is_some() && value == "None"),
+        _ => false,
+    };
+    if asserted && !call.valued {
+        call = call_of(f, &w.input, false);
+    }
+    if receiver_state.is_some() {
+        let (instance, on) = call.method.clone()?;
+        call.setup.push(format!("receiver = {instance}"));
+        call.statement = on.on("receiver").0;
+        call.expr = call.statement.clone();
+    }
     let mut needs: BTreeSet<(String, String)> = BTreeSet::new();
     for (i, v) in w.input.iter().enumerate() {
         imports(v, f.params.get(i).unwrap_or(&Ty::Any), &mut needs);
@@ -862,6 +926,72 @@ mod tests {
     }
 
     #[test]
+    fn a_dunder_method_is_called_by_its_operator() {
+        // cachetools 5.5.0's `Cache.__setitem__` was written `Cache(maxsize=0).__setitem__(0,
+        // None)`; a person writes `cache[0] = None`.
+        let cache = Ty::Built {
+            name: "pkg.Cache".into(),
+            ctors: vec![crate::value::Ctor {
+                name: "Cache".into(),
+                form: CtorForm::Fields,
+                params: vec![("maxsize".into(), Ty::int(64, true))],
+                seeds: Vec::new(),
+                defaults: Vec::new(),
+            }],
+        };
+        let params = [cache, Ty::Any, Ty::Any];
+        let names: Vec<String> = ["self", "key", "value"].map(String::from).to_vec();
+        let passes = [Pass::Pos { only: false }; 3];
+        let method = |qualname: &'static str, n: usize| Callee {
+            qualname,
+            kind: Kind::Method,
+            names: &names[..n],
+            passes: &passes[..n],
+            receiver: true,
+            ..Callee::function("pkg", qualname, &params[..n])
+        };
+        let receiver = Value::Built { ctor: "Cache".into(), args: vec![Value::Int(0)] };
+        let witness = |input: Vec<Value>, original: Outcome| Witness {
+            input,
+            original,
+            mutant: Outcome::Ok { value: "7".into() },
+            found_by: "archive".into(),
+            shrunk_from: None,
+        };
+        let raised = Outcome::Error { ty: "ValueError".into(), message: "value too large".into() };
+        let (set, two) = (method("Cache.__setitem__", 3), vec![receiver.clone(), Value::Int(0)]);
+        let both = [two.clone(), vec![Value::Null]].concat();
+        let code = render(&set, &witness(both.clone(), raised), "test_t", "why", true).unwrap();
+        assert!(
+            code.contains("pytest.raises(ValueError):\n        Cache(maxsize=0)[0] = None\n"),
+            "{code}"
+        );
+        // The state after it: the statement, then the receiver.
+        let changed =
+            Outcome::Ok { value: format!("None{}receiver = {{'n': 1}}", crate::value::AFTER) };
+        let code = render(&set, &witness(both.clone(), changed), "test_t", "why", true).unwrap();
+        assert!(code.contains("    receiver = Cache(maxsize=0)\n    receiver[0] = None\n    assert vars(receiver) == {'n': 1}\n"), "{code}");
+        // A value to assert: the statement has none, so the method is called by its name.
+        let valued = Outcome::Ok { value: "3".into() };
+        let code = render(&set, &witness(both, valued), "test_t", "why", true).unwrap();
+        assert!(code.contains("assert Cache(maxsize=0).__setitem__(0, None) == 3"), "{code}");
+        let (get, has, len) = (
+            method("Cache.__getitem__", 2),
+            method("Cache.__contains__", 2),
+            method("Cache.__len__", 1),
+        );
+        let three = Outcome::Ok { value: "3".into() };
+        let code =
+            render(&get, &witness(two.clone(), three.clone()), "test_t", "why", true).unwrap();
+        assert!(code.contains("assert Cache(maxsize=0)[0] == 3"), "{code}");
+        let yes = Outcome::Ok { value: "True".into() };
+        let code = render(&has, &witness(two, yes), "test_t", "why", true).unwrap();
+        assert!(code.contains("assert (0 in Cache(maxsize=0)) is True"), "{code}");
+        let code = render(&len, &witness(vec![receiver], three), "test_t", "why", true).unwrap();
+        assert!(code.contains("assert len(Cache(maxsize=0)) == 3"), "{code}");
+    }
+
+    #[test]
     fn a_returned_iterator_is_asserted_by_its_first_items() {
         // toolz 0.12.1's `partition_all` returns a generator: the worker shows its items.
         let params = [Ty::int(64, true)];
@@ -957,7 +1087,7 @@ mod tests {
             defaults: &defaults,
             ..Callee::function("boltons.strutils", "bytes2human", &params)
         };
-        let call = |input: Vec<Value>| call_of(&f, &input).expr;
+        let call = |input: Vec<Value>| call_of(&f, &input, true).expr;
         let (n, s) = (|x| Value::Int(x), |x: &str| Value::Str(x.into()));
         let no = Value::Bool(false);
         assert_eq!(call(vec![n(1 << 30), n(0), s("B"), no.clone()]), "bytes2human(1073741824)");
@@ -972,8 +1102,8 @@ mod tests {
         let zero = [("x".to_string(), Value::Float(0.0))];
         let x = vec!["x".to_string()];
         let g = Callee { names: &x, defaults: &zero, ..Callee::function("m", "g", &floats) };
-        assert_eq!(call_of(&g, &[Value::Float(-0.0)]).expr, "g(-0.0)");
-        assert_eq!(call_of(&g, &[Value::Float(0.0)]).expr, "g()");
+        assert_eq!(call_of(&g, &[Value::Float(-0.0)], true).expr, "g(-0.0)");
+        assert_eq!(call_of(&g, &[Value::Float(0.0)], true).expr, "g()");
     }
 
     #[test]
