@@ -68,3 +68,25 @@ def test_a_changed_constant_or_knob_is_analysed_again_and_an_unchanged_project_r
     # A knob.
     monkeypatch.setenv("ABEX_SHRINK", "off")
     assert "reused" not in run(project)
+
+
+def test_another_build_of_the_plugin_is_another_key(tmp_path, monkeypatch):
+    # The key's description of the interpreter carries a hash of the plugin's own files: a
+    # result of another build of the same version (a checkout between releases, whose runner
+    # calls functions another way) is not reused.
+    import importlib
+    import shutil
+
+    import pytest_abex
+
+    copy = tmp_path / "pytest_abex_copy"
+    shutil.copytree(pytest_abex.__path__[0], copy, ignore=shutil.ignore_patterns("*.so", "__pycache__"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    plugin = importlib.import_module("pytest_abex_copy.plugin")
+    before = plugin._interpreter()
+    assert before == plugin._interpreter()
+    with open(copy / "calls.py", "a") as f:
+        f.write("\n# another build\n")
+    after = plugin._interpreter()
+    assert after != before
+    assert after.splitlines()[:2] == before.splitlines()[:2]  # the same interpreter

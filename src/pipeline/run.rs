@@ -265,14 +265,20 @@ fn empty_report(
     }
 }
 
+/// A hash of the sources this build of abex was compiled from (`build.rs`).
+pub const SOURCE_ID: &str = env!("ABEX_SOURCE_ID");
+
 /// The results-cache key of each target: the run's settings (the model's and the language's
 /// included), every `ABEX_*` knob, what the front end says the result depends on (the code
 /// and tests behind the function, manifests, lock files, the toolchain or interpreter), and
-/// its name and source. abex's version is in every fingerprint.
+/// its name and source. abex's version is in every fingerprint, and the identity of the build's
+/// own sources ([`SOURCE_ID`]) in these keys: a result of another build of the same version
+/// (a checkout between releases) is not reused.
 fn cache_keys(cfg: &RunConfig, front: &dyn FrontEnd, session: Option<&Session>) -> Vec<String> {
     let model = session.map(crate::llm::engine::settings_fingerprint);
     let knobs = crate::cache_key::env(|_| false);
-    let settings = format!("{}|{}|{model:?}|{knobs}", front.language(), cfg.fingerprint());
+    let settings =
+        format!("{}|{}|{model:?}|{knobs}|{SOURCE_ID}", front.language(), cfg.fingerprint());
     front
         .targets()
         .iter()
@@ -517,5 +523,17 @@ fn interrupted() -> Result<(), RunError> {
     match crate::interrupt::requested() {
         Some(_) => Err(RunError::Interrupted),
         None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_build_s_identity_is_a_hash_of_its_sources() {
+        // `build.rs` hashes `src/` and `prompts/`: sixteen hex digits, never the empty hash.
+        let id = super::SOURCE_ID;
+        assert_eq!(id.len(), 16, "{id}");
+        assert!(id.chars().all(|c| c.is_ascii_hexdigit()), "{id}");
+        assert_ne!(id, "cbf29ce484222325", "no file was hashed");
     }
 }

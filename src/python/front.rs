@@ -72,11 +72,16 @@ const PYTHON_ENV: [&str; 9] = [
     "PYTEST_DISABLE_PLUGIN_AUTOLOAD",
 ];
 
-/// Prints the interpreter's version and every installed distribution with its version (what
-/// `pytest_abex.plugin._interpreter` gives in the session's own process).
-const DESCRIBE_INTERPRETER: &str = "import sys, importlib.metadata as m\n\
+/// Prints the interpreter's version, every installed distribution with its version, and a hash
+/// of the plugin's own Python files (what `pytest_abex.plugin._interpreter` gives in the
+/// session's own process): a result of another build of the plugin is not reused.
+const DESCRIBE_INTERPRETER: &str =
+    "import sys, hashlib, pathlib, importlib.util as u, importlib.metadata as m\n\
 print(sys.version)\n\
-print(sorted(f\"{d.metadata['Name']}=={d.version}\" for d in m.distributions()))";
+print(sorted(f\"{d.metadata['Name']}=={d.version}\" for d in m.distributions()))\n\
+s = u.find_spec('pytest_abex')\n\
+fs = sorted(pathlib.Path(s.origin).parent.glob('*.py')) if s and s.origin else []\n\
+print(hashlib.sha256(b''.join(f.name.encode() + f.read_bytes() for f in fs)).hexdigest())";
 
 impl PythonFront {
     /// Reads the project of `cfg`'s Python section and chooses its targets.

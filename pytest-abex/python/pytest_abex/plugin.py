@@ -338,10 +338,12 @@ if hasattr(signal, "SIGHUP"):
 
 
 def _interpreter():
-    """This interpreter's version and installed distributions, for the results cache's key: the
-    text the core would otherwise start the interpreter to print (``DESCRIBE_INTERPRETER`` in
-    ``src/python/front.rs``)."""
+    """This interpreter's version and installed distributions, and a hash of this plugin's own
+    Python files, for the results cache's key: the text the core would otherwise start the
+    interpreter to print (``DESCRIBE_INTERPRETER`` in ``src/python/front.rs``)."""
+    import hashlib
     import importlib.metadata as m
+    import pathlib
 
     def named(d):
         # One parse of its METADATA (`d.version` would parse it again).
@@ -349,7 +351,9 @@ def _interpreter():
         return f"{meta['Name']}=={meta['Version']}"
 
     names = sorted(named(d) for d in m.distributions())
-    return f"{sys.version}\n{names}\n"
+    files = sorted(pathlib.Path(__file__).parent.glob("*.py"))
+    own = hashlib.sha256(b"".join(f.name.encode() + f.read_bytes() for f in files)).hexdigest()
+    return f"{sys.version}\n{names}\n{own}\n"
 
 
 def pytest_sessionfinish(session, exitstatus):
