@@ -2,8 +2,9 @@
 //! for each parameter, the types its bounds point at (`V: Into<u64>` → `u64`,
 //! `S: AsRef<str>` → `&str`, `I: IntoIterator<Item = Comparator>` → `Vec<Comparator>`), the crate's
 //! own types that implement a crate trait it is bound by, then a short list (`i32`, `u64`,
-//! `String`, `f64`, `Vec<u8>`, `&str`) without the ones its bounds rule out. A few
-//! instantiations are tried; the harness keeps the first that compiles.
+//! `String`, `f64`, `Vec<u8>`, `&str`) without the ones its bounds rule out. A const parameter
+//! takes values: its default, those the crate's aliases give an impl's type, then a few of its
+//! type. A few instantiations are tried; the harness keeps the first that compiles.
 
 use std::collections::BTreeMap;
 
@@ -42,7 +43,7 @@ pub struct Param {
     pub konst: Option<Type>,
 }
 
-/// The type parameters of `generics` with their bounds.
+/// The type parameters of `generics` with their bounds, and its const parameters.
 pub fn params_of(generics: &syn::Generics) -> Vec<Param> {
     let mut out: Vec<Param> = generics
         .params
