@@ -11,7 +11,8 @@ use std::collections::BTreeMap;
 use syn::punctuated::Punctuated;
 use syn::{GenericParam, Token, Type, TypeParamBound, WherePredicate};
 
-use super::recipes::{generic_args, type_args};
+use super::args::{const_value, generic_args, value};
+use super::recipes::type_args;
 use super::table::{tight, TypeKind, TypeTable};
 
 /// How many instantiations of one function are tried.
@@ -80,11 +81,6 @@ pub fn params_of(generics: &syn::Generics) -> Vec<Param> {
         }
     }
     out
-}
-
-/// Const value `e` as a generic argument (a [`Type::Verbatim`] that prints as written).
-pub fn value(e: &syn::Expr) -> Type {
-    Type::Verbatim(quote::ToTokens::to_token_stream(e))
 }
 
 /// Prefers for `params` (an impl's, whose self type is `self_ty`) the const values the crate's
@@ -340,14 +336,6 @@ impl syn::visit_mut::VisitMut for SubstParams<'_> {
         }
         syn::visit_mut::visit_type_mut(self, t);
     }
-}
-
-/// The value expression `e` (a bare const parameter's name, `N` in `[u8; N]`) stands for in
-/// `subst`, when it is one.
-pub fn const_value(subst: &BTreeMap<String, Type>, e: &syn::Expr) -> Option<syn::Expr> {
-    let syn::Expr::Path(p) = e else { return None };
-    let Some(Type::Verbatim(v)) = subst.get(&p.path.get_ident()?.to_string()) else { return None };
-    syn::parse2(v.clone()).ok()
 }
 
 /// Up to [`MAX_TRIES`] instantiations of `params`: the first candidate of each, then the

@@ -3,8 +3,9 @@
 //! [`book`]) and the values its own tests build ([`seeds`]), concrete types for generic
 //! parameters ([`generics`]), how a function is called ([`callplan`], [`fnplan`]), how a
 //! parameter or return type maps to a value type and a decode-and-pass plan ([`plan`]), and the
-//! std types beyond primitives ([`std`]).
+//! std types beyond primitives ([`std`]); a path's type and const arguments ([`args`]).
 
+pub mod args;
 pub mod book;
 pub mod callplan;
 pub mod fnplan;

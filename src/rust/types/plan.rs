@@ -125,7 +125,7 @@ pub fn owned(ty: &Type, cx: &dyn Resolve) -> Result<(Ty, String), String> {
             let seg = p.path.segments.last().ok_or("an empty path")?;
             let name = seg.ident.to_string();
             // Const arguments count: heapless 0.8's `String<4>` and `Vec<u8, 4>` are not std's.
-            let args = super::recipes::generic_args(&seg.arguments);
+            let args = super::args::generic_args(&seg.arguments);
             let args: Vec<&Type> = args.iter().collect();
             let prim = |ty: Ty| Ok((ty, name.clone()));
             match (name.as_str(), args.as_slice()) {
@@ -210,7 +210,7 @@ pub fn plan(ty: &Type, cx: &dyn Resolve) -> Result<ArgPlan, String> {
         Type::Path(p) if p.qself.is_none() => {
             let seg = p.path.segments.last().ok_or("an empty path")?;
             // Const arguments count: heapless 0.8's `String<4>` and `Vec<u8, 4>` are not std's.
-            let args = super::recipes::generic_args(&seg.arguments);
+            let args = super::args::generic_args(&seg.arguments);
             let args: Vec<&Type> = args.iter().collect();
             match (seg.ident.to_string().as_str(), args.as_slice()) {
                 ("Option", [Type::Reference(r)]) if r.mutability.is_none() => {

@@ -17,6 +17,7 @@ use quote::ToTokens;
 use syn::visit_mut::VisitMut;
 use syn::{Fields, FnArg, GenericArgument, ImplItem, PathArguments, ReturnType, Type};
 
+use super::args::{generic_args, value_params};
 use super::book::{placeholder, Arm, Book, Builder, Fallible};
 use super::table::{tight, Resolved, TypeKind, TypeTable};
 use crate::rust::types::{self, owned, pass_expr, ArgPlan, Pass, Resolve};
@@ -102,7 +103,7 @@ impl VisitMut for Subst<'_> {
     }
 
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
-        if let Some(v) = super::generics::const_value(self.subst, e) {
+        if let Some(v) = super::args::const_value(self.subst, e) {
             *e = v;
             return;
         }
@@ -140,37 +141,6 @@ pub fn type_args(args: &PathArguments) -> Vec<&Type> {
             .collect(),
         _ => Vec::new(),
     }
-}
-
-/// The type and const arguments of a path segment, in order; a const argument (`'*'`, `4`,
-/// `{ N }`) is written as a [`Type::Verbatim`] (see `generics::value`). syn reads a bare name
-/// (`N`) as a type either way.
-pub fn generic_args(args: &PathArguments) -> Vec<Type> {
-    match args {
-        PathArguments::AngleBracketed(a) => a
-            .args
-            .iter()
-            .filter_map(|g| match g {
-                GenericArgument::Type(t) => Some(t.clone()),
-                GenericArgument::Const(e) => Some(super::generics::value(e)),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
-/// The names of `generics`' type and const parameters, in order (what [`generic_args`] fills).
-pub fn value_params(generics: &syn::Generics) -> Vec<String> {
-    generics
-        .params
-        .iter()
-        .filter_map(|g| match g {
-            syn::GenericParam::Type(t) => Some(t.ident.to_string()),
-            syn::GenericParam::Const(c) => Some(c.ident.to_string()),
-            syn::GenericParam::Lifetime(_) => None,
-        })
-        .collect()
 }
 
 /// Whether a type mentions a lifetime.
