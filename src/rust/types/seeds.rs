@@ -439,6 +439,17 @@ impl<'ast> Visit<'ast> for Finder<'_> {
         syn::visit::visit_local(self, l);
     }
 
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        // `assert_eq!(Stack::from_slice(&[1]).unwrap().room(), 3)`: the arguments of a macro
+        // called like a function are expressions too (a `matches!` pattern is not: left).
+        let args = m
+            .parse_body_with(syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated);
+        for e in args.iter().flatten() {
+            // The same visit, over the parsed body's own lifetime.
+            Visit::visit_expr(self, e);
+        }
+    }
+
     fn visit_expr(&mut self, e: &'ast Expr) {
         if let Some((b, k, args)) = self.ctor_of(e) {
             let arm = &self.book.builders[b].arms[k];
@@ -476,5 +487,40 @@ mod tests {
             doc_blocks(&lines),
             ["use semver::Version;\nlet v = Version::parse(\"1.2.3\").unwrap();\n"]
         );
+    }
+
+    #[test]
+    fn a_constructor_inside_an_assertion_is_a_seed() {
+        // `assert_eq!(Stack::from_slice(&[1]).unwrap().room(), 3)`: syn keeps a macro's body as
+        // tokens; its arguments are read as expressions, or the fallible `from_slice` is left
+        // out (the type has `Default`) and every receiver is an empty stack.
+        use crate::rust::types::fnplan::{self, ImplHead};
+        use crate::rust::types::table::TypeTable;
+        let text = "#[derive(Debug, Default)]\n\
+                    pub struct Stack { items: Vec<u8> }\n\
+                    impl Stack {\n\
+                        pub fn from_slice(items: &[u8]) -> Option<Self> { None }\n\
+                        pub fn room(&self) -> usize { 0 }\n\
+                    }";
+        let file = SourceFile { path: "lib.rs".into(), module: vec![], text: text.into() };
+        let files = vec![(file, syn::parse_file(text).unwrap())];
+        let table = TypeTable::new(&files, &[]);
+        let recipes = Recipes::new(&table);
+        let head = ImplHead {
+            generics: syn::Generics::default(),
+            self_ty: syn::parse_str("Stack").unwrap(),
+            trait_: None,
+        };
+        let sig = syn::parse_str::<syn::ItemFn>("fn room(&self) -> usize {}").unwrap().sig;
+        let planned = fnplan::plan(&recipes, &[], &sig, Some(&head));
+        let tests = "fn t() { assert_eq!(Stack::from_slice(&[1, 2]).unwrap().room(), 3); }";
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(root.path().join("Cargo.toml"), "").unwrap();
+        collect(&recipes, &files, &[tests.to_string()], root.path());
+        let plan = planned.plan.unwrap();
+        let Ty::Built { ctors, .. } = recipes.expand(&plan.args[0].ty).unwrap() else { panic!() };
+        let from_slice = ctors.iter().find(|c| c.name == "Stack::from_slice");
+        let seeds = from_slice.map(|c| c.seeds.clone()).unwrap_or_default();
+        assert_eq!(seeds, [vec![Value::List(vec![Value::Int(1), Value::Int(2)])]], "{ctors:?}");
     }
 }
