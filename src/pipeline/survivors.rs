@@ -352,8 +352,9 @@ fn prove(
     // Distinct explored inputs with their original outcomes, strongest boundaries first.
     let known = witness::known_inputs(elites);
     let params = super::exploration::driven_types(front, lab, d);
+    let planned = lab.hints(i);
     let hints: Vec<witness::Hints> =
-        survivors.iter().map(|m| front.hints(i, &m.mutant).and(lab.hints(i))).collect();
+        survivors.iter().map(|m| front.hints(i, &m.mutant).and(planned.clone())).collect();
     let search = Search {
         params: &params,
         known: &known,

@@ -46,6 +46,11 @@ pub fn value_params(generics: &syn::Generics) -> Vec<String> {
 /// `subst`, when it is one.
 pub fn const_value(subst: &BTreeMap<String, Type>, e: &syn::Expr) -> Option<syn::Expr> {
     let syn::Expr::Path(p) = e else { return None };
-    let Some(Type::Verbatim(v)) = subst.get(&p.path.get_ident()?.to_string()) else { return None };
+    as_expr(subst.get(&p.path.get_ident()?.to_string())?)
+}
+
+/// A const value written as a generic argument ([`value`]) as the expression it is.
+pub fn as_expr(t: &Type) -> Option<syn::Expr> {
+    let Type::Verbatim(v) = t else { return None };
     syn::parse2(v.clone()).ok()
 }

@@ -101,12 +101,9 @@ pub fn owned(ty: &Type, cx: &dyn Resolve) -> Result<(Ty, String), String> {
         Type::Array(a) => {
             // A const parameter's name (`[u8; N]`) stands for the value it is instantiated with.
             let given = match &a.len {
-                syn::Expr::Path(p) if p.qself.is_none() => {
-                    match cx.substitute(&syn::TypePath { qself: None, path: p.path.clone() }) {
-                        Some(Type::Verbatim(v)) => syn::parse2(v).ok(),
-                        _ => None,
-                    }
-                }
+                syn::Expr::Path(p) if p.qself.is_none() => cx
+                    .substitute(&syn::TypePath { qself: None, path: p.path.clone() })
+                    .and_then(|t| super::args::as_expr(&t)),
                 _ => None,
             };
             let len: usize = match given.as_ref().unwrap_or(&a.len) {
