@@ -81,6 +81,8 @@ pub struct RustLab<'a> {
     /// The first build's doc-tests, recorded in the background since its tests were built,
     /// until its survivors need them.
     early_docs: RefCell<Option<Recording>>,
+    /// Whether the first build's doc-tests pass on the original, once recorded.
+    docs_pass: std::cell::Cell<Option<bool>>,
     /// The first build's test binaries were built after its harness, in the background.
     tests_later: bool,
     /// Why the baseline failed, when it was found out before the pipeline asked for the tests.
@@ -162,6 +164,7 @@ impl<'a> RustLab<'a> {
             early: None,
             early_results: RefCell::new(BTreeMap::new()),
             early_docs: RefCell::new(None),
+            docs_pass: std::cell::Cell::new(None),
             tests_later: false,
             failed: None,
         };
@@ -562,16 +565,10 @@ impl<'a> RustLab<'a> {
         results: &mut BTreeMap<u32, Tested>,
     ) {
         let doc = self.doc_tests_of(b);
-        // The first build's, recorded in the background (dropped unused, it stops).
-        let early = if b == 0 { self.early_docs.borrow_mut().take() } else { None };
         if survivors.is_empty() || self.past_deadline() {
             return;
         }
-        let recorded = match early {
-            Some(recording) => recording.wait(),
-            None => doc.record(&self.scratch.join("doctests"), BASELINE_LIMIT),
-        };
-        let programs = match recorded {
+        let programs = match self.recorded(b) {
             Recorded::Programs(p) => Some(p),
             Recorded::Unsupported => None,
             Recorded::Nothing => return,
@@ -609,6 +606,60 @@ impl<'a> RustLab<'a> {
         suite::in_parallel(survivors.len(), self.cfg.jobs, &stop, &work, &mut |i, (r, took)| {
             heard(survivors[i], Some(r), took)
         });
+    }
+
+    /// What build `b`'s doc-tests gave on the original: for the first build, the recording
+    /// started with its tests (waited for), else recorded now. Notes whether the first
+    /// build's pass ([`RustLab::docs_pass`]).
+    fn recorded(&self, b: usize) -> Recorded {
+        let early = if b == 0 { self.early_docs.borrow_mut().take() } else { None };
+        let recorded = match early {
+            Some(recording) => recording.wait(),
+            None => self.doc_tests_of(b).record(&self.scratch.join("doctests"), BASELINE_LIMIT),
+        };
+        if b == 0 {
+            self.docs_pass.set(Some(!matches!(recorded, Recorded::Nothing)));
+        }
+        recorded
+    }
+
+    /// The doc-tests' verdict on a mutant `built` alone (its copy has the mutant applied, so
+    /// the programs the first build recorded do not run it): `cargo test --doc` in its copy,
+    /// where the doc-tests pass on the original (the first build's recording says so); a
+    /// failure kills it. `None`: no kill. ipnet 2.12.2: the mutants of a `const fn` are built
+    /// alone, and `Ipv4Net::new`'s `32` made `33` was reported a gap that its doc-test
+    /// (`new(…, 33)` is an error) kills.
+    fn doc_tests_alone(&self, built: &Harness, timeout: Duration) -> Option<TestResult> {
+        if self.past_deadline() {
+            return None;
+        }
+        // Doc-tests that fail on the original judge no mutant (as for a switched one).
+        let pass = match self.docs_pass.get() {
+            Some(pass) => pass,
+            None => !matches!(self.recorded(0), Recorded::Nothing),
+        };
+        if !pass {
+            return None;
+        }
+        let limit = timeout.max(Duration::from_secs(60));
+        let alone = DocTests { tree: built.tree.clone(), ..self.doc_tests_of(0) };
+        let verdict = alone.run(None, limit);
+        // Both copies build the crate into one target folder under one name, and cargo judges
+        // a crate fresh by its files' times: the first build's copy, older, would be given this
+        // mutant's library by its next `cargo` call. Touched, it is built again there.
+        self.touch_first_copy();
+        verdict.filter(|r| matches!(r, TestResult::Fail { .. }))
+    }
+
+    /// Gives the crate's root file in the first build's copy the time of now (see
+    /// [`RustLab::doc_tests_alone`]).
+    fn touch_first_copy(&self) {
+        let ct = &self.front.ws.crates[self.krate];
+        let Ok(rel) = ct.root_file.strip_prefix(&self.front.ws.root) else { return };
+        let root = self.builds[0].tree.join(rel);
+        if let Ok(f) = std::fs::File::options().write(true).open(&root) {
+            let _ = f.set_modified(std::time::SystemTime::now());
+        }
     }
 
     /// The doc-tests of build `b`: those of the packages whose tests run, in its copy.
@@ -681,6 +732,10 @@ impl<'a> RustLab<'a> {
         let mut r = self.suite(&built).run(None, timeout, None);
         if r == TestResult::Timeout {
             r = self.suite(&built).run(None, timeout, None);
+        }
+        if r == TestResult::Pass {
+            // A survivor of the test binaries meets the doc-tests, as a switched one does.
+            r = self.doc_tests_alone(&built, timeout).unwrap_or(r);
         }
         let result = tested(&r, t0.elapsed());
         // The next mutant built alone overwrites this executable: keep a copy of its own.
@@ -828,6 +883,8 @@ impl Lab for RustLab<'_> {
             on_result(n, &t);
             results.insert(n, t);
         }
+        // The first build's doc-test recording, unless a survivor waited for it: it stops.
+        drop(self.early_docs.borrow_mut().take());
         Ok(results)
     }
 

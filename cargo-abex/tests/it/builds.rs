@@ -123,7 +123,9 @@ fn doc_tests_that_fail_merged_are_recorded_again_one_program_each_and_still_kill
     // `name_of`'s doc-test names its own crate, `rust_out` where each doc-test is a program of
     // its own (as the user's `cargo test` runs it, edition 2021), not where rustdoc merges them.
     let (_tmp, dir, text) = logged_run("docsalone", &["--offline", "--all", "--pairs", "100"]);
-    let doc_runs = doc_calls(&text);
+    // The recordings go through the runtool; a mutant built alone runs `cargo test --doc`.
+    let doc_runs: Vec<&str> =
+        doc_calls(&text).into_iter().filter(|l| l.contains("runtool")).collect();
     assert_eq!(doc_runs.len(), 2, "{text}");
     assert!(doc_runs[0].contains("--merge-doctests=yes"), "{text}");
     assert!(!doc_runs[1].contains("--merge-doctests"), "{text}");
@@ -157,6 +159,20 @@ fn doc_tests_that_fail_merged_are_recorded_again_one_program_each_and_still_kill
         or["diff"].as_str().unwrap().contains("+    (len > 0 || len == other) && inside"),
         "{or:#}"
     );
+    // `prefix` is a `const fn`: its mutants are built alone, and meet the doc-tests there.
+    // `32` made `33` passes the unit test; the doc-test kills it. `>` made `>=` is a gap.
+    let prefix = mutation(&r, "prefix");
+    let of = |original: &str, replacement: &str| {
+        let all = prefix["mutants"].as_array().unwrap();
+        let m = all.iter().find(|m| m["original"] == original && m["replacement"] == replacement);
+        m.unwrap_or_else(|| panic!("{prefix:#}")).clone()
+    };
+    let bound = of("32", "33");
+    assert_eq!(bound["status"], "killed", "{bound:#}");
+    assert_eq!(bound["killed_by"], "doc-tests", "{bound:#}");
+    let ge = of("len > 32", "len >= 32");
+    assert_eq!(ge["status"], "survived", "{ge:#}");
+    assert!(ge["witness"].is_object(), "{ge:#}");
 }
 
 #[test]
