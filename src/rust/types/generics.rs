@@ -263,8 +263,9 @@ fn may_satisfy(t: &str, traits: &[String]) -> bool {
         || FLOAT_TRAITS.iter().any(|f| has(f)) && !float)
 }
 
-/// The candidates of one parameter, best first.
-fn candidates_of(p: &Param, table: &TypeTable<'_>) -> Vec<Type> {
+/// The candidates of one parameter, best first. With `nested`, a generic impl of a trait it is
+/// bound by gives its self type too, its own parameters instantiated (without `nested`).
+fn candidates_of(p: &Param, table: &TypeTable<'_>, nested: bool) -> Vec<Type> {
     if let Some(ty) = &p.konst {
         let ty = tight(ty);
         let mut out = p.preferred.clone();
@@ -287,6 +288,10 @@ fn candidates_of(p: &Param, table: &TypeTable<'_>) -> Vec<Type> {
     // `O: AsRef<FormatSizeOptions>` and its `impl AsRef<FormatSizeOptions> for
     // FormatSizeOptions`; the short list's `i32` did not compile, so its `Display` impl went
     // unexplored).
+    // A generic impl's self type with its own parameters instantiated (tinyvec 1.8's `impl<A:
+    // Array> ArrayVec<A>`, where `Array` is implemented for `[T; 0]`, `[T; 1]`, …, each `impl<T:
+    // Default>`: `i32` did not compile, and no method of `ArrayVec` was explored).
+    let mut generic: Vec<Type> = Vec::new();
     for imp in &table.impls {
         let Some((_, path, _)) = &imp.item.trait_ else { continue };
         let Some(last) = path.segments.last() else { continue };
@@ -296,10 +301,24 @@ fn candidates_of(p: &Param, table: &TypeTable<'_>) -> Vec<Type> {
         let bound = bounds
             .iter()
             .any(|(n, args)| *n == name && (crate_trait || !args.is_empty() && *args == written));
-        if bound && imp.item.generics.params.is_empty() {
+        if !bound {
+            continue;
+        }
+        if imp.item.generics.params.is_empty() {
             out.push((*imp.item.self_ty).clone());
+        } else if nested {
+            let own = params_of(&imp.item.generics);
+            if let Some(map) = instantiations_of(&own, table, false).into_iter().next() {
+                let mut t = (*imp.item.self_ty).clone();
+                syn::visit_mut::VisitMut::visit_type_mut(&mut SubstParams(&map), &mut t);
+                generic.push(t);
+            }
         }
     }
+    // An array of a small capacity first, as a const parameter's values (exploring can fill
+    // it); then the others in the crate's order, a few of them.
+    generic.sort_by_key(capacity_rank);
+    out.extend(generic.into_iter().take(MAX_TRIES));
     for t in SHORT_LIST {
         if may_satisfy(t, &traits) {
             out.push(parse(t));
@@ -313,6 +332,15 @@ fn candidates_of(p: &Param, table: &TypeTable<'_>) -> Vec<Type> {
         new
     });
     out
+}
+
+/// Where an array type's length comes in [`CONST_VALUES`]' order of capacities (`[i32; 4]`
+/// first); any other type after them.
+fn capacity_rank(t: &Type) -> usize {
+    let (_, sizes) = CONST_VALUES.iter().find(|(t, _)| t.is_empty()).expect("a row");
+    let Type::Array(a) = t else { return sizes.len() };
+    let len = tight(&a.len);
+    sizes.iter().position(|s| *s == len).unwrap_or(sizes.len())
 }
 
 /// Replaces generic parameters by their candidates.
@@ -341,10 +369,19 @@ impl syn::visit_mut::VisitMut for SubstParams<'_> {
 /// Up to [`MAX_TRIES`] instantiations of `params`: the first candidate of each, then the
 /// second, and so on.
 pub fn instantiations(params: &[Param], table: &TypeTable<'_>) -> Vec<BTreeMap<String, Type>> {
+    instantiations_of(params, table, true)
+}
+
+/// [`instantiations`], generic impls' self types among the candidates with `nested`.
+fn instantiations_of(
+    params: &[Param],
+    table: &TypeTable<'_>,
+    nested: bool,
+) -> Vec<BTreeMap<String, Type>> {
     if params.is_empty() {
         return vec![BTreeMap::new()];
     }
-    let lists: Vec<Vec<Type>> = params.iter().map(|p| candidates_of(p, table)).collect();
+    let lists: Vec<Vec<Type>> = params.iter().map(|p| candidates_of(p, table, nested)).collect();
     if lists.iter().any(Vec::is_empty) {
         return Vec::new();
     }
@@ -436,6 +473,26 @@ mod tests {
         // Not `Other`: its `AsRef` is of another type.
         assert_eq!(v[0], "Options", "{v:?}");
         assert!(!v.contains(&"Other".to_string()), "{v:?}");
+    }
+
+    #[test]
+    fn a_generic_impl_of_a_crate_trait_gives_its_type_instantiated_a_small_array_first() {
+        // tinyvec 1.8: `impl<A: Array> ArrayVec<A>`, `Array` implemented for `[T; 0]`, `[T;
+        // 1]`, … by `impl<T: Default>`: `[i32; 4]` first (a capacity exploring can fill).
+        let text = "pub trait Array { type Item; }\n\
+                    impl<T: Default> Array for [T; 0] { type Item = T; }\n\
+                    impl<T: Default> Array for [T; 1] { type Item = T; }\n\
+                    impl<T: Default> Array for [T; 4] { type Item = T; }\n\
+                    impl<T: Default> Array for [T; 8] { type Item = T; }";
+        let file = SourceFile { path: "lib.rs".into(), module: vec![], text: text.into() };
+        let files = vec![(file, syn::parse_file(text).unwrap())];
+        let table = TypeTable::new(&files, &[]);
+        let f: syn::ItemFn = syn::parse_str("fn len<A: Array>(a: A) -> usize { 0 }").unwrap();
+        let v: Vec<String> = instantiations(&params_of(&f.sig.generics), &table)
+            .into_iter()
+            .map(|m| tight(&m["A"]))
+            .collect();
+        assert_eq!(v, ["[i32;4]", "[i32;1]", "[i32;0]"]);
     }
 
     #[test]
