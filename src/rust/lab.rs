@@ -662,6 +662,13 @@ impl<'a> RustLab<'a> {
         }
     }
 
+    /// What target `i`'s suggested tests need of its crate (see [`suggest::Crate`]).
+    fn suggest_crate(&self, i: usize) -> suggest::Crate<'_> {
+        let sources = &self.front.krate(i).sources;
+        let root = sources.files.first().map_or("", |f| f.text.as_str());
+        suggest::Crate { book: &sources.book, no_std: harness::no_std::declares(root) }
+    }
+
     /// The doc-tests of build `b`: those of the packages whose tests run, in its copy.
     fn doc_tests_of(&self, b: usize) -> DocTests {
         let packages = self.front.test_packages(self.package());
@@ -933,7 +940,7 @@ impl Lab for RustLab<'_> {
     fn suggest(&self, i: usize, w: &Witness, name: &str, why: &str) -> Vec<String> {
         let f = self.front.found(i);
         let Some((plan, _)) = self.built_plan(i) else { return Vec::new() };
-        suggest::candidates(f, plan, &self.front.krate(i).sources.book, w, name, why)
+        suggest::candidates(f, plan, &self.suggest_crate(i), w, name, why)
     }
 
     fn name_parts<'w>(&self, i: usize, w: &'w Witness) -> (String, &'w [Value]) {
@@ -962,11 +969,11 @@ impl Lab for RustLab<'_> {
     ) -> Option<String> {
         let f = self.front.found(i);
         let (plan, _) = self.built_plan(i)?;
-        let book = &self.front.krate(i).sources.book;
         if parametrised {
+            let book = &self.front.krate(i).sources.book;
             return suggest::table(f, plan, book, cases, name, why);
         }
-        suggest::joined(f, plan, book, cases, name, why)
+        suggest::joined(f, plan, &self.suggest_crate(i), cases, name, why)
     }
 
     fn parametrises(&self) -> bool {

@@ -82,6 +82,7 @@ fn call_expr(
     f: &FoundFn,
     plan: &CallPlan,
     cx: &Cx<'_>,
+    format: &str,
     input: &[Value],
 ) -> Option<(String, String)> {
     let mut pre = String::new();
@@ -119,7 +120,7 @@ fn call_expr(
             let rest = printed[1..].join(", ");
             match plan.via {
                 Via::Format(spec) => {
-                    format!("format!({:?}, receiver)", format_spec(spec, &input[1..])?)
+                    format!("{format}({:?}, receiver)", format_spec(spec, &input[1..])?)
                 }
                 Via::Collect => {
                     format!("receiver.by_ref().take({ITEMS}).collect::<Vec<_>>()")
@@ -445,14 +446,35 @@ fn readable_assert(
 pub fn candidates(
     f: &FoundFn,
     plan: &CallPlan,
-    book: &Book,
+    krate: &Crate<'_>,
     w: &Witness,
     name: &str,
     why: &str,
 ) -> Vec<String> {
     crate::testname::readable_then_fallback(name, |n, readable| {
-        test_fn(f, plan, book, w, n, why, readable)
+        test_fn(f, plan, krate, w, n, why, readable)
     })
+}
+
+/// What a suggested test needs of its crate: how to build its types, and whether it is
+/// `no_std` (its tests then name std's `format!` by path: tinyvec 1.8's tests asserting a
+/// value by its `Debug` text did not compile, "cannot find macro `format`").
+pub struct Crate<'b> {
+    /// How to build the crate's types.
+    pub book: &'b Book,
+    /// The crate root is `no_std`.
+    pub no_std: bool,
+}
+
+impl Crate<'_> {
+    /// `format!` as the crate's tests can name it.
+    fn format(&self) -> &'static str {
+        if self.no_std {
+            "::std::format!"
+        } else {
+            "format!"
+        }
+    }
 }
 
 /// The suggested test `name`: call `f` on the witness and assert the original outcome, as a
@@ -460,13 +482,13 @@ pub fn candidates(
 fn test_fn(
     f: &FoundFn,
     plan: &CallPlan,
-    book: &Book,
+    krate: &Crate<'_>,
     w: &Witness,
     name: &str,
     why: &str,
     readable: bool,
 ) -> Option<String> {
-    let body = case_body(f, plan, book, w, readable)?;
+    let body = case_body(f, plan, krate, w, readable)?;
     let mut s = format!("    /// {why}\n    #[test]\n");
     if let Outcome::Panic { message } = &w.original {
         s.push_str(&format!("    #[should_panic(expected = {})]\n", escape(message)));
@@ -481,7 +503,7 @@ fn test_fn(
 pub fn joined(
     f: &FoundFn,
     plan: &CallPlan,
-    book: &Book,
+    krate: &Crate<'_>,
     cases: &[&Witness],
     name: &str,
     why: &str,
@@ -490,7 +512,7 @@ pub fn joined(
         return None;
     }
     let bodies: Option<Vec<String>> =
-        cases.iter().map(|w| case_body(f, plan, book, w, true)).collect();
+        cases.iter().map(|w| case_body(f, plan, krate, w, true)).collect();
     Some(format!("    /// {why}\n    #[test]\n    fn {name}() {{\n{}    }}\n", bodies?.concat()))
 }
 
@@ -499,10 +521,11 @@ pub fn joined(
 fn case_body(
     f: &FoundFn,
     plan: &CallPlan,
-    book: &Book,
+    krate: &Crate<'_>,
     w: &Witness,
     readable: bool,
 ) -> Option<String> {
+    let (book, format) = (krate.book, krate.format());
     if w.original.is_cut() {
         return None; // the original's full value is not known: nothing to assert
     }
@@ -510,7 +533,7 @@ fn case_body(
         return None; // the arguments could not be built: a test cannot write that call
     }
     let cx = Cx { book, module: &f.module };
-    let (pre, call) = call_expr(f, plan, &cx, &w.input)?;
+    let (pre, call) = call_expr(f, plan, &cx, format, &w.input)?;
     let mut s = pre;
     // The state of `&mut` arguments after the call follows the value (see `value::AFTER`).
     let (original, states) = w.original.split_after();
@@ -536,14 +559,14 @@ fn case_body(
         }
         (Outcome::Ok { value }, Ret::Value | Ret::Iter) => {
             s.push_str(&format!(
-                "        assert_eq!(format!(\"{{:?}}\", {call}), {});\n",
+                "        assert_eq!({format}(\"{{:?}}\", {call}), {});\n",
                 escape(value)
             ));
         }
         (Outcome::Ok { value }, Ret::Result) => {
             let expected = format!("Ok({value})");
             s.push_str(&format!(
-                "        assert_eq!(format!(\"{{:?}}\", {call}), {});\n",
+                "        assert_eq!({format}(\"{{:?}}\", {call}), {});\n",
                 escape(&expected)
             ));
         }
@@ -552,7 +575,7 @@ fn case_body(
                 if ty == "String" || ty == "&str" { escape(message) } else { message.clone() };
             let expected = format!("Err({shown})");
             s.push_str(&format!(
-                "        assert_eq!(format!(\"{{:?}}\", {call}), {});\n",
+                "        assert_eq!({format}(\"{{:?}}\", {call}), {});\n",
                 escape(&expected)
             ));
         }
@@ -560,7 +583,7 @@ fn case_body(
     }
     for (var, state) in &states {
         s.push_str(&format!(
-            "        assert_eq!(format!(\"{{:?}}\", {var}), {});\n",
+            "        assert_eq!({format}(\"{{:?}}\", {var}), {});\n",
             escape(state)
         ));
     }
@@ -611,6 +634,10 @@ pub fn test_path(f: &FoundFn, name: &str) -> String {
 mod tests {
     use super::*;
 
+    fn std_crate(c: &crate::rust::source::CrateSources) -> Crate<'_> {
+        Crate { book: &c.book, no_std: false }
+    }
+
     #[test]
     fn a_witness_whose_original_value_was_cut_gets_no_test() {
         let d = tempfile::tempdir().unwrap();
@@ -628,7 +655,7 @@ mod tests {
             shrunk_from: None,
         };
         let whole = format!("{:?}", "a".repeat(5000));
-        let book = &c.book;
+        let book = &Crate { book: &c.book, no_std: false };
         assert!(test_fn(f, plan, book, &w(whole.clone()), "abex_pad_1", "why", true).is_some());
         assert!(
             candidates(f, plan, book, &w(crate::value::cut(whole)), "abex_pad_1", "why").is_empty()
@@ -652,8 +679,8 @@ mod tests {
         };
         let mut modules = Vec::new();
         for (f, name) in c.fns.iter().zip(["abex_a_12345678", "abex_b_87654321"]) {
-            let code =
-                test_fn(f, f.plan.as_ref().unwrap(), &c.book, &w, name, "why", true).unwrap();
+            let code = test_fn(f, f.plan.as_ref().unwrap(), &std_crate(&c), &w, name, "why", true)
+                .unwrap();
             let m = module(&[code]);
             let path = test_path(f, name);
             let (module_name, _) = path.rsplit_once("::").unwrap();
@@ -675,13 +702,14 @@ mod tests {
             shrunk_from: None,
         };
         let (a, b) = (case(1899, "false"), case(1900, "true"));
-        let code = joined(f, plan, &c.book, &[&a, &b], "is_leap_at_1899_and_1900", "why").unwrap();
+        let code =
+            joined(f, plan, &std_crate(&c), &[&a, &b], "is_leap_at_1899_and_1900", "why").unwrap();
         assert_eq!(
             code,
             "    /// why\n    #[test]\n    fn is_leap_at_1899_and_1900() {\n        assert_eq!(is_leap(1899), false);\n        assert_eq!(is_leap(1900), true);\n    }\n"
         );
         let panics = Witness { original: Outcome::Panic { message: "m".into() }, ..a.clone() };
-        assert!(joined(f, plan, &c.book, &[&panics, &b], "t", "why").is_none());
+        assert!(joined(f, plan, &std_crate(&c), &[&panics, &b], "t", "why").is_none());
     }
 
     #[test]
@@ -749,22 +777,26 @@ mod tests {
             found_by: "search".into(),
             shrunk_from: None,
         };
-        let tests = candidates(f, plan, &c.book, &w, "parse_port_is_65535", "why");
+        let tests = candidates(f, plan, &std_crate(&c), &w, "parse_port_is_65535", "why");
         assert!(tests[0].contains("assert_eq!(parse_port(\"65535\"), Ok(65535));"), "{}", tests[0]);
         assert!(tests[1].contains("fn parse_port_is_65535__abex_alt1()"), "{}", tests[1]);
         assert!(tests[1].contains("format!(\"{:?}\""), "{}", tests[1]);
+        // A `no_std` crate's tests name std's `format!` by path (tinyvec 1.8).
+        let bare = Crate { book: &c.book, no_std: true };
+        let tests = candidates(f, plan, &bare, &w, "parse_port_is_65535", "why");
+        assert!(tests[1].contains("::std::format!(\"{:?}\""), "{}", tests[1]);
         let err = Witness {
             original: Outcome::Error { ty: "String".into(), message: "port 0".into() },
             mutant: Outcome::Ok { value: "0".into() },
             ..w.clone()
         };
-        let code = &candidates(f, plan, &c.book, &err, "t", "why")[0];
+        let code = &candidates(f, plan, &std_crate(&c), &err, "t", "why")[0];
         assert!(code.contains("assert!(matches!(parse_port(\"65535\"), Err(..)));"), "{code}");
         let other = Witness {
             mutant: Outcome::Error { ty: "String".into(), message: "port 1".into() },
             ..err
         };
-        let code = &candidates(f, plan, &c.book, &other, "t", "why")[0];
+        let code = &candidates(f, plan, &std_crate(&c), &other, "t", "why")[0];
         assert!(
             code.contains("assert_eq!(parse_port(\"65535\").unwrap_err(), \"port 0\");"),
             "{code}"
@@ -772,7 +804,7 @@ mod tests {
         // An error type that may not compare: the value is unwrapped.
         let c = one_fn("pub fn p(s: &str) -> Result<u16, std::num::ParseIntError> { s.parse() }\n");
         let (f, plan) = (&c.fns[0], c.fns[0].plan.as_ref().unwrap());
-        let code = &candidates(f, plan, &c.book, &w, "t", "why")[0];
+        let code = &candidates(f, plan, &std_crate(&c), &w, "t", "why")[0];
         assert!(code.contains("assert_eq!(p(\"65535\").unwrap(), 65535);"), "{code}");
     }
 

@@ -10,11 +10,20 @@
 use quote::ToTokens;
 use syn::{Attribute, Item, Meta};
 
+/// Whether the crate root whose text is `root` is `no_std` (also under a `cfg_attr`): its
+/// code has no std macro (`format!`, `vec!`) in scope.
+pub fn declares(root: &str) -> bool {
+    syn::parse_file(root).is_ok_and(|file| no_std(&file))
+}
+
+fn no_std(file: &syn::File) -> bool {
+    file.attrs.iter().any(|a| a.to_token_stream().to_string().contains("no_std"))
+}
+
 /// The item to add at the crate root whose text is `root`, or `None`.
 pub fn std_item(root: &str) -> Option<String> {
     let file = syn::parse_file(root).ok()?;
-    let no_std = file.attrs.iter().any(|a| a.to_token_stream().to_string().contains("no_std"));
-    if !no_std {
+    if !no_std(&file) {
         return None;
     }
     // `#![cfg_attr(not(feature = "std"), no_std)]`: `no_std` only where its predicate holds;
