@@ -19,6 +19,32 @@ pub fn tree(
     skip: &[PathBuf],
     keep: impl Fn(&Path) -> bool,
 ) -> String {
+    tree_without(root, dirs, skip, keep, &[])
+}
+
+/// [`tree`] with the byte ranges `left_out` (a file's absolute path, start, end) removed from
+/// their files' bytes first: the bodies of functions whose own text counts apart.
+pub fn tree_without(
+    root: &Path,
+    dirs: &[PathBuf],
+    skip: &[PathBuf],
+    keep: impl Fn(&Path) -> bool,
+    left_out: &[(PathBuf, usize, usize)],
+) -> String {
+    let cut = |path: &Path, mut bytes: Vec<u8>| {
+        let mut ranges: Vec<(usize, usize)> =
+            left_out.iter().filter(|(p, ..)| p == path).map(|(_, a, b)| (*a, *b)).collect();
+        // From the last, so that the earlier offsets still hold; overlapping ones are skipped.
+        ranges.sort_unstable_by(|x, y| y.cmp(x));
+        let mut end = usize::MAX;
+        for (a, b) in ranges {
+            if a <= b && b <= bytes.len() && b <= end {
+                bytes.drain(a..b);
+                end = a;
+            }
+        }
+        bytes
+    };
     let mut parts: Vec<Vec<u8>> = Vec::new();
     let mut dirs: Vec<&PathBuf> = dirs.iter().collect();
     dirs.sort();
@@ -30,7 +56,8 @@ pub fn tree(
             Ok(listed) => {
                 for f in listed.into_iter().filter(|f| keep(f)) {
                     parts.push(rel.join(&f).display().to_string().into_bytes());
-                    parts.push(std::fs::read(dir.join(&f)).unwrap_or_else(|e| error(&e)));
+                    let path = dir.join(&f);
+                    parts.push(std::fs::read(&path).map_or_else(|e| error(&e), |b| cut(&path, b)));
                 }
             }
             Err(e) => parts.push(error(&e)),
@@ -94,6 +121,27 @@ fn env_of(vars: impl Iterator<Item = (String, String)>, wanted: impl Fn(&str) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tree_without_ranges_is_the_same_whatever_those_ranges_hold() {
+        let d = tempfile::tempdir().unwrap();
+        let file = d.path().join("lib.rs");
+        let fp = |text: &str, ranges: &[(usize, usize)]| {
+            std::fs::write(&file, text).unwrap();
+            let cut: Vec<(PathBuf, usize, usize)> =
+                ranges.iter().map(|&(a, b)| (file.clone(), a, b)).collect();
+            tree_without(d.path(), &[d.path().to_path_buf()], &[], |_| true, &cut)
+        };
+        // Two bodies left out: what they hold does not count; what is around them does.
+        let a = fp("fn f() { 1 } fn g() { 2 }", &[(7, 12), (20, 25)]);
+        let b = fp("fn f() { 10 } fn g() { 2 }", &[(7, 13), (21, 26)]);
+        assert_eq!(a, b);
+        assert_ne!(a, fp("fn f() { 1 } fn h() { 2 }", &[(7, 12), (20, 25)]));
+        assert_eq!(
+            fp("fn f() { 1 }", &[]),
+            tree(d.path(), &[d.path().to_path_buf()], &[], |_| true)
+        );
+    }
 
     #[test]
     fn a_tree_s_fingerprint_changes_with_any_file_it_copies_and_nothing_else() {

@@ -199,6 +199,12 @@ pub trait FrontEnd {
     /// behind it (its package or project, manifests and lock files), the toolchain or
     /// interpreter, and the environment they read.
     fn cache_parts(&self, i: usize) -> Vec<Vec<u8>>;
+    /// [`FrontEnd::cache_parts`] with the bodies of the run's targets left out, for the key
+    /// under which target `i`'s kills serve the next push of the same pull request (see
+    /// `run::push_keys`); `None` where a language keeps no such key.
+    fn push_parts(&self, _i: usize) -> Option<Vec<Vec<u8>>> {
+        None
+    }
     /// The text of target `i`'s file.
     fn file_text(&self, i: usize) -> &str;
     /// The rule-based mutants of target `i`.

@@ -80,6 +80,7 @@ pub fn run(
 
     let cache = ResultCache::open(root);
     let keys = cache_keys(cfg, front, session.as_ref());
+    let push = push_keys(cfg, front, session.as_ref());
     let driven =
         targets.iter().filter(|t| matches!(t.drive, Drive::Supported | Drive::Via { .. })).count();
     let clock = ExploreClock { started, budget: cfg.time_budget, left: driven };
@@ -135,7 +136,7 @@ pub fn run(
                 saver.save(&report)
             }
         };
-        let resume = Resume { cache: &cache, keys: &keys, reused: &reused };
+        let resume = Resume { cache: &cache, keys: &keys, push: &push, reused: &reused };
         let done = run_unit(&mut ctx, &unit, &resume, on_event, &mut progress);
         if crate::interrupt::requested().is_some() {
             // What it gave after the interruption is no result; the snapshot is what it finished.
@@ -211,6 +212,8 @@ struct Resume<'a> {
     cache: &'a ResultCache,
     /// The results-cache key of each target.
     keys: &'a [String],
+    /// The key of each target whose kills serve the next push ([`push_keys`]).
+    push: &'a [Option<String>],
     /// The targets whose whole result is cached, with suggested tests to check again
     /// (`super::reuse`) before it is reported.
     reused: &'a BTreeMap<usize, TargetReport>,
@@ -275,23 +278,50 @@ pub const SOURCE_ID: &str = env!("ABEX_SOURCE_ID");
 /// own sources ([`SOURCE_ID`]) in these keys: a result of another build of the same version
 /// (a checkout between releases) is not reused.
 fn cache_keys(cfg: &RunConfig, front: &dyn FrontEnd, session: Option<&Session>) -> Vec<String> {
+    let settings = settings_of(cfg, front, session);
+    let targets = front.targets().iter().enumerate();
+    targets.map(|(i, t)| key_of(&settings, front.cache_parts(i), t)).collect()
+}
+
+/// The key under which target `i`'s kills serve the next push of the same pull request: its
+/// own text, the run's settings and everything its results depend on but the bodies of the
+/// run's targets ([`FrontEnd::push_parts`]). A push that changes only the body of another
+/// target leaves it the same, and this target's mutants that were killed, timed out or did not
+/// build are not tested again ([`serves_next_push`]); survivors always are, so no claim comes
+/// from it. A change to its own text, a signature, a doc-test, a test or any other function
+/// makes another key. `None` where the front end keeps none.
+fn push_keys(
+    cfg: &RunConfig,
+    front: &dyn FrontEnd,
+    session: Option<&Session>,
+) -> Vec<Option<String>> {
+    let settings = format!("push|{}", settings_of(cfg, front, session));
+    let targets = front.targets().iter().enumerate();
+    targets.map(|(i, t)| Some(key_of(&settings, front.push_parts(i)?, t))).collect()
+}
+
+/// What every key of a run shares: the language, the run's settings, the model's, the knobs of
+/// the environment and abex's own build.
+fn settings_of(cfg: &RunConfig, front: &dyn FrontEnd, session: Option<&Session>) -> String {
     let model = session.map(crate::llm::engine::settings_fingerprint);
     let knobs = crate::cache_key::env(|_| false);
-    let settings =
-        format!("{}|{}|{model:?}|{knobs}|{SOURCE_ID}", front.language(), cfg.fingerprint());
-    front
-        .targets()
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            let mut parts = vec![settings.as_bytes().to_vec()];
-            parts.extend(front.cache_parts(i));
-            parts.push(t.qualified_name.as_bytes().to_vec());
-            parts.push(t.source.as_bytes().to_vec());
-            let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
-            crate::cache::key(&refs)
-        })
-        .collect()
+    format!("{}|{}|{model:?}|{knobs}|{SOURCE_ID}", front.language(), cfg.fingerprint())
+}
+
+/// The key of target `t` from `settings` and the front end's `parts`.
+fn key_of(settings: &str, front_parts: Vec<Vec<u8>>, t: &crate::targets::Target) -> String {
+    let mut parts = vec![settings.as_bytes().to_vec()];
+    parts.extend(front_parts);
+    parts.push(t.qualified_name.as_bytes().to_vec());
+    parts.push(t.source.as_bytes().to_vec());
+    let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+    crate::cache::key(&refs)
+}
+
+/// Whether a mutant's result is kept for the next push ([`push_keys`]): it was killed, timed
+/// out or did not build. A survivor is tested again.
+fn serves_next_push(t: &Tested) -> bool {
+    matches!(t.status, MutantStatus::Killed | MutantStatus::Timeout | MutantStatus::Unviable)
 }
 
 /// Every mutant of `unit`'s targets, numbered from 1: one self-check per target first (tested
@@ -367,6 +397,25 @@ fn run_unit(
         return Ok(whole.targets.iter().filter_map(|i| kept.get(i).cloned()).collect());
     }
     let numbered = number_mutants(ctx, unit);
+    // Kills an earlier push left of targets whose push key is the same: not built nor tested
+    // again (the results of this key, below, come first).
+    let mut kept_kills: BTreeMap<u32, Tested> = BTreeMap::new();
+    for &i in &unit.targets {
+        let Some(key) = &resume.push[i] else { continue };
+        let own = resume.cache.partial::<Tested>(&resume.keys[i]);
+        let earlier = resume.cache.partial::<Tested>(key);
+        for m in numbered.iter().filter(|m| m.target == i) {
+            let id = &m.mutant.id;
+            match earlier.tested.get(id) {
+                Some(t) if serves_next_push(t) && !own.tested.contains_key(id) => {
+                    kept_kills.insert(m.n, t.clone());
+                }
+                _ => {}
+            }
+        }
+    }
+    let to_build: Vec<Numbered> =
+        numbered.iter().filter(|m| !kept_kills.contains_key(&m.n)).cloned().collect();
     let targets = ctx.front.targets();
     let callable = unit
         .targets
@@ -379,7 +428,7 @@ fn run_unit(
     // `not_tested` (a build the watchdog killed ends the same way).
     let opened = match crate::interrupt::expired() {
         true => None,
-        false => unless_cut(ctx.front.open(ctx.cfg, unit, &numbered, ctx.deadline))?,
+        false => unless_cut(ctx.front.open(ctx.cfg, unit, &to_build, ctx.deadline))?,
     };
     interrupted()?;
     let Some(mut lab) = opened else {
@@ -403,6 +452,9 @@ fn run_unit(
     let mut elites: Vec<Vec<Pair>> = Vec::new();
     // The mutants' results an earlier run finished, by number.
     let mut cached: BTreeMap<u32, Tested> = BTreeMap::new();
+    ctx.reused.mutants +=
+        kept_kills.keys().filter(|n| numbered.iter().any(|m| m.n == **n && !m.self_check)).count();
+    cached.extend(kept_kills);
     for &i in &unit.targets {
         let key = &resume.keys[i];
         let partial = resume.cache.partial::<Tested>(key);
@@ -474,7 +526,12 @@ fn run_unit(
         let reused = ctx.reused.clone();
         let mut failed = None;
         let mut heard = |h: Heard<'_>| match h {
-            Heard::Tested(m, t) => resume.cache.put_tested(&resume.keys[m.target], &m.mutant.id, t),
+            Heard::Tested(m, t) => {
+                resume.cache.put_tested(&resume.keys[m.target], &m.mutant.id, t);
+                if let Some(key) = resume.push[m.target].as_ref().filter(|_| serves_next_push(t)) {
+                    resume.cache.put_tested(key, &m.mutant.id, t);
+                }
+            }
             Heard::Reports(so_far) => {
                 for (r, m) in reports.iter_mut().zip(so_far) {
                     r.mutation = Some(m);

@@ -29,6 +29,8 @@ pub struct RustFront {
     choice: Choice,
     /// The fingerprint of the code behind each crate target, computed once.
     package_fps: RefCell<BTreeMap<usize, String>>,
+    /// [`RustFront::outside_targets`], by crate target.
+    outside_fps: RefCell<BTreeMap<usize, String>>,
     /// The fingerprint of what every function depends on, computed once.
     workspace_fp: std::sync::OnceLock<String>,
 }
@@ -54,8 +56,36 @@ impl RustFront {
             },
             choice,
             package_fps: RefCell::new(BTreeMap::new()),
+            outside_fps: RefCell::new(BTreeMap::new()),
             workspace_fp: std::sync::OnceLock::new(),
         })
+    }
+
+    /// [`RustFront::packages_fingerprint`] with the bodies of the run's targets left out (each
+    /// key has its own function's text apart): what stays the same when the next push of a pull
+    /// request changes only the bodies of the functions it touched. Signatures, doc comments
+    /// (doc-tests), tests and every other function still count.
+    fn outside_targets(&self, k: usize) -> String {
+        if let Some(fp) = self.outside_fps.borrow().get(&k) {
+            return fp.clone();
+        }
+        let ws = &self.sel.ws;
+        let package = &ws.crates[k].package;
+        let dirs: Vec<PathBuf> = self
+            .sel
+            .packages_behind(package)
+            .iter()
+            .filter_map(|p| ws.member_dirs.get(p).cloned())
+            .collect();
+        let bodies: Vec<(PathBuf, usize, usize)> = (0..self.sel.chosen.len())
+            .map(|i| {
+                let f = self.sel.found(i);
+                (f.file.clone(), f.body_span.0, f.body_span.1)
+            })
+            .collect();
+        let fp = crate::cache_key::tree_without(&ws.root, &dirs, &[], |_| true, &bodies);
+        self.outside_fps.borrow_mut().insert(k, fp.clone());
+        fp
     }
 
     /// A fingerprint of the code behind crate target `k`'s functions: every file of the
@@ -158,6 +188,18 @@ impl FrontEnd for RustFront {
             .flat_map(|d| rust_rules::load_skip_rules(d).warnings)
             .map(|w| w.to_string())
             .collect()
+    }
+
+    fn push_parts(&self, i: usize) -> Option<Vec<Vec<u8>>> {
+        let scope = format!(
+            "{:?} {:?} {:?}",
+            self.sel.test_scope, self.sel.ws.cargo_flags, self.sel.ws.skip_tests
+        );
+        Some(vec![
+            scope.into_bytes(),
+            self.outside_targets(self.sel.chosen[i].krate).into_bytes(),
+            self.workspace_fingerprint().as_bytes().to_vec(),
+        ])
     }
 
     fn file_text(&self, i: usize) -> &str {

@@ -157,3 +157,89 @@ fn a_change_to_what_a_result_depends_on_is_analysed_again_and_a_cache_entry_is_c
     // Nor written over: the files git tracks stay as they were committed.
     assert_eq!(support::git(&dir, &["status", "--porcelain", "--", ".abex/cache"]), "");
 }
+
+/// `cargo abex` on both functions of `limit`.
+fn abex_both(dir: &Path) -> Value {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-abex"));
+    cmd.args(["abex", "--offline", "--pairs", "300"])
+        .args(["--function", "src/lib.rs::classify", "--function", "src/lib.rs::limit"])
+        .current_dir(dir)
+        .env_remove("GITHUB_BASE_REF")
+        .env_remove("ABEX_API_KEY")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ABEX_SHRINK")
+        .env("NO_COLOR", "1");
+    let o = cmd.output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    report(dir)
+}
+
+/// How many mutants' results the run took from an earlier one.
+fn kept(r: &Value) -> u64 {
+    r["reused"]["mutants"].as_u64().unwrap_or(0)
+}
+
+/// Each mutant's status, by function and id.
+fn statuses(r: &Value) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    for t in r["targets"].as_array().unwrap() {
+        for m in t["mutation"]["mutants"].as_array().unwrap() {
+            let name = t["name"].as_str().unwrap().to_string();
+            out.push((name, m["id"].to_string(), m["status"].to_string()));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn the_next_push_keeps_the_kills_of_what_it_did_not_change_and_tests_every_survivor_again() {
+    let (_tmp, dir) = support::project("limit");
+    let first = abex_both(&dir);
+    assert_eq!(kept(&first), 0, "{first:#}");
+    // `classify`'s mutants that were killed, timed out or did not build.
+    let kills = |r: &Value| -> u64 {
+        let t = r["targets"].as_array().unwrap().iter().find(|t| t["name"] == "classify");
+        let c = &t.unwrap()["mutation"]["counts"];
+        ["killed", "timeout", "unviable"].iter().map(|k| c[k].as_u64().unwrap()).sum()
+    };
+    let survived = |r: &Value| -> Vec<String> {
+        let t = r["targets"].as_array().unwrap().iter().find(|t| t["name"] == "classify");
+        let ms = t.unwrap()["mutation"]["mutants"].as_array().unwrap();
+        let alive = ms.iter().filter(|m| m["status"] == "survived" && m["witness"].is_object());
+        alive.map(|m| m["id"].to_string()).collect()
+    };
+    assert!(kills(&first) > 0 && !survived(&first).is_empty(), "{first:#}");
+
+    // The next push changes `limit`'s body alone: `classify`'s kills are kept (its tests are
+    // not run again on them), its survivor is tested and proven again, and each of its
+    // mutants has the first run's status (`limit`'s have new ids: its text moved).
+    edit(&dir, "src/lib.rs", "    LIMIT\n", "    // reviewed\n    LIMIT\n");
+    let push = abex_both(&dir);
+    assert_eq!(kept(&push), kills(&first), "{push:#}");
+    let of_classify = |r: &Value| -> Vec<(String, String, String)> {
+        statuses(r).into_iter().filter(|(f, ..)| f == "classify").collect()
+    };
+    assert_eq!(of_classify(&push), of_classify(&first));
+    assert_eq!(survived(&push), survived(&first));
+
+    // A change to the tests (here one more assertion) keeps nothing: a test removed or
+    // weakened may let a mutant live.
+    edit(
+        &dir,
+        "src/lib.rs",
+        "assert_eq!(classify(5), \"small\");",
+        "assert_eq!(classify(5), \"small\");\n        assert_eq!(classify(6), \"small\");",
+    );
+    let r = abex_both(&dir);
+    assert_eq!(kept(&r), 0, "{r:#}");
+    // Nor does a change to `classify`'s own text.
+    edit(&dir, "src/lib.rs", "        \"small\"\n", "        // small\n        \"small\"\n");
+    let r = abex_both(&dir);
+    // `limit`'s kills only (its text and everything outside the bodies are as last run).
+    let limit = r["targets"].as_array().unwrap().iter().find(|t| t["name"] == "limit").unwrap();
+    let c = &limit["mutation"]["counts"];
+    let limit_kills: u64 =
+        ["killed", "timeout", "unviable"].iter().map(|k| c[k].as_u64().unwrap()).sum();
+    assert_eq!(kept(&r), limit_kills, "{r:#}");
+}
