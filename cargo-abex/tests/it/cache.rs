@@ -12,9 +12,17 @@ use serde_json::Value;
 use crate::support;
 
 fn abex(dir: &Path, env: &[(&str, &str)]) -> Output {
+    abex_on(dir, env, &["src/lib.rs::classify"])
+}
+
+/// `cargo abex` on the `functions` of the fixture in `dir`.
+fn abex_on(dir: &Path, env: &[(&str, &str)], functions: &[&str]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-abex"));
-    cmd.args(["abex", "--offline", "--function", "src/lib.rs::classify", "--pairs", "300"])
-        .current_dir(dir)
+    cmd.args(["abex", "--offline", "--pairs", "300"]);
+    for f in functions {
+        cmd.args(["--function", f]);
+    }
+    cmd.current_dir(dir)
         .env_remove("GITHUB_BASE_REF")
         .env_remove("ABEX_API_KEY")
         .env_remove("OPENAI_API_KEY")
@@ -158,19 +166,9 @@ fn a_change_to_what_a_result_depends_on_is_analysed_again_and_a_cache_entry_is_c
     assert_eq!(support::git(&dir, &["status", "--porcelain", "--", ".abex/cache"]), "");
 }
 
-/// `cargo abex` on both functions of `limit`.
+/// `cargo abex` on both functions of `limit`, and its report.
 fn abex_both(dir: &Path) -> Value {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-abex"));
-    cmd.args(["abex", "--offline", "--pairs", "300"])
-        .args(["--function", "src/lib.rs::classify", "--function", "src/lib.rs::limit"])
-        .current_dir(dir)
-        .env_remove("GITHUB_BASE_REF")
-        .env_remove("ABEX_API_KEY")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("ABEX_SHRINK")
-        .env("NO_COLOR", "1");
-    let o = cmd.output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    abex_on(dir, &[], &["src/lib.rs::classify", "src/lib.rs::limit"]);
     report(dir)
 }
 
