@@ -288,8 +288,8 @@ fn cache_keys(cfg: &RunConfig, front: &dyn FrontEnd, session: Option<&Session>) 
 /// run's targets ([`FrontEnd::push_parts`]). A push that changes only the body of another
 /// target leaves it the same, and this target's mutants that were killed, timed out or did not
 /// build are not tested again ([`serves_next_push`]); survivors always are, so no claim comes
-/// from it. A change to its own text, a signature, a doc-test, a test or any other function
-/// makes another key. `None` where the front end keeps none.
+/// from it. A change to its own text, a signature, a doc-test, a test or a function that is no
+/// target of the run makes another key. `None` where the front end keeps none.
 fn push_keys(
     cfg: &RunConfig,
     front: &dyn FrontEnd,
@@ -521,7 +521,8 @@ fn run_unit(
     }
     if ctx.cfg.mutate {
         let tests = lab.test_count();
-        let count = numbered.iter().filter(|m| !m.self_check).count();
+        // Those to test: a push's kept kills and what an earlier run finished are not.
+        let count = numbered.iter().filter(|m| !m.self_check && !cached.contains_key(&m.n)).count();
         on_event(Event::Testing { package: &unit.name, mutants: count, tests });
         let reused = ctx.reused.clone();
         let mut failed = None;
