@@ -20,7 +20,7 @@ use super::saver::Saver;
 use super::survivors::Heard;
 use super::{exploration, feedback, survivors};
 use crate::archive::Pair;
-use crate::cache::ResultCache;
+use crate::cache::{Partial, ResultCache};
 use crate::event::Event;
 use crate::llm::session::Session;
 use crate::out::OutDir;
@@ -397,20 +397,21 @@ fn run_unit(
         return Ok(whole.targets.iter().filter_map(|i| kept.get(i).cloned()).collect());
     }
     let numbered = number_mutants(ctx, unit);
+    // What an earlier run finished of each target under its own key, read once.
+    let mut partials: BTreeMap<usize, Partial<Tested>> =
+        unit.targets.iter().map(|&i| (i, resume.cache.partial(&resume.keys[i]))).collect();
     // Kills an earlier push left of targets whose push key is the same: not built nor tested
-    // again (the results of this key, below, come first).
+    // again (the results of the target's own key come first).
     let mut kept_kills: BTreeMap<u32, Tested> = BTreeMap::new();
-    for &i in &unit.targets {
+    let mut kept_count = 0;
+    for (&i, own) in &partials {
         let Some(key) = &resume.push[i] else { continue };
-        let own = resume.cache.partial::<Tested>(&resume.keys[i]);
         let earlier = resume.cache.partial::<Tested>(key);
-        for m in numbered.iter().filter(|m| m.target == i) {
-            let id = &m.mutant.id;
-            match earlier.tested.get(id) {
-                Some(t) if serves_next_push(t) && !own.tested.contains_key(id) => {
-                    kept_kills.insert(m.n, t.clone());
-                }
-                _ => {}
+        for m in numbered.iter().filter(|m| m.target == i && !own.tested.contains_key(&m.mutant.id))
+        {
+            if let Some(t) = earlier.tested.get(&m.mutant.id).filter(|t| serves_next_push(t)) {
+                kept_kills.insert(m.n, t.clone());
+                kept_count += usize::from(!m.self_check);
             }
         }
     }
@@ -452,12 +453,11 @@ fn run_unit(
     let mut elites: Vec<Vec<Pair>> = Vec::new();
     // The mutants' results an earlier run finished, by number.
     let mut cached: BTreeMap<u32, Tested> = BTreeMap::new();
-    ctx.reused.mutants +=
-        kept_kills.keys().filter(|n| numbered.iter().any(|m| m.n == **n && !m.self_check)).count();
+    ctx.reused.mutants += kept_count;
     cached.extend(kept_kills);
     for &i in &unit.targets {
         let key = &resume.keys[i];
-        let partial = resume.cache.partial::<Tested>(key);
+        let partial = partials.remove(&i).expect("read above for every target");
         for m in numbered.iter().filter(|m| m.target == i) {
             if let Some(t) = partial.tested.get(&m.mutant.id) {
                 ctx.reused.mutants += usize::from(!m.self_check);

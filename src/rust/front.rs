@@ -69,14 +69,7 @@ impl RustFront {
         if let Some(fp) = self.outside_fps.borrow().get(&k) {
             return fp.clone();
         }
-        let ws = &self.sel.ws;
-        let package = &ws.crates[k].package;
-        let dirs: Vec<PathBuf> = self
-            .sel
-            .packages_behind(package)
-            .iter()
-            .filter_map(|p| ws.member_dirs.get(p).cloned())
-            .collect();
+        let (ws, dirs) = (&self.sel.ws, self.dirs_behind(k));
         let bodies: Vec<(PathBuf, usize, usize)> = (0..self.sel.chosen.len())
             .map(|i| {
                 let f = self.sel.found(i);
@@ -88,6 +81,14 @@ impl RustFront {
         fp
     }
 
+    /// The folders of the packages whose tests run against crate target `k`'s functions and of
+    /// the workspace packages those depend on.
+    fn dirs_behind(&self, k: usize) -> Vec<PathBuf> {
+        let ws = &self.sel.ws;
+        let behind = self.sel.packages_behind(&ws.crates[k].package);
+        behind.iter().filter_map(|p| ws.member_dirs.get(p).cloned()).collect()
+    }
+
     /// A fingerprint of the code behind crate target `k`'s functions: every file of the
     /// packages whose tests run against them and of the workspace packages those depend on
     /// (sources, tests, `build.rs`, manifests, `.cargo/mutants.toml`).
@@ -95,14 +96,7 @@ impl RustFront {
         if let Some(fp) = self.package_fps.borrow().get(&k) {
             return fp.clone();
         }
-        let ws = &self.sel.ws;
-        let package = &ws.crates[k].package;
-        let dirs: Vec<PathBuf> = self
-            .sel
-            .packages_behind(package)
-            .iter()
-            .filter_map(|p| ws.member_dirs.get(p).cloned())
-            .collect();
+        let (ws, dirs) = (&self.sel.ws, self.dirs_behind(k));
         let fp = crate::cache_key::tree(&ws.root, &dirs, &[], |_| true);
         self.package_fps.borrow_mut().insert(k, fp.clone());
         fp

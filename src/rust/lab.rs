@@ -83,6 +83,8 @@ pub struct RustLab<'a> {
     early_docs: RefCell<Option<Recording>>,
     /// Whether the first build's doc-tests pass on the original, once recorded.
     docs_pass: std::cell::Cell<Option<bool>>,
+    /// Whether the crate's root is `no_std`, once read ([`RustLab::suggest_crate`]).
+    no_std: std::cell::OnceCell<bool>,
     /// The first build's test binaries were built after its harness, in the background.
     tests_later: bool,
     /// Why the baseline failed, when it was found out before the pipeline asked for the tests.
@@ -165,6 +167,7 @@ impl<'a> RustLab<'a> {
             early_results: RefCell::new(BTreeMap::new()),
             early_docs: RefCell::new(None),
             docs_pass: std::cell::Cell::new(None),
+            no_std: std::cell::OnceCell::new(),
             tests_later: false,
             failed: None,
         };
@@ -662,11 +665,14 @@ impl<'a> RustLab<'a> {
         }
     }
 
-    /// What target `i`'s suggested tests need of its crate (see [`suggest::Crate`]).
+    /// What target `i`'s suggested tests need of its crate (see [`suggest::Crate`]); whether
+    /// its root is `no_std` is read once.
     fn suggest_crate(&self, i: usize) -> suggest::Crate<'_> {
         let sources = &self.front.krate(i).sources;
-        let root = sources.files.first().map_or("", |f| f.text.as_str());
-        suggest::Crate { book: &sources.book, no_std: harness::no_std::declares(root) }
+        let no_std = *self.no_std.get_or_init(|| {
+            harness::no_std::declares(sources.files.first().map_or("", |f| f.text.as_str()))
+        });
+        suggest::Crate { book: &sources.book, no_std }
     }
 
     /// The doc-tests of build `b`: those of the packages whose tests run, in its copy.

@@ -337,7 +337,7 @@ fn candidates_of(p: &Param, table: &TypeTable<'_>, nested: bool) -> Vec<Type> {
 /// Where an array type's length comes in [`CONST_VALUES`]' order of capacities (`[i32; 4]`
 /// first); any other type after them.
 fn capacity_rank(t: &Type) -> usize {
-    let (_, sizes) = CONST_VALUES.iter().find(|(t, _)| t.is_empty()).expect("a row");
+    let (_, sizes) = CONST_VALUES.iter().find(|(ty, _)| ty.is_empty()).expect("a row");
     let Type::Array(a) = t else { return sizes.len() };
     let len = tight(&a.len);
     sizes.iter().position(|s| *s == len).unwrap_or(sizes.len())
