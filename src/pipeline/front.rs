@@ -328,6 +328,14 @@ pub trait Lab {
     ) -> Result<Option<WitnessWorkers>, RunError> {
         Ok(None)
     }
+    /// Whether the witnesses of a unit's survivors may be searched while its other mutants
+    /// are tested, planned on every mutant that may survive (`mutants` of them): the lab's
+    /// [`Lab::prepare_witnesses`] then gets all of them before the tests, and
+    /// [`Lab::witness_workers`] their evaluators, which other threads use while
+    /// [`Lab::test`] runs.
+    fn searches_while_testing(&self, _mutants: usize) -> bool {
+        false
+    }
     /// Called once before the witness searches of a unit, with each function that is called
     /// (a target, or the caller that drives it) and the survivors searched through it: a lab
     /// may start one worker for all of them.

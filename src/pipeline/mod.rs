@@ -14,6 +14,7 @@ mod front;
 mod reuse;
 mod run;
 mod saver;
+mod searches;
 mod shard;
 mod survivors;
 mod tester;

@@ -15,8 +15,10 @@ use crate::report::{
     TestOrigin, UnpinnedBoundary, Unwitnessed, Witness,
 };
 use crate::targets::Drive;
-use crate::value::{stringify_input, Outcome};
+use crate::value::Outcome;
 use crate::witness;
+
+use super::searches::{searches, shared_slots, Plan, Searched, Searchers};
 
 /// What the witness search found for one target.
 #[derive(Clone, Default)]
@@ -130,87 +132,187 @@ pub(crate) fn analyse(
     // What the reports need of the lab, known before its tests run (the final reports ask again).
     let facts: Vec<Facts> = unit.targets.iter().map(|&i| Facts::of(lab, i)).collect();
     let todo: Vec<u32> = mutants.iter().map(|m| m.n).filter(|n| !cached.contains_key(n)).collect();
-    let mut results = cached.clone();
-    if !todo.is_empty() {
-        let ctx = &*ctx;
-        let none = vec![Proven::default(); unit.targets.len()];
-        let mut so_far = cached.clone();
-        // The reports are built again at most every `REPORTS_EVERY` (each build renders every
-        // mutant's diff and copies every function's exploration, ~10 ms on examples/demo, where
-        // a mutant's tests take 4 ms), and once more when the tests end or are cut; the results
-        // cache has each result at once.
-        let mut pace = Pace::new(REPORTS_EVERY);
-        let mut on_result = |n: u32, t: &Tested| {
-            let Some(m) = mutants.iter().find(|m| m.n == n) else { return };
-            heard(Heard::Tested(m, t));
-            so_far.insert(n, t.clone());
-            if pace.now() {
-                heard(Heard::Reports(reports(ctx, unit, mutants, elites, &facts, &so_far, &none)));
-                pace.built();
-            }
-        };
-        let tested = lab.test(&todo, &mut on_result);
-        if pace.held() {
-            heard(Heard::Reports(reports(ctx, unit, mutants, elites, &facts, &so_far, &none)));
-        }
-        match unless_cut(tested)? {
-            Some(tested) => results.extend(tested),
-            // The deadline killed a test run the lab could not do without (the baseline): what
-            // it gave before stays, the rest is `not_tested`.
-            None => results = so_far,
-        }
-    }
-    if crate::interrupt::requested().is_some() {
-        return Err(RunError::Interrupted);
-    }
-    let reach = reach_of(unit, mutants, &results, reached);
-    not_reached(mutants, &reach, &mut results);
-    let survived = |m: &&Numbered| {
+    let jobs = ctx.cfg.jobs.max(1);
+    let survives = |m: &Numbered, results: &BTreeMap<u32, Tested>| {
         !m.self_check && results.get(&m.n).is_some_and(|r| r.status == MutantStatus::Survived)
     };
-    let survivors = mutants.iter().filter(survived).count();
-    on_event(Event::Proving { package: &unit.name, survivors });
+    // The mutants of target `i` that may survive: those to test, and an earlier run's survivors.
+    let may_survive = |i: usize| -> Vec<&Numbered> {
+        let mine = mutants.iter().filter(|m| m.target == i && !m.self_check);
+        mine.filter(|m| todo.contains(&m.n) || survives(m, cached)).collect()
+    };
+    let count: usize = unit.targets.iter().map(|&i| may_survive(i).len()).sum();
+    let early = !todo.is_empty() && jobs > 1 && lab.searches_while_testing(count);
     let mut proven: Vec<Proven> = vec![Proven::default(); unit.targets.len()];
     let mut taken = BTreeSet::new();
-    // Every survivor searched, by the function called: one worker can serve them all.
-    let mut groups: Vec<(usize, Vec<u32>)> = Vec::new();
-    for &i in unit.targets.iter().filter(|i| reach.contains_key(i)) {
-        let Some(d) = driver(ctx, lab, i) else { continue };
-        // What the tests taught of its parameters goes into the worker's spec: learnt now.
-        lab.params(d);
-        let mine = mutants.iter().filter(|m| m.target == i).filter(survived).map(|m| m.n);
-        match groups.iter_mut().find(|(g, _)| *g == d) {
-            Some((_, ns)) => ns.extend(mine),
-            None => groups.push((d, mine.collect())),
-        }
-    }
-    groups.retain(|(_, ns)| !ns.is_empty());
-    if !groups.is_empty() {
-        lab.prepare_witnesses(&groups)?;
-    }
-    for (k, &i) in unit.targets.iter().enumerate() {
-        let mine: Vec<&Numbered> =
-            mutants.iter().filter(|m| m.target == i).filter(survived).collect();
-        if !reach.contains_key(&i) {
-            // Whether the tests reach the function is not known: no survivor of it is a gap.
-            let why = reach_unknown(mutants, &results, i);
-            for m in &mine {
-                proven[k].searches.insert(m.n, (Some(why.clone()), 0));
+    let shared_ctx = &*ctx;
+    let results = std::thread::scope(|scope| -> Result<BTreeMap<u32, Tested>, RunError> {
+        let ctx = shared_ctx;
+        // Where the lab searches while its tests run, each target is planned on the mutants
+        // that may survive, and its survivors are searched as soon as its tests are all in.
+        let mut early_plans = None;
+        if early {
+            let (planned, plans, groups) =
+                plan_targets(ctx, lab, unit, elites, &may_survive, &|_| false);
+            if !groups.is_empty() {
+                lab.prepare_witnesses(&groups)?;
             }
-            proven[k].settled = true;
-            continue;
+            if let Some(slots) = shared_slots(lab, &plans, jobs)? {
+                let plans = std::sync::Arc::new(plans);
+                let searchers = Searchers::start(scope, jobs, plans.clone(), slots);
+                early_plans = Some((planned, plans, searchers));
+            }
         }
-        proven[k] = prove(ctx, lab, i, &elites[k], &mine, &mut taken)?;
-        proven[k].settled = true;
-        if !proven[k].suggestions.is_empty() && !ctx.past_deadline() {
-            let witnessed: Vec<u32> = proven[k].witnesses.keys().copied().collect();
-            lab.check_soon(&proven[k].suggestions, &witnessed);
+        let mut results = cached.clone();
+        if !todo.is_empty() {
+            let none = vec![Proven::default(); unit.targets.len()];
+            let mut so_far = cached.clone();
+            // How many of each target's mutants are still to test.
+            let mut left: BTreeMap<usize, usize> = BTreeMap::new();
+            for m in mutants.iter().filter(|m| todo.contains(&m.n)) {
+                *left.entry(m.target).or_default() += 1;
+            }
+            // The reports are built again at most every `REPORTS_EVERY` (each build renders every
+            // mutant's diff and copies every function's exploration, ~10 ms on examples/demo, where
+            // a mutant's tests take 4 ms), and once more when the tests end or are cut; the results
+            // cache has each result at once.
+            let mut pace = Pace::new(REPORTS_EVERY);
+            let mut on_result = |n: u32, t: &Tested| {
+                let Some(m) = mutants.iter().find(|m| m.n == n) else { return };
+                heard(Heard::Tested(m, t));
+                so_far.insert(n, t.clone());
+                if let Some((planned, plans, searchers)) = early_plans.as_mut() {
+                    let i = m.target;
+                    let done = left.get_mut(&i).is_some_and(|l| {
+                        *l = l.saturating_sub(1);
+                        *l == 0
+                    });
+                    // Its tests are all in and reach it: its survivors are searched now.
+                    if done && reach_one(mutants, &so_far, reached, i) == Some(true) {
+                        let mine = planned.iter().find(|x| unit.targets[x.k] == i);
+                        if let Some(&Ok(p)) = mine.map(|x| &x.plan) {
+                            for (k, n) in plans[p].numbers.iter().enumerate() {
+                                if so_far.get(n).is_some_and(|r| r.status == MutantStatus::Survived)
+                                {
+                                    searchers.send(p, k);
+                                }
+                            }
+                        }
+                    }
+                }
+                if pace.now() {
+                    heard(Heard::Reports(reports(
+                        ctx, unit, mutants, elites, &facts, &so_far, &none,
+                    )));
+                    pace.built();
+                }
+            };
+            let tested = lab.test(&todo, &mut on_result);
+            if pace.held() {
+                heard(Heard::Reports(reports(ctx, unit, mutants, elites, &facts, &so_far, &none)));
+            }
+            match unless_cut(tested)? {
+                Some(tested) => results.extend(tested),
+                // The deadline killed a test run the lab could not do without (the baseline): what
+                // it gave before stays, the rest is `not_tested`.
+                None => results = so_far,
+            }
         }
         if crate::interrupt::requested().is_some() {
             return Err(RunError::Interrupted);
         }
-        heard(Heard::Reports(reports(ctx, unit, mutants, elites, &facts, &results, &proven)));
-    }
+        let reach = reach_of(unit, mutants, &results, reached);
+        not_reached(mutants, &reach, &mut results);
+        let survivors_of = |i: usize| -> Vec<&Numbered> {
+            mutants.iter().filter(|m| m.target == i && survives(m, &results)).collect()
+        };
+        let survivors = mutants.iter().filter(|m| survives(m, &results)).count();
+        on_event(Event::Proving { package: &unit.name, survivors });
+        // Else each target is planned now, on its survivors.
+        let (planned, plans, mut searchers) = match early_plans {
+            Some((planned, plans, searchers)) => (planned, plans, Some(searchers)),
+            None => {
+                let unknown = |i: usize| !reach.contains_key(&i);
+                let (planned, plans, groups) =
+                    plan_targets(ctx, lab, unit, elites, &survivors_of, &unknown);
+                if !groups.is_empty() {
+                    lab.prepare_witnesses(&groups)?;
+                }
+                let slots = match jobs > 1 && survivors > 1 {
+                    true => shared_slots(lab, &plans, jobs)?,
+                    false => None,
+                };
+                let plans = std::sync::Arc::new(plans);
+                let searchers =
+                    slots.map(|slots| Searchers::start(scope, jobs, plans.clone(), slots));
+                (planned, plans, searchers)
+            }
+        };
+        // Every survivor is searched (those its target's tests fed already are not fed again).
+        if let Some(searchers) = searchers.as_mut() {
+            for x in &planned {
+                let Ok(p) = x.plan else { continue };
+                for m in survivors_of(unit.targets[x.k]) {
+                    if let Some(k) = plans[p].numbers.iter().position(|&n| n == m.n) {
+                        searchers.send(p, k);
+                    }
+                }
+            }
+            searchers.close();
+        }
+        // Each target is concluded in the unit's order (its suggested tests' names are chosen
+        // in that order), as soon as its searches are all in; its tests' check starts then,
+        // while the next target's searches go on.
+        for x in &planned {
+            let i = unit.targets[x.k];
+            let mine = survivors_of(i);
+            if !reach.contains_key(&i) {
+                // Whether the tests reach the function is not known: no survivor of it is a gap.
+                let why = reach_unknown(mutants, &results, i);
+                for m in &mine {
+                    proven[x.k].searches.insert(m.n, (Some(why.clone()), 0));
+                }
+                proven[x.k].settled = true;
+                continue;
+            }
+            let concluded = match &x.plan {
+                // Planned before the tests on every mutant that may survive: what is known of
+                // its survivors.
+                Err(known) => {
+                    let mut known = known.clone();
+                    known.searches.retain(|n, _| mine.iter().any(|m| m.n == *n));
+                    known
+                }
+                Ok(_) if mine.is_empty() => Proven::default(),
+                Ok(p) => {
+                    let plan = &plans[*p];
+                    let found: Vec<Option<Searched>> = match searchers.as_mut() {
+                        Some(searchers) => mine
+                            .iter()
+                            .map(|m| {
+                                let k = plan.numbers.iter().position(|&n| n == m.n)?;
+                                searchers.result(*p, k)
+                            })
+                            .collect(),
+                        // Planned on its survivors: one thread, or a lab without shared workers.
+                        None => searches(lab, plan.d, &plan.numbers, &plan.search(), jobs)?,
+                    };
+                    conclude(ctx, lab, i, &elites[x.k], &mine, plan, found, &mut taken)?
+                }
+            };
+            proven[x.k] = concluded;
+            proven[x.k].settled = true;
+            if !proven[x.k].suggestions.is_empty() && !ctx.past_deadline() {
+                let witnessed: Vec<u32> = proven[x.k].witnesses.keys().copied().collect();
+                lab.check_soon(&proven[x.k].suggestions, &witnessed);
+            }
+            if crate::interrupt::requested().is_some() {
+                return Err(RunError::Interrupted);
+            }
+            heard(Heard::Reports(reports(ctx, unit, mutants, elites, &facts, &results, &proven)));
+        }
+        Ok(results)
+    })?;
     let mut suggestions: Vec<Suggestion> =
         proven.iter().flat_map(|p| p.suggestions.iter().cloned()).collect();
     let witnessed: Vec<u32> = proven.iter().flat_map(|p| p.witnesses.keys().copied()).collect();
@@ -313,21 +415,21 @@ fn reports(
         .collect()
 }
 
-/// Looks for a witness of each of target `i`'s `survivors`; `elites` is its explored archive;
-/// `taken` the names the unit's suggested tests have so far.
-fn prove(
+/// The search plan of target `i`'s `survivors` (`elites` is its explored archive), or what is
+/// already known of them when there is nothing to search: none survived, or the function that
+/// reaches it cannot be called.
+fn plan(
     ctx: &Ctx<'_>,
     lab: &mut dyn Lab,
     i: usize,
     elites: &[Pair],
     survivors: &[&Numbered],
-    taken: &mut BTreeSet<String>,
-) -> Result<Proven, RunError> {
+) -> Result<Plan, Proven> {
     let mut proven = Proven::default();
     let front = ctx.front;
     let target = &front.targets()[i];
     if survivors.is_empty() {
-        return Ok(proven);
+        return Err(proven);
     }
     let Some(d) = driver(ctx, lab, i) else {
         // Not proven either way: what abex cannot call, it says so (never "possibly equivalent").
@@ -342,12 +444,7 @@ fn prove(
                 Unwitnessed::NotCallable { function: function.clone(), reason: reason.clone() };
             proven.searches.insert(m.n, (Some(why), 0));
         }
-        return Ok(proven);
-    };
-    let exec = |source| RunError::Exec {
-        target: target.qualified_name.clone(),
-        source,
-        hint: front.exec_hint().map(|h| format!("\nhint: {h}")).unwrap_or_default(),
+        return Err(proven);
     };
     // Distinct explored inputs with their original outcomes, strongest boundaries first.
     let known = witness::known_inputs(elites);
@@ -355,16 +452,90 @@ fn prove(
     let planned = lab.hints(i);
     let hints: Vec<witness::Hints> =
         survivors.iter().map(|m| front.hints(i, &m.mutant).and(planned.clone())).collect();
-    let search = Search {
-        params: &params,
-        known: &known,
-        hints: &hints,
-        evals: ctx.cfg.witness_evals,
+    Ok(Plan {
+        d,
+        params,
+        known,
+        hints,
         seed: witness::search_seed(ctx.cfg.seed, &target.qualified_name),
+        evals: ctx.cfg.witness_evals,
         deadline: ctx.deadline,
+        numbers: survivors.iter().map(|m| m.n).collect(),
+    })
+}
+
+/// One target of a unit to prove: its index in the unit and its search plan (an index into
+/// the plans the searching threads share), or what is known of its survivors without one.
+struct Planned {
+    k: usize,
+    plan: Result<usize, Proven>,
+}
+
+/// Each function called, with the mutants searched through it (see [`Lab::prepare_witnesses`]).
+type Groups = Vec<(usize, Vec<u32>)>;
+
+/// Each target's plan for `candidates` (its mutants to search: its survivors, or every mutant
+/// that may survive), in the unit's order (those `skip` names left out), and each function
+/// called with the mutants searched through it (for [`Lab::prepare_witnesses`]).
+fn plan_targets<'m>(
+    ctx: &Ctx<'_>,
+    lab: &mut dyn Lab,
+    unit: &Unit,
+    elites: &[Vec<Pair>],
+    candidates: &dyn Fn(usize) -> Vec<&'m Numbered>,
+    skip: &dyn Fn(usize) -> bool,
+) -> (Vec<Planned>, Vec<Plan>, Groups) {
+    let (mut planned, mut plans, mut groups): (_, _, Groups) = (Vec::new(), Vec::new(), Vec::new());
+    for (k, &i) in unit.targets.iter().enumerate() {
+        if skip(i) {
+            continue;
+        }
+        let mine = candidates(i);
+        if let Some(d) = driver(ctx, lab, i) {
+            // What the tests taught of its parameters goes into the workers' spec: learnt now.
+            lab.params(d);
+            let ns = mine.iter().map(|m| m.n);
+            match groups.iter_mut().find(|(g, _)| *g == d) {
+                Some((_, have)) => have.extend(ns),
+                None => groups.push((d, ns.collect())),
+            }
+        }
+        let plan = match plan(ctx, lab, i, &elites[k], &mine) {
+            Ok(p) => {
+                plans.push(p);
+                Ok(plans.len() - 1)
+            }
+            Err(known) => Err(known),
+        };
+        planned.push(Planned { k, plan });
+    }
+    groups.retain(|(_, ns)| !ns.is_empty());
+    (planned, plans, groups)
+}
+
+/// What target `i`'s searches found (`searched`, per survivor in `plan`'s order), made into
+/// witnesses, pinned boundaries and suggested tests; `taken` the names the unit's suggested
+/// tests have so far.
+#[allow(clippy::too_many_arguments)]
+fn conclude(
+    ctx: &Ctx<'_>,
+    lab: &mut dyn Lab,
+    i: usize,
+    elites: &[Pair],
+    survivors: &[&Numbered],
+    plan: &Plan,
+    searched: Vec<Option<Searched>>,
+    taken: &mut BTreeSet<String>,
+) -> Result<Proven, RunError> {
+    let mut proven = Proven::default();
+    let front = ctx.front;
+    let target = &front.targets()[i];
+    let (d, known) = (plan.d, &plan.known);
+    let exec = |source| RunError::Exec {
+        target: target.qualified_name.clone(),
+        source,
+        hint: front.exec_hint().map(|h| format!("\nhint: {h}")).unwrap_or_default(),
     };
-    let numbers: Vec<u32> = survivors.iter().map(|m| m.n).collect();
-    let searched = searches(lab, d, &numbers, &search, ctx.cfg.jobs)?;
     for (m, searched) in survivors.iter().zip(searched) {
         let Some(searched) = searched else {
             let because = "the time budget ran out".to_string();
@@ -374,7 +545,7 @@ fn prove(
         let (found, shrunk) = searched.map_err(exec)?;
         // Pinning: the boundaries whose inputs this survivor moves.
         if found.witness.is_some() {
-            for ci in witness::moved_boundaries(elites, &known, &found.outcomes) {
+            for ci in witness::moved_boundaries(elites, known, &found.outcomes) {
                 proven.unpinned.entry(ci).or_default().push(m.mutant.id.clone());
             }
         }
@@ -479,157 +650,6 @@ fn called(front: &dyn FrontEnd, i: usize) -> Option<usize> {
 /// The function called to search target `i`'s witnesses ([`called`]), when `lab` can call it.
 fn driver(ctx: &Ctx<'_>, lab: &dyn Lab, i: usize) -> Option<usize> {
     called(ctx.front, i).filter(|&d| lab.uncallable(d).is_none())
-}
-
-/// What the witness search of one function's survivors shares: the function's parameters and
-/// explored inputs, each survivor's hints, the search's budget and seed, and the run's deadline.
-struct Search<'s> {
-    params: &'s [crate::value::Ty],
-    known: &'s [(crate::value::Args, Outcome)],
-    /// Per survivor, in their order.
-    hints: &'s [witness::Hints],
-    evals: usize,
-    seed: u64,
-    deadline: Option<std::time::Instant>,
-}
-
-/// A survivor's search: what it found, and the witness shrunk when it found one that loads.
-type Searched = Result<(witness::Found, Option<witness::Shrunk>), crate::exec::ExecError>;
-
-/// The witness search of each of the `survivors` (numbers) of function `d` (in their order;
-/// `None` for those the deadline left unsearched), on up to `jobs` threads where the lab gives evaluators that
-/// other threads may use ([`Lab::witness_workers`]), else one after the other. A survivor's
-/// search is the same on any thread: its seed is the function's, and each thread remembers the
-/// original's outcomes for its own searches.
-fn searches(
-    lab: &mut dyn Lab,
-    d: usize,
-    survivors: &[u32],
-    search: &Search<'_>,
-    jobs: usize,
-) -> Result<Vec<Option<Searched>>, RunError> {
-    let threads = jobs.min(survivors.len());
-    let shared = if threads > 1 { lab.witness_workers(d, survivors, threads)? } else { None };
-    let past = || search.deadline.is_some_and(|d| std::time::Instant::now() >= d);
-    let Some(workers) = shared else {
-        let mut original = lab.evaluator(d)?;
-        let mut original = witness::Remembered::new(original.as_mut());
-        let mut out = Vec::new();
-        for (k, &n) in survivors.iter().enumerate() {
-            if past() || crate::interrupt::requested().is_some() {
-                out.push(None);
-                continue;
-            }
-            let mut mutant = lab.mutant(d, n)?;
-            out.push(Some(search_one(search, k, &mut original, mutant.as_mut())));
-        }
-        return Ok(out);
-    };
-    let mutants: Vec<std::sync::Mutex<_>> =
-        workers.mutants.into_iter().map(std::sync::Mutex::new).collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let out: std::sync::Mutex<Vec<Option<Searched>>> =
-        std::sync::Mutex::new((0..survivors.len()).map(|_| None).collect());
-    std::thread::scope(|s| {
-        for mut original in workers.originals {
-            let (mutants, next, out) = (&mutants, &next, &out);
-            s.spawn(move || {
-                let mut original = witness::Remembered::new(original.as_mut());
-                loop {
-                    let k = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                    if k >= mutants.len() || past() || crate::interrupt::requested().is_some() {
-                        break;
-                    }
-                    let Ok(mut mutant) = mutants[k].lock() else { break };
-                    let found = search_one(search, k, &mut original, mutant.as_mut());
-                    if let Ok(mut out) = out.lock() {
-                        out[k] = Some(found);
-                    }
-                }
-            });
-        }
-    });
-    Ok(out.into_inner().unwrap_or_default())
-}
-
-/// The search of the `k`-th survivor (its mutant `mutant`) against `original`, then the
-/// shrinking of its witness: the simplest input that still tells them apart is the one the test
-/// is written on. A mutant its worker could not load answers "bad arguments": that is no
-/// witness, and nothing is shrunk.
-fn search_one(
-    search: &Search<'_>,
-    k: usize,
-    original: &mut witness::Remembered<'_>,
-    mutant: &mut dyn crate::exec::ProbeEvaluate,
-) -> Searched {
-    let survivor =
-        witness::Survivor { params: search.params, known: search.known, hints: &search.hints[k] };
-    let limits = witness::Limits {
-        evals: search.evals,
-        seed: search.seed,
-        until: Some(witness::search_until(search.deadline)),
-    };
-    let found = witness::find(&survivor, original, mutant, &limits)?;
-    let unloadable = |w: &&Witness| matches!(&w.mutant, Outcome::Error { ty, .. } if ty == "abex: bad arguments");
-    let Some(first) = found.witness.clone().filter(|w| !unloadable(&w)) else {
-        return Ok((found, None));
-    };
-    // A witness that does not hold when run again gives way to the archive's other ones,
-    // simplest first (looked for only then); the first one's reason stands when none holds.
-    let past = || search.deadline.is_some_and(|d| std::time::Instant::now() >= d);
-    let mut to_try = vec![first];
-    let mut why = None;
-    while let Some(w) = to_try.pop() {
-        let until = Some(witness::search_until(search.deadline));
-        let shrunk = witness::shrink(search.params, &w, original, mutant, until)?;
-        let Some(u) = unsteady(&shrunk.witness, original, mutant)? else {
-            return Ok((witness::Found { witness: Some(w), ..found }, Some(shrunk)));
-        };
-        if why.is_none() {
-            why = Some(u);
-            to_try = witness::alternatives(search.known, &found.outcomes, &w.input, ALTERNATIVES);
-            to_try.reverse();
-        }
-        if past() {
-            break;
-        }
-    }
-    Ok((witness::Found { witness: None, unwitnessed: why, ..found }, None))
-}
-
-/// How many of the archive's other witnesses are tried when the one found first does not hold
-/// when run again ([`unsteady`]).
-const ALTERNATIVES: usize = 2;
-
-/// How many times a witness is run again on both sides before it counts.
-const STEADY_RUNS: usize = 2;
-
-/// Why the witness `w` proves nothing, when it does not hold when run again ([`STEADY_RUNS`]
-/// times on both sides, fresh calls): an outcome that depends on more than the input (whether
-/// an allocation fits in what the worker's memory holds, the clock) is no behaviour a test
-/// pins. smallbitvec 2.5.3: `SmallBitVec::with_capacity(33778221521)` then `remove(0)` panicked
-/// on one side and aborted on the other, in both directions for one mutant that never ran.
-fn unsteady(
-    w: &Witness,
-    original: &mut witness::Remembered<'_>,
-    mutant: &mut dyn crate::exec::ProbeEvaluate,
-) -> Result<Option<crate::report::Unwitnessed>, crate::exec::ExecError> {
-    let input = std::slice::from_ref(&w.input);
-    for _ in 0..STEADY_RUNS {
-        let o = original.again(&w.input)?;
-        let m = mutant.evaluate_probed(input)?.into_iter().next().map(|(m, _)| m);
-        let (side, was, now) = match (o == w.original, m) {
-            (false, _) => ("original", &w.original, o),
-            (true, Some(m)) if m != w.mutant => ("mutant", &w.mutant, m),
-            (true, Some(_)) => continue,
-            (true, None) => ("mutant", &w.mutant, Outcome::Timeout),
-        };
-        let short = |o: &Outcome| o.stringify().chars().take(200).collect::<String>();
-        let seen = format!("{side}: {}, then {}", short(was), short(&now));
-        let input = stringify_input(&w.input);
-        return Ok(Some(Unwitnessed::Unsteady { input, seen }));
-    }
-    Ok(None)
 }
 
 /// Whether the tests written for witnesses `a` and `b` are the same test: the same input, the
@@ -758,20 +778,30 @@ fn reach_of(
 ) -> BTreeMap<usize, bool> {
     let mut out = BTreeMap::new();
     for &i in &unit.targets {
-        let own = self_check_of(mutants, results, i).and_then(|r| r.status.reach_shown());
-        // Where the self-check shows nothing (it did not build: a panic is no `impl Trait`
-        // alone), a test that killed another of its mutants ran the function.
-        let killed = || {
-            let mut theirs = mutants.iter().filter(|m| m.target == i && !m.self_check);
-            theirs
-                .any(|m| results.get(&m.n).is_some_and(|r| r.status == MutantStatus::Killed))
-                .then_some(true)
-        };
-        if let Some(r) = own.or_else(|| reached.get(&i).copied()).or_else(killed) {
+        if let Some(r) = reach_one(mutants, results, reached, i) {
             out.insert(i, r);
         }
     }
     out
+}
+
+/// Whether the tests reach target `i`, when `results` tell ([`reach_of`]).
+fn reach_one(
+    mutants: &[Numbered],
+    results: &BTreeMap<u32, Tested>,
+    reached: &BTreeMap<usize, bool>,
+    i: usize,
+) -> Option<bool> {
+    let own = self_check_of(mutants, results, i).and_then(|r| r.status.reach_shown());
+    // Where the self-check shows nothing (it did not build: a panic is no `impl Trait`
+    // alone), a test that killed another of its mutants ran the function.
+    let killed = || {
+        let mut theirs = mutants.iter().filter(|m| m.target == i && !m.self_check);
+        theirs
+            .any(|m| results.get(&m.n).is_some_and(|r| r.status == MutantStatus::Killed))
+            .then_some(true)
+    };
+    own.or_else(|| reached.get(&i).copied()).or_else(killed)
 }
 
 /// The result of target `i`'s self-check, if it has one.
@@ -986,103 +1016,9 @@ fn unusual_note(input: &crate::value::Args, settled: bool) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::searches::tests::Compare;
     use super::*;
-    use crate::exec::probe::ProbeFnEvaluator;
-    use crate::exec::{Evaluate, FnEvaluator, ProbeEvaluate};
-    use crate::pipeline::WitnessWorkers;
-    use crate::value::{Args, Ty, Value};
-    use std::collections::HashSet;
-    use std::sync::{Arc, Mutex};
-    use std::thread::ThreadId;
-
-    /// A lab of one function, `x > 10` on a byte, whose mutant `n` compares with `10 + n`;
-    /// `threads` records the threads its evaluators ran on, `shared` whether it gives evaluators
-    /// of their own (as the Rust lab) or not (as the Python lab).
-    struct Compare {
-        threads: Arc<Mutex<HashSet<ThreadId>>>,
-        shared: bool,
-    }
-
-    impl Compare {
-        fn original(&self) -> impl FnMut(&Args) -> Outcome + Send + 'static {
-            let threads = self.threads.clone();
-            move |a: &Args| {
-                threads.lock().unwrap().insert(std::thread::current().id());
-                // Slow enough that one thread cannot do every search before the other starts.
-                std::thread::sleep(std::time::Duration::from_millis(1));
-                Outcome::Ok { value: (a[0].as_int().unwrap() > 10).to_string() }
-            }
-        }
-
-        fn mutant(
-            &self,
-            n: u32,
-        ) -> ProbeFnEvaluator<impl FnMut(&Args) -> (Outcome, Option<crate::exec::Probe>) + Send>
-        {
-            let threads = self.threads.clone();
-            ProbeFnEvaluator(move |a: &Args| {
-                threads.lock().unwrap().insert(std::thread::current().id());
-                let x = a[0].as_int().unwrap();
-                (Outcome::Ok { value: (x > 10 + i128::from(n)).to_string() }, None)
-            })
-        }
-    }
-
-    impl Lab for Compare {
-        fn test_count(&mut self) -> usize {
-            0
-        }
-        fn test_tool(&self, _: usize) -> String {
-            String::new()
-        }
-        fn test(
-            &mut self,
-            _: &[u32],
-            _: &mut dyn FnMut(u32, &Tested),
-        ) -> Result<BTreeMap<u32, Tested>, RunError> {
-            unreachable!("not tested here")
-        }
-        fn evaluator(&mut self, _: usize) -> Result<Box<dyn Evaluate>, RunError> {
-            Ok(Box::new(FnEvaluator(self.original())))
-        }
-        fn mutant(&mut self, _: usize, n: u32) -> Result<Box<dyn ProbeEvaluate>, RunError> {
-            Ok(Box::new(Compare::mutant(self, n)))
-        }
-        fn witness_workers(
-            &mut self,
-            _: usize,
-            survivors: &[u32],
-            threads: usize,
-        ) -> Result<Option<WitnessWorkers>, RunError> {
-            if self.shared {
-                return Ok(None);
-            }
-            let originals =
-                (0..threads).map(|_| Box::new(FnEvaluator(self.original())) as _).collect();
-            let mutants =
-                survivors.iter().map(|&n| Box::new(Compare::mutant(self, n)) as _).collect();
-            Ok(Some(WitnessWorkers { originals, mutants }))
-        }
-        fn suggest(&self, _: usize, _: &Witness, _: &str, _: &str) -> Vec<String> {
-            Vec::new()
-        }
-        fn name_parts<'w>(&self, _: usize, w: &'w Witness) -> (String, &'w [Value]) {
-            (String::new(), &w.input)
-        }
-        fn joined(&self, _: usize, _: &[&Witness], _: &str, _: &str, _: bool) -> Option<String> {
-            None
-        }
-        fn check(
-            &mut self,
-            _: &[Suggestion],
-            _: &[u32],
-        ) -> Result<BTreeMap<String, Verdict>, RunError> {
-            unreachable!("not checked here")
-        }
-        fn add(&mut self, _: &[Numbered]) -> Result<(), RunError> {
-            Ok(())
-        }
-    }
+    use crate::value::Value;
 
     #[test]
     fn results_that_come_in_quick_succession_are_built_into_the_reports_together() {
@@ -1163,138 +1099,6 @@ mod tests {
         // searched" (that is what a budget leaves, and makes the run incomplete).
         assert!(matches!(reach_unknown(&mutants, &results, 1), Unwitnessed::ReachUnknown { .. }));
         assert!(matches!(reach_unknown(&mutants, &results, 2), Unwitnessed::NotSearched { .. }));
-    }
-
-    #[test]
-    fn a_witness_that_does_not_hold_when_run_again_proves_nothing() {
-        let panic = Outcome::Panic { message: "index out of range".into() };
-        let crash = Outcome::Crash { detail: "aborted (SIGABRT)".into() };
-        let w = Witness {
-            input: vec![Value::Int(0)],
-            original: panic.clone(),
-            mutant: crash.clone(),
-            found_by: "search".into(),
-            shrunk_from: None,
-        };
-        struct Steady(Outcome);
-        impl crate::exec::Evaluate for Steady {
-            fn evaluate(&mut self, b: &[Args]) -> Result<Vec<Outcome>, crate::exec::ExecError> {
-                Ok(vec![self.0.clone(); b.len()])
-            }
-        }
-        let mut steady = Steady(panic.clone());
-        let mut original = witness::Remembered::new(&mut steady);
-        // The mutant panics like the original on the second run: the abort was its state's.
-        let mut runs = 0;
-        let mut flaky = crate::exec::probe::ProbeFnEvaluator(|_: &Args| {
-            runs += 1;
-            (if runs == 2 { panic.clone() } else { crash.clone() }, None)
-        });
-        let why = unsteady(&w, &mut original, &mut flaky).unwrap();
-        let Some(Unwitnessed::Unsteady { input, seen }) = why else { panic!("{why:?}") };
-        assert_eq!(
-            (input.as_str(), seen.as_str()),
-            ("[0]", "mutant: crash: aborted (SIGABRT), then panic: index out of range")
-        );
-        // One that gives its outcome every time keeps the witness.
-        let mut same = crate::exec::probe::ProbeFnEvaluator(|_: &Args| (crash.clone(), None));
-        assert_eq!(unsteady(&w, &mut original, &mut same).unwrap(), None);
-        // So does the original only when it repeats itself.
-        let mut other = Steady(Outcome::Ok { value: "1".into() });
-        let mut original = witness::Remembered::new(&mut other);
-        assert!(unsteady(&w, &mut original, &mut same).unwrap().is_some());
-    }
-
-    #[test]
-    fn a_witness_that_turned_slow_gives_way_to_another_known_input() {
-        // more_itertools-like `windows(seq, n)` in the lazy fixture, on a loaded machine: the
-        // explorer saw the original return on n = 36203 (a tuple shown in 10 ms), then the
-        // worker answered it `slow` when run again; the mutant differs there and on 7 only.
-        let ok = |i: i128| Outcome::Ok { value: i.to_string() };
-        let known = vec![(vec![Value::Int(36203)], ok(36203)), (vec![Value::Int(7)], ok(7))];
-        let n = |a: &Args| match a[0] {
-            Value::Int(i) => i,
-            _ => unreachable!(),
-        };
-        let mut slow_now =
-            crate::exec::FnEvaluator(
-                |a: &Args| if n(a) >= 1000 { Outcome::Timeout } else { ok(n(a)) },
-            );
-        let mut original = witness::Remembered::new(&mut slow_now);
-        let mut mutant = mutant_on(&[36203, 7]);
-        let params = [Ty::int(64, true)];
-        let hints = vec![witness::Hints::default()];
-        let search = Search {
-            params: &params,
-            known: &known,
-            hints: &hints,
-            evals: 0,
-            seed: 1,
-            deadline: None,
-        };
-        let (found, shrunk) = search_one(&search, 0, &mut original, &mut mutant).unwrap();
-        let shrunk = shrunk.unwrap_or_else(|| panic!("no witness: {:?}", found.unwitnessed));
-        assert_eq!(shrunk.witness.input, vec![Value::Int(7)]);
-        assert_eq!(found.witness.map(|w| w.input), Some(vec![Value::Int(7)]));
-        // With no other input that tells them apart, the first one's reason stands.
-        let (found, shrunk) =
-            search_one(&search, 0, &mut original, &mut mutant_on(&[36203])).unwrap();
-        assert!(shrunk.is_none());
-        assert!(
-            matches!(&found.unwitnessed, Some(Unwitnessed::Unsteady { input, .. }) if input == "[36203]"),
-            "{:?}",
-            found.unwitnessed
-        );
-    }
-
-    /// A mutant that raises `TypeError` on the integers `on` and returns its argument elsewhere.
-    fn mutant_on(on: &[i128]) -> impl crate::exec::ProbeEvaluate + '_ {
-        crate::exec::probe::ProbeFnEvaluator(move |a: &Args| {
-            let Value::Int(i) = a[0] else { unreachable!() };
-            let o = if on.contains(&i) {
-                Outcome::Error { ty: "TypeError".into(), message: "unsupported".into() }
-            } else {
-                Outcome::Ok { value: i.to_string() }
-            };
-            (o, None)
-        })
-    }
-
-    #[test]
-    fn survivors_are_searched_on_two_threads_with_the_results_of_one() {
-        let params = [Ty::int(8, false)];
-        let hints = vec![witness::Hints { ints: vec![10], ..Default::default() }; 8];
-        let search = Search {
-            params: &params,
-            known: &[],
-            hints: &hints,
-            evals: 400,
-            seed: 3,
-            deadline: None,
-        };
-        let survivors: Vec<u32> = (1..=8).collect();
-        let run = |shared: bool, jobs: usize| {
-            let threads = Arc::new(Mutex::new(HashSet::new()));
-            let mut lab = Compare { threads: threads.clone(), shared };
-            let out = searches(&mut lab, 0, &survivors, &search, jobs).unwrap();
-            let inputs: Vec<Vec<Value>> = out
-                .into_iter()
-                .map(|s| s.expect("searched").unwrap().1.expect("witnessed").witness.input)
-                .collect();
-            let n = threads.lock().unwrap().len();
-            (inputs, n)
-        };
-        let (one, threads) = run(false, 1);
-        assert_eq!(threads, 1);
-        // Mutant n differs from the original on 11..=10+n only; shrinking finds the smallest.
-        assert_eq!(one, (1..=8).map(|_| vec![Value::Int(11)]).collect::<Vec<_>>(), "{one:?}");
-        let (two, threads) = run(false, 2);
-        assert_eq!(threads, 2, "both threads searched");
-        assert_eq!(one, two);
-        // A lab whose workers are shared searches on the calling thread, with the same results.
-        let (shared, threads) = run(true, 2);
-        assert_eq!(threads, 1);
-        assert_eq!(one, shared);
     }
 
     #[test]

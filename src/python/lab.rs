@@ -51,6 +51,8 @@ struct Witnesses {
     /// Each target of the workers, in worker-id order: the function called and its survivor
     /// (`None`: the function itself, the original the search compares with).
     called: Vec<(usize, Option<u32>)>,
+    /// Each target's spec, in the same order.
+    specs: Vec<serde_json::Value>,
     pool: Pool,
 }
 
@@ -61,6 +63,12 @@ impl Witnesses {
         Some(PooledWorker { pool: self.pool.clone(), id, home })
     }
 }
+
+/// The most mutants whose witnesses are searched while the unit's other mutants are tested
+/// ([`Lab::searches_while_testing`]): the witness workers then load every mutant that may
+/// survive, which pays where the tests are short (a few dozen mutants); beyond, they load only
+/// the survivors, after the tests.
+const SEARCH_WHILE_TESTING_AT_MOST: usize = 200;
 
 /// One Python project's scratch copy, workers and runners.
 pub struct PythonLab<'a> {
@@ -414,6 +422,32 @@ impl<'a> PythonLab<'a> {
         let w = self.worker("worker.json", &specs)?;
         *self.explorer.borrow_mut() = w;
         Ok(())
+    }
+
+    /// The witness workers' targets for `groups` (each function called, with the survivors
+    /// searched through it): the function itself, then each survivor's mutant (probed where
+    /// the search probes), as [`Witnesses::called`] lists them, and each one's spec.
+    fn witness_specs(
+        &self,
+        groups: &[(usize, Vec<u32>)],
+    ) -> (Vec<(usize, Option<u32>)>, Vec<serde_json::Value>) {
+        let mut called = Vec::new();
+        let mut specs = Vec::new();
+        for (i, survivors) in groups {
+            let c = &self.front.chosen[*i];
+            let learnt = self.learnt.get(i).cloned().flatten();
+            called.push((*i, None));
+            specs.push(worker::target(&self.front.project, c, learnt.as_deref()));
+            for m in survivors.iter().filter_map(|n| self.mutants.iter().find(|m| m.n == *n)) {
+                let mut t = worker::target(&self.front.project, c, learnt.as_deref());
+                t["patch"] = serde_json::to_value(self.patch_of(m)).unwrap_or_default();
+                // Probe mode: the worker instruments the mutant's site (reach, infection).
+                t["probe"] = serde_json::json!(crate::witness::directed_enabled());
+                called.push((*i, Some(m.n)));
+                specs.push(t);
+            }
+        }
+        (called, specs)
     }
 
     /// The runner of `tests` kept from an earlier function, or a new one.
@@ -928,33 +962,46 @@ impl Lab for PythonLab<'_> {
         }))
     }
 
+    fn searches_while_testing(&self, mutants: usize) -> bool {
+        mutants <= SEARCH_WHILE_TESTING_AT_MOST
+    }
+
     fn prepare_witnesses(&mut self, groups: &[(usize, Vec<u32>)]) -> Result<(), RunError> {
         // Workers that call every survivor of the unit and the functions they are called
         // through (one interpreter start and one import of the project per worker, not one
         // per function), one per job: a search on several threads has one per thread. Their
         // target `k` is the `k`-th (function called, survivor)'s mutant, or the function.
-        let mut called = Vec::new();
-        let mut with_patches = Vec::new();
-        for (i, survivors) in groups {
-            let c = &self.front.chosen[*i];
-            let learnt = self.learnt.get(i).cloned().flatten();
-            called.push((*i, None));
-            with_patches.push(worker::target(&self.front.project, c, learnt.as_deref()));
-            for m in survivors.iter().filter_map(|n| self.mutants.iter().find(|m| m.n == *n)) {
-                let mut t = worker::target(&self.front.project, c, learnt.as_deref());
-                t["patch"] = serde_json::to_value(self.patch_of(m)).unwrap_or_default();
-                // Probe mode: the worker instruments the mutant's site (reach, infection).
-                t["probe"] = serde_json::json!(crate::witness::directed_enabled());
-                called.push((*i, Some(m.n)));
-                with_patches.push(t);
-            }
+        let (called, specs) = self.witness_specs(groups);
+        // Those prepared already (before the tests, on every mutant that may survive) serve
+        // when they hold every target with the same spec (the parameters learnt, the patch).
+        let serves = |w: &Witnesses| {
+            called.iter().zip(&specs).all(|(c, spec)| {
+                w.called.iter().position(|x| x == c).is_some_and(|k| w.specs[k] == *spec)
+            })
+        };
+        if self.witnesses.as_ref().is_some_and(serves) {
+            return Ok(());
         }
-        // Workers start on their first call: a search on one thread starts one.
-        let first = self.worker("mutants.json", &with_patches).map_err(front_err)?;
+        // A spec file named after its content: workers of an earlier one may still be reading
+        // theirs.
+        let text = serde_json::to_string(&specs).unwrap_or_default();
+        let file = format!("mutants-{}.json", &crate::cache::key(&[text.as_bytes()])[..12]);
+        let first = self.worker(&file, &specs).map_err(front_err)?;
         let mut workers: Vec<Worker> = (1..self.cfg.jobs.max(1)).map(|_| first.sibling()).collect();
         workers.insert(0, first);
         let pool: Pool = Arc::new(workers.into_iter().map(Mutex::new).collect());
-        self.witnesses = Some(Witnesses { called, pool });
+        // Each worker starts at once on a thread of its own, which holds it until it greets
+        // (a worker that does not start says so on its first call, as any): the interpreter's
+        // start and the project's import run beside the tests, or the searches of another one.
+        for k in 0..pool.len() {
+            let pool = pool.clone();
+            std::thread::spawn(move || {
+                if let Ok(mut w) = pool[k].lock() {
+                    let _ = w.greeting();
+                }
+            });
+        }
+        self.witnesses = Some(Witnesses { called, specs, pool });
         Ok(())
     }
 

@@ -180,6 +180,22 @@ def _target(t, index=0):
     return call, convs, probe
 
 
+class _Lazy:
+    """A probed mutant's target, built on its first probed call (see ``main``)."""
+
+    def __init__(self, t, index):
+        self.t, self.index = t, index
+
+    def built(self, plain, convs):
+        """The target's entry, probed: ``(call, convs, probe, plain)``; the plain call
+        unprobed when the probed one cannot be built (as a load would have said)."""
+        try:
+            call, _, probe = _target(self.t, self.index)
+        except Exception:  # noqa: BLE001 - the plain mutant loaded: it runs unprobed
+            call, probe = plain, None
+        return call, convs, probe, plain
+
+
 def _size(v):
     """How large an argument (its JSON) is: a number's magnitude, a string's, a list's or an
     object's length, 0 for ``null``."""
@@ -282,12 +298,17 @@ def main(argv):
     unloaded = {}
     for n, t in enumerate(spec["targets"]):
         try:
-            call, convs, probe = _target(t, n)
             # An outcome-only request of a probed mutant calls the mutant as it is: the probes
             # cost a report's worth on every guard they watch, and the archive's inputs (run on
-            # every survivor, for pinning) ask for the outcome only.
-            plain = call if probe is None else _target({**t, "probe": False, "trace": False}, n)[0]
-            targets.append((call, convs, probe, plain))
+            # every survivor, for pinning) ask for the outcome only. The probed mutant is built
+            # on its first probed call (`_Lazy`): most survivors have a witness among the
+            # archive's inputs and never need one.
+            if t.get("patch") and t.get("probe") and not t.get("trace"):
+                plain, convs, _ = _target({**t, "probe": False}, n)
+                targets.append((_Lazy(t, n), convs, None, plain))
+            else:
+                call, convs, probe = _target(t, n)
+                targets.append((call, convs, probe, call))
         except Exception as e:  # reported in the greeting and on every call of that target
             reason = f"cannot load {t['module']}.{t['qualname']}: {type(e).__name__}: {e}"
             targets.append((None, reason, None, None))
@@ -354,10 +375,13 @@ def main(argv):
                 return 0
             probe = None
             try:
-                tid, args, *asked = loads(line)
+                tid, args, *asked = loads(line.decode("utf-8", "surrogatepass"))
                 call, convs, probe, plain = targets[tid]
                 if asked and not asked[0]:
                     call, probe = plain, None
+                elif isinstance(call, _Lazy):
+                    targets[tid] = call.built(plain, convs)
+                    call, _, probe, _ = targets[tid]
                 if call is None:
                     answers.append(_answer({"bad": convs}))
                     continue
@@ -389,10 +413,10 @@ def main(argv):
             # took long; slow again, its arguments are a slow input, and its answer is the one
             # every call as large gets.
             if overran or ("timed_out" not in answer and slow.is_slow(key, took, sizes)):
-                again = loads(line)[1]
+                again = loads(line.decode("utf-8", "surrogatepass"))[1]
                 fresh = again if convs is None else [c(a) for c, a in zip(convs, again)]
                 if took > SLOW_SURE or attempt(call, fresh, probe, own)[1] > SLOW_CALL:
-                    slow.add(key, loads(line)[1], sizes)
+                    slow.add(key, loads(line.decode("utf-8", "surrogatepass"))[1], sizes)
                     answer = {"slow": True}
             if probe is not None and "slow" not in answer and (not asked or asked[0]):
                 answer["probe"] = probe.report()
