@@ -310,12 +310,20 @@ pub(crate) fn text(args: &Args, var: &Var) -> Option<String> {
     }
 }
 
-/// `args` with the string whose length is variable `var` replaced by `s`, or `None` when `var`
-/// is not a string's length or nothing changes.
+/// `args` with the string whose length is variable `var` replaced by `s` (or the byte string,
+/// by `s`'s UTF-8 bytes), or `None` when `var` is not a string's or a byte string's length or
+/// nothing changes.
 pub(crate) fn with_text(args: &Args, var: &Var, s: &str) -> Option<Args> {
     let mut out = args.clone();
     match (&var.kind, at_mut(&mut out, &var.path)?) {
         (Kind::Len { item: None }, Value::Str(t)) if t != s => *t = s.to_string(),
+        (Kind::Len { item: Some(byte) }, Value::List(items)) if *byte == Ty::int(8, false) => {
+            let bytes: Vec<Value> = s.bytes().map(|b| Value::Int(b.into())).collect();
+            if *items == bytes {
+                return None;
+            }
+            *items = bytes;
+        }
         _ => return None,
     }
     Some(out)

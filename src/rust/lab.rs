@@ -952,7 +952,11 @@ impl Lab for RustLab<'_> {
     fn name_parts<'w>(&self, i: usize, w: &'w Witness) -> (String, &'w [Value]) {
         let f = self.front.found(i);
         let function = match &f.owner {
-            Some(owner) => crate::testname::snake(&format!("{owner}_{}", f.name)),
+            // `Shlex<'a>` names its tests `shlex_…`, not `shlex_a_…`.
+            Some(owner) => {
+                let owner = owner.split('<').next().unwrap_or(owner).trim();
+                crate::testname::snake(&format!("{owner}_{}", f.name))
+            }
             None => crate::testname::snake(&f.name),
         };
         let receiver = self
@@ -1071,12 +1075,19 @@ impl Lab for RustLab<'_> {
         }
         let single = self.single_scratch();
         for n in alone {
+            // Only the tests that compiled and passed on the original: one that does not
+            // compile would fail the build of the survivor alone (shlex 1.3.0: a receiver
+            // made from a temporary the test borrowed failed the whole run).
             let mine: Vec<(PathBuf, usize, String)> = suggestions
                 .iter()
                 .zip(&inserts)
                 .filter(|(s, _)| s.mutant == n)
+                .filter(|(s, _)| matches!(verdicts.get(&s.name), Some(Verdict::Passed(_))))
                 .map(|(_, i)| i.clone())
                 .collect();
+            if mine.is_empty() {
+                continue;
+            }
             let built = self.build_alone(n, mine, &single).map_err(front_err)?;
             if built.dropped.contains_key(&Part::Mutant(n)) {
                 continue;

@@ -113,6 +113,13 @@ fn call_expr(
             let value = cx.expr(&recv.ty, &syn::parse_str(&recv.owned).ok()?, input.first()?)?;
             let mutable = *receiver == Receiver::RefMut || plan.via == Via::Collect;
             let m = if mutable { "mut " } else { "" };
+            // A receiver that borrows a temporary (`Shlex::new(&vec![92u8])`) would outlive it:
+            // the temporary gets a `let` of its own first.
+            let (lets, value) = hoisted(&value);
+            for (k, v) in lets.iter().enumerate() {
+                let n = if k == 0 { "input".to_string() } else { format!("input{}", k + 1) };
+                pre.push_str(&format!("        let {n} = {v};\n"));
+            }
             pre.push_str(&format!(
                 "        let {m}receiver = {value};
 "
@@ -581,13 +588,64 @@ fn case_body(
         }
         _ => return None,
     }
-    for (var, state) in &states {
+    // A state the harness could only name (`<shlex::bytes::Shlex<'_>>`: no `Debug`) is no
+    // assertion a test can write; the check keeps the test only where what it does assert kills.
+    for (var, state) in states.iter().filter(|(_, state)| !opaque(state)) {
         s.push_str(&format!(
             "        assert_eq!({format}(\"{{:?}}\", {var}), {});\n",
             escape(state)
         ));
     }
     Some(s)
+}
+
+/// `value` with each borrowed `vec![…]` in it (`&vec![92u8, 92u8]`) replaced by a borrow of
+/// a variable (`&input`, `&input2`, …), and those `vec![…]` expressions in order: a `let` of
+/// a value that borrows a temporary does not compile ("temporary value dropped while
+/// borrowed").
+fn hoisted(value: &str) -> (Vec<String>, String) {
+    let mut lets = Vec::new();
+    let mut out = String::new();
+    let mut rest = value;
+    while let Some(at) = rest.find("&vec![") {
+        // The matching `]` of the `vec![`, brackets nested in the items counted, strings
+        // skipped.
+        let body = &rest[at + 1..];
+        let (mut depth, mut end, mut in_str, mut escaped) = (0usize, None, false, false);
+        for (k, c) in body.char_indices().skip(4) {
+            match (in_str, escaped, c) {
+                (true, true, _) => escaped = false,
+                (true, false, '\\') => escaped = true,
+                (true, false, '"') => in_str = false,
+                (true, false, _) => {}
+                (false, _, '"') => in_str = true,
+                (false, _, '[') => depth += 1,
+                (false, _, ']') => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = Some(k);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let Some(end) = end else { break };
+        let name =
+            if lets.is_empty() { "input".to_string() } else { format!("input{}", lets.len() + 1) };
+        lets.push(body[..=end].to_string());
+        out.push_str(&rest[..at]);
+        out.push_str(&format!("&{name}"));
+        rest = &body[end + 1..];
+    }
+    out.push_str(rest);
+    (lets, out)
+}
+
+/// Whether `state` is how the harness shows a value of a type without `Debug`: its type's
+/// name in angle brackets.
+fn opaque(state: &str) -> bool {
+    state.starts_with('<') && state.ends_with('>') && state.contains("::")
 }
 
 /// The `#[cfg(test)]` module holding `tests` (from [`test_fn`]).
@@ -764,6 +822,50 @@ mod tests {
         std::fs::create_dir_all(lib.parent().unwrap()).unwrap();
         std::fs::write(&lib, src).unwrap();
         crate::rust::source::read_crate(&lib).unwrap()
+    }
+
+    #[test]
+    fn a_receiver_without_debug_is_not_asserted_and_a_changed_argument_is() {
+        // shlex 1.3.0's `Shlex::parse_double(&mut self, result: &mut Vec<u8>) -> Result<(), ()>`:
+        // the harness shows the receiver (no `Debug`) by its type's name; the test asserted it
+        // by its `Debug` text, which did not compile, and the gap had no test.
+        let c = one_fn(
+            "pub struct Words { at: usize }\nimpl Words {\n    pub fn new(at: usize) -> Self { Words { at } }\n    pub fn take(&mut self, out: &mut Vec<u8>) -> Result<(), ()> { out.push(1); self.at += 1; Err(()) }\n}\n",
+        );
+        let f = c.fns.iter().find(|f| f.name == "take").unwrap();
+        let plan = f.plan.as_ref().unwrap();
+        let receiver = Value::Built { ctor: "Words::new".into(), args: vec![Value::Int(0)] };
+        let after = |out: &str| Outcome::Error {
+            ty: "()".into(),
+            message: format!(
+                "(){AFTER}receiver = <demo::Words>{AFTER}arg1 = {out}",
+                AFTER = crate::value::AFTER
+            ),
+        };
+        let w = Witness {
+            input: vec![receiver, Value::List(Vec::new())],
+            original: after("[1]"),
+            mutant: after("[1, 1]"),
+            found_by: "search".into(),
+            shrunk_from: None,
+        };
+        let code = test_fn(f, plan, &std_crate(&c), &w, "take_at_0", "why", false).unwrap();
+        assert!(!code.contains("<demo::Words>"), "{code}");
+        assert!(code.contains("\"[1]\""), "{code}");
+        assert!(code.contains("\"Err(())\""), "{code}");
+    }
+
+    #[test]
+    fn a_borrowed_vec_in_a_receiver_gets_a_let_of_its_own() {
+        let (lets, value) = hoisted("Shlex::new(&vec![92u8, 92u8])");
+        assert_eq!(
+            (lets, value.as_str()),
+            (vec!["vec![92u8, 92u8]".to_string()], "Shlex::new(&input)")
+        );
+        let (lets, value) = hoisted("P::new(&vec![vec![1u8]], &vec![\"]\".to_string()], 3)");
+        assert_eq!(lets, ["vec![vec![1u8]]", "vec![\"]\".to_string()]"]);
+        assert_eq!(value, "P::new(&input, &input2, 3)");
+        assert_eq!(hoisted("Words::new(0)"), (Vec::new(), "Words::new(0)".to_string()));
     }
 
     #[test]

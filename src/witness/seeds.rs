@@ -137,6 +137,17 @@ pub(super) fn from_constants(params: &[Ty], base: &Args, hints: &Hints) -> Vec<A
         .cloned()
         .chain(shapes(hints))
         .chain(hints.ints.iter().map(i128::to_string));
+    // And the strings and byte strings inside the arguments: a recipe's (the bytes a
+    // receiver is made from: shlex 1.3.0's `Shlex::new(b"\\$")`, whose `parse_double` matches
+    // one constant character after another), a list's, a tuple's.
+    let inner: Vec<&moves::Var> = vars
+        .iter()
+        .filter(|v| match &v.kind {
+            Kind::Len { item: None } => v.path.len() > 1,
+            Kind::Len { item: Some(t) } => *t == Ty::int(8, false),
+            _ => false,
+        })
+        .collect();
     for s in texts.collect::<Vec<String>>().iter() {
         for (i, ty) in params.iter().enumerate() {
             if holds_text(ty, s)
@@ -146,6 +157,11 @@ pub(super) fn from_constants(params: &[Ty], base: &Args, hints: &Hints) -> Vec<A
                 let mut a = base.clone();
                 a[i] = Value::Str(s.clone());
                 out.push(a);
+            }
+        }
+        for var in &inner {
+            if out.len() < MAX_SEEDS {
+                out.extend(moves::with_text(base, var, s));
             }
         }
     }
@@ -441,6 +457,32 @@ mod tests {
         assert!(seeds.contains(&vec![Value::Int(3), Value::Str("x@y".into())]));
         assert!(!seeds.iter().any(|s| s[0] == Value::Int(300)), "300 does not fit a u8");
         assert_eq!(plain(&params), vec![Value::Int(0), Value::Str(String::new())]);
+    }
+
+    #[test]
+    fn constants_go_into_the_byte_string_a_receiver_is_made_from() {
+        // shlex 1.3.0: `Shlex::new(bytes).parse_double(&mut out)` matches `\\` then `$`: the
+        // receiver's bytes must hold the two constants one after the other.
+        let ctor = crate::value::Ctor {
+            name: "Shlex::new".into(),
+            form: crate::value::CtorForm::Call,
+            params: vec![("in_bytes".into(), Ty::Bytes)],
+            seeds: Vec::new(),
+            defaults: Vec::new(),
+        };
+        let shlex = Ty::Built { name: "Shlex".into(), ctors: vec![ctor] };
+        let params = [shlex, Ty::Bytes];
+        let made = |bytes: &[u8]| Value::Built {
+            ctor: "Shlex::new".into(),
+            args: vec![Value::List(bytes.iter().map(|&b| Value::Int(b.into())).collect())],
+        };
+        let base = vec![made(b""), Value::List(Vec::new())];
+        let hints = Hints { ints: vec![], floats: vec![], strs: vec!["\\".into(), "$".into()] };
+        let seeds = from_constants(&params, &base, &hints);
+        assert!(seeds.contains(&vec![made(b"\\$"), Value::List(Vec::new())]), "{seeds:?}");
+        // A byte string argument of its own gets them too.
+        let dollar = Value::List(vec![Value::Int(b'$'.into())]);
+        assert!(seeds.contains(&vec![made(b""), dollar]));
     }
 
     #[test]

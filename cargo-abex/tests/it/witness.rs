@@ -403,6 +403,42 @@ fn survivors_behind_string_shape_guards_are_witnessed_on_every_seed() {
     }
 }
 
+/// The escapes fixture (shlex 1.3.0's pattern): a private method of a struct made from bytes,
+/// which has no `Debug`, matches `\\` and then one of `$`, `"`, `\\`. The mutant that deletes
+/// that arm is witnessed with the function's own characters put into the bytes the receiver is
+/// made from (no random byte string holds them one after the other), and its suggested test
+/// builds and kills it: the bytes get a `let` of their own (a receiver borrowing a temporary
+/// does not compile, and failed the whole run) and only the changed argument is asserted (the
+/// receiver, shown by its type's name, cannot be).
+#[test]
+fn an_escape_matched_in_the_bytes_a_receiver_holds_is_witnessed_with_a_test_that_builds() {
+    let bin = env!("CARGO_BIN_EXE_cargo-abex");
+    let (_tmp, dir) = support::project("escapes");
+    let (r, text) = support::abex_report(bin, &dir, &["--offline", "--all"]);
+    let (_, _, _, arm) = survivors(&r)
+        .into_iter()
+        .find(|(f, original, _, _)| f.ends_with("quoted") && original.contains("'$'"))
+        .unwrap_or_else(|| panic!("the escape's arm survives the tests: {text}"));
+    let input = arm["witness"]["input"].to_string();
+    assert!(input.contains("[92,"), "a backslash, then an escaped character: {input}\n{text}");
+    let quoted = r["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "quoted")
+        .unwrap_or_else(|| panic!("{text}"));
+    let tests = quoted["mutation"]["suggested_tests"].as_array().unwrap();
+    let test = tests
+        .iter()
+        .find(|t| t["kills"].as_array().unwrap().contains(&arm["id"]))
+        .unwrap_or_else(|| panic!("the gap has a checked test: {quoted:#}"));
+    let code = test["code"].as_str().unwrap();
+    assert!(code.contains("let input = vec!["), "{code}");
+    assert!(code.contains("Words::new(&input)"), "{code}");
+    assert!(!code.contains("\"{:?}\", receiver)"), "{code}");
+    assert!(code.contains("arg1), \"[92]\""), "{code}");
+}
+
 /// The optenum fixture: `in_bytes(unit, n)` matches an enum variant inside an `Option`
 /// (`Some(Unit::Mega) if n > 4096`, `Some(Unit::Kilo)`): on seeds 1 to 5 each of its 12
 /// survivors is witnessed with the variant its arm names (each a real gap, judged by hand:
