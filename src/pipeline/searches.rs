@@ -50,7 +50,8 @@ pub(super) type Slots = (
     Vec<Slot<Box<dyn crate::exec::ProbeEvaluate + Send>>>,
 );
 
-pub(super) fn taken_out<T>(slot: &Slot<T>) -> Option<T> {
+/// What `slot` holds, taken out (`None` once taken, or when its lock is poisoned).
+fn taken_out<T>(slot: &Slot<T>) -> Option<T> {
     slot.lock().ok().and_then(|mut s| s.take())
 }
 

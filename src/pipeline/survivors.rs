@@ -132,6 +132,8 @@ pub(crate) fn analyse(
     // What the reports need of the lab, known before its tests run (the final reports ask again).
     let facts: Vec<Facts> = unit.targets.iter().map(|&i| Facts::of(lab, i)).collect();
     let todo: Vec<u32> = mutants.iter().map(|m| m.n).filter(|n| !cached.contains_key(n)).collect();
+    // The same, to look up (the loops below ask of every mutant).
+    let to_test: BTreeSet<u32> = todo.iter().copied().collect();
     let jobs = ctx.cfg.jobs.max(1);
     let survives = |m: &Numbered, results: &BTreeMap<u32, Tested>| {
         !m.self_check && results.get(&m.n).is_some_and(|r| r.status == MutantStatus::Survived)
@@ -139,7 +141,7 @@ pub(crate) fn analyse(
     // The mutants of target `i` that may survive: those to test, and an earlier run's survivors.
     let may_survive = |i: usize| -> Vec<&Numbered> {
         let mine = mutants.iter().filter(|m| m.target == i && !m.self_check);
-        mine.filter(|m| todo.contains(&m.n) || survives(m, cached)).collect()
+        mine.filter(|m| to_test.contains(&m.n) || survives(m, cached)).collect()
     };
     let count: usize = unit.targets.iter().map(|&i| may_survive(i).len()).sum();
     let early = !todo.is_empty() && jobs > 1 && lab.searches_while_testing(count);
@@ -169,7 +171,7 @@ pub(crate) fn analyse(
             let mut so_far = cached.clone();
             // How many of each target's mutants are still to test.
             let mut left: BTreeMap<usize, usize> = BTreeMap::new();
-            for m in mutants.iter().filter(|m| todo.contains(&m.n)) {
+            for m in mutants.iter().filter(|m| to_test.contains(&m.n)) {
                 *left.entry(m.target).or_default() += 1;
             }
             // The reports are built again at most every `REPORTS_EVERY` (each build renders every

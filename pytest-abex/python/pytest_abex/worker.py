@@ -375,7 +375,8 @@ def main(argv):
                 return 0
             probe = None
             try:
-                tid, args, *asked = loads(line.decode("utf-8", "surrogatepass"))
+                text = line.decode("utf-8", "surrogatepass")
+                tid, args, *asked = loads(text)
                 call, convs, probe, plain = targets[tid]
                 if asked and not asked[0]:
                     call, probe = plain, None
@@ -413,10 +414,10 @@ def main(argv):
             # took long; slow again, its arguments are a slow input, and its answer is the one
             # every call as large gets.
             if overran or ("timed_out" not in answer and slow.is_slow(key, took, sizes)):
-                again = loads(line.decode("utf-8", "surrogatepass"))[1]
+                again = loads(text)[1]
                 fresh = again if convs is None else [c(a) for c, a in zip(convs, again)]
                 if took > SLOW_SURE or attempt(call, fresh, probe, own)[1] > SLOW_CALL:
-                    slow.add(key, loads(line.decode("utf-8", "surrogatepass"))[1], sizes)
+                    slow.add(key, loads(text)[1], sizes)
                     answer = {"slow": True}
             if probe is not None and "slow" not in answer and (not asked or asked[0]):
                 answer["probe"] = probe.report()
